@@ -1,0 +1,225 @@
+//! Plumbing for the conformance tests of the murano crates.
+//!
+//! The expected results live outside the repository, in the shared data
+//! root (`$MURANO_SHARED`, by default `../shared` beside the workspace).
+//! A conformance test binary (`harness = false`) loads cases from there,
+//! runs them, and reports through a [`Suite`]: one line
+//! `conformance <suite>: P/T passed`, then the failures. Failures that are
+//! understood are listed in a checked-in known-failures file; any other
+//! failure, and any listed case that now passes, makes the run fail.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The shared data root, or `None` (after saying so on stdout) when it is
+/// absent. `workspace_dir` is the workspace root, usually
+/// `concat!(env!("CARGO_MANIFEST_DIR"), "/../..")`.
+pub fn data_root(workspace_dir: &str) -> Option<PathBuf> {
+    let root = match std::env::var_os("MURANO_SHARED") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(workspace_dir).join("..").join("shared"),
+    };
+    if root.is_dir() {
+        Some(root)
+    } else {
+        println!(
+            "conformance data not found at {} (set MURANO_SHARED); skipping",
+            root.display()
+        );
+        None
+    }
+}
+
+/// Reads a JSON Lines file, keeping object key order.
+pub fn read_jsonl(path: &Path) -> Result<Vec<serde_json::Value>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+/// Reads one JSON file.
+pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The files of `dir` whose names end with `suffix`, sorted.
+pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.to_str().is_some_and(|s| s.ends_with(suffix)))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The known-failures file: lines `<suite> <case-id> <reason…>`; blank
+/// lines and lines starting with `#` are ignored.
+#[derive(Debug, Default)]
+pub struct KnownFailures {
+    by_suite: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl KnownFailures {
+    /// Loads the file; a missing file lists nothing.
+    pub fn load(path: &Path) -> Result<KnownFailures, String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let mut known = KnownFailures::default();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let mut parts = line.splitn(3, char::is_whitespace);
+            let (Some(suite), Some(id), Some(reason)) = (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(format!(
+                    "{}:{}: expected `<suite> <case-id> <reason>`",
+                    path.display(),
+                    n + 1
+                ));
+            };
+            known
+                .by_suite
+                .entry(suite.to_owned())
+                .or_default()
+                .insert(id.to_owned(), reason.trim().to_owned());
+        }
+        Ok(known)
+    }
+
+    fn suite(&self, suite: &str) -> BTreeMap<String, String> {
+        self.by_suite.get(suite).cloned().unwrap_or_default()
+    }
+}
+
+/// Results of one suite.
+#[derive(Debug)]
+pub struct Suite {
+    name: String,
+    known: BTreeMap<String, String>,
+    total: usize,
+    passed: usize,
+    failures: Vec<(String, String)>,
+    seen: BTreeSet<String>,
+}
+
+/// How a finished suite went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The report to print: the `conformance` line, then details.
+    pub report: String,
+    /// False when an unlisted case failed or a listed case passed.
+    pub ok: bool,
+}
+
+impl Suite {
+    /// A suite whose known failures come from `known`.
+    pub fn new(name: &str, known: &KnownFailures) -> Suite {
+        Suite {
+            name: name.to_owned(),
+            known: known.suite(name),
+            total: 0,
+            passed: 0,
+            failures: Vec::new(),
+            seen: BTreeSet::new(),
+        }
+    }
+
+    /// Records a case. `result` is `Err(reason)` for a failure.
+    pub fn record(&mut self, id: &str, result: Result<(), String>) {
+        self.total += 1;
+        self.seen.insert(id.to_owned());
+        match result {
+            Ok(()) => self.passed += 1,
+            Err(why) => self.failures.push((id.to_owned(), why)),
+        }
+    }
+
+    /// Finishes the suite: the report and whether it meets the bar.
+    pub fn finish(self) -> Outcome {
+        let mut report = format!(
+            "conformance {}: {}/{} passed\n",
+            self.name, self.passed, self.total
+        );
+        let mut ok = true;
+        let mut listed = 0;
+        for (id, why) in &self.failures {
+            if self.known.contains_key(id) {
+                listed += 1;
+                continue;
+            }
+            ok = false;
+            let why = why.replace('\n', "\\n");
+            let _ = writeln!(report, "  FAIL {id}: {why}");
+        }
+        if listed > 0 {
+            let _ = writeln!(report, "  ({listed} listed as known failures)");
+        }
+        let failed: BTreeSet<&String> = self.failures.iter().map(|(id, _)| id).collect();
+        for id in self.known.keys() {
+            if self.seen.contains(id) && !failed.contains(id) {
+                ok = false;
+                let _ = writeln!(report, "  NOW PASSES (remove from known failures): {id}");
+            }
+        }
+        Outcome { report, ok }
+    }
+}
+
+/// Prints every outcome and exits non-zero if any missed its bar.
+pub fn conclude(outcomes: Vec<Outcome>) {
+    let mut ok = true;
+    for outcome in outcomes {
+        print!("{}", outcome.report);
+        ok &= outcome.ok;
+    }
+    if !ok {
+        println!("conformance: unlisted failures or stale known-failure entries (see above)");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_failures_pass_and_stale_entries_fail() {
+        let mut known = KnownFailures::default();
+        known
+            .by_suite
+            .entry("s".into())
+            .or_default()
+            .insert("a".into(), "why".into());
+        let mut suite = Suite::new("s", &known);
+        suite.record("a", Err("boom".into()));
+        suite.record("b", Ok(()));
+        let outcome = suite.finish();
+        assert!(outcome.ok);
+        assert!(outcome.report.starts_with("conformance s: 1/2 passed\n"));
+
+        let mut suite = Suite::new("s", &known);
+        suite.record("a", Ok(()));
+        assert!(!suite.finish().ok);
+
+        let mut suite = Suite::new("s", &known);
+        suite.record("c", Err("new".into()));
+        assert!(!suite.finish().ok);
+    }
+}

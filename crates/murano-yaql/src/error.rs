@@ -1,0 +1,201 @@
+//! Parse errors: what went wrong, where, and which yaql exception it is.
+
+use std::fmt;
+
+use crate::span::{LineCol, Span};
+
+/// The family an error belongs to, matching the exception Python yaql (or
+/// Python itself) raises for the same input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorClass {
+    /// yaql's `YaqlLexicalException`: a character no token can start with.
+    Lexical,
+    /// yaql's `YaqlGrammarException`: tokens in an order the grammar rejects.
+    Grammar,
+    /// Python's `UnicodeDecodeError`, which yaql lets escape when a string
+    /// literal holds a malformed escape such as `'\xZZ'`. It is not a
+    /// `YaqlParsingException`, so Murano's expression detection does not
+    /// catch it.
+    Decode,
+    /// A limit of [`crate::ParseOptions`] was exceeded. yaql has no such
+    /// limit; the class exists so that hostile input fails cleanly.
+    Limit,
+}
+
+impl ErrorClass {
+    /// The Python exception class name for this family.
+    pub fn python_name(self) -> &'static str {
+        match self {
+            ErrorClass::Lexical => "YaqlLexicalException",
+            ErrorClass::Grammar => "YaqlGrammarException",
+            ErrorClass::Decode => "UnicodeDecodeError",
+            ErrorClass::Limit => "LimitExceeded",
+        }
+    }
+
+    /// Whether yaql would raise a `YaqlParsingException` (the class Murano
+    /// catches when it decides whether a string is an expression).
+    pub fn is_yaql_parsing_error(self) -> bool {
+        matches!(self, ErrorClass::Lexical | ErrorClass::Grammar)
+    }
+}
+
+/// What went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// No token starts with this character.
+    IllegalCharacter(char),
+    /// A token the grammar does not allow here; `text` is its source text.
+    UnexpectedToken {
+        /// The token as written.
+        text: String,
+    },
+    /// The expression ended early (this includes the empty expression).
+    UnexpectedEnd,
+    /// A string literal holds an escape that Python cannot decode.
+    InvalidEscape {
+        /// The escape sequence as written.
+        escape: String,
+        /// Why Python refuses it.
+        reason: &'static str,
+    },
+    /// The source is longer than [`crate::ParseOptions::max_len`].
+    TooLong {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// Nesting is deeper than [`crate::ParseOptions::max_depth`].
+    TooDeep {
+        /// The limit.
+        limit: u32,
+    },
+}
+
+/// A failure to parse an expression, with its position.
+///
+/// `Display` gives one line; [`ParseError::render`] adds the source line
+/// and a caret.
+///
+/// ```
+/// use murano_yaql::{ErrorClass, Grammar};
+///
+/// let err = Grammar::standard().parse("1 ? 2").unwrap_err();
+/// assert_eq!(err.class(), ErrorClass::Lexical);
+/// assert_eq!(err.char_position(), Some(2));
+/// assert_eq!(err.to_string(), "lexical error: no token starts with '?' (position 2)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    kind: ParseErrorKind,
+    span: Span,
+    position: Option<usize>,
+}
+
+impl ParseError {
+    pub(crate) fn new(kind: ParseErrorKind, span: Span, source: &str) -> ParseError {
+        let position = match kind {
+            ParseErrorKind::UnexpectedEnd => None,
+            _ => Some(span.char_offset(source)),
+        };
+        ParseError {
+            kind,
+            span,
+            position,
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ParseErrorKind {
+        &self.kind
+    }
+
+    /// The exception family, as Python yaql would classify it.
+    pub fn class(&self) -> ErrorClass {
+        match self.kind {
+            ParseErrorKind::IllegalCharacter(_) => ErrorClass::Lexical,
+            ParseErrorKind::UnexpectedToken { .. } | ParseErrorKind::UnexpectedEnd => {
+                ErrorClass::Grammar
+            }
+            ParseErrorKind::InvalidEscape { .. } => ErrorClass::Decode,
+            ParseErrorKind::TooLong { .. } | ParseErrorKind::TooDeep { .. } => ErrorClass::Limit,
+        }
+    }
+
+    /// The bytes of the source the error is about.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+
+    /// 0-based character index, as yaql reports it; `None` for an
+    /// unexpected end, where yaql has no position either.
+    pub fn char_position(&self) -> Option<usize> {
+        self.position
+    }
+
+    /// 1-based line and column in `source` (the text that was parsed).
+    pub fn line_col(&self, source: &str) -> LineCol {
+        self.span.line_col(source)
+    }
+
+    /// The message, then the offending source line with a caret under the
+    /// position.
+    pub fn render(&self, source: &str) -> String {
+        let at = self.line_col(source);
+        let line = nth_line(source, at.line - 1);
+        let pad: String = line
+            .chars()
+            .take(at.column - 1)
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        format!("{self}\n --> {at}\n  | {line}\n  | {pad}^")
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ParseErrorKind::IllegalCharacter(c) => {
+                write!(f, "lexical error: no token starts with {c:?}")?
+            }
+            ParseErrorKind::UnexpectedToken { text } => {
+                write!(f, "syntax error: {text:?} is not allowed here")?
+            }
+            ParseErrorKind::UnexpectedEnd => {
+                return f.write_str("syntax error: the expression ends too early")
+            }
+            ParseErrorKind::InvalidEscape { escape, reason } => {
+                write!(f, "invalid escape {escape:?} in string literal: {reason}")?
+            }
+            ParseErrorKind::TooLong { limit } => {
+                write!(f, "expression longer than the limit of {limit} bytes")?
+            }
+            ParseErrorKind::TooDeep { limit } => {
+                write!(f, "expression nested deeper than the limit of {limit}")?
+            }
+        }
+        if let Some(p) = self.position {
+            write!(f, " (position {p})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Line `index` (0-based) of `source`, where `\r\n`, `\n` and `\r` end lines.
+fn nth_line(source: &str, index: usize) -> &str {
+    let mut rest = source;
+    for _ in 0..index {
+        match rest.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &rest[i + skip..];
+            }
+            None => return "",
+        }
+    }
+    let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    &rest[..end]
+}
