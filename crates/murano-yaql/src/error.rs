@@ -87,7 +87,12 @@ pub enum ParseErrorKind {
 /// assert_eq!(err.to_string(), "lexical error: no token starts with '?' (position 2)");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
+pub struct ParseError(Box<Inner>);
+
+/// Boxed so that `Result<_, ParseError>` stays one pointer wide on the
+/// error side: the parser's recursion carries many of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inner {
     kind: ParseErrorKind,
     span: Span,
     position: Option<usize>,
@@ -99,21 +104,21 @@ impl ParseError {
             ParseErrorKind::UnexpectedEnd => None,
             _ => Some(span.char_offset(source)),
         };
-        ParseError {
+        ParseError(Box::new(Inner {
             kind,
             span,
             position,
-        }
+        }))
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ParseErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// The exception family, as Python yaql would classify it.
     pub fn class(&self) -> ErrorClass {
-        match self.kind {
+        match self.0.kind {
             ParseErrorKind::IllegalCharacter(_) => ErrorClass::Lexical,
             ParseErrorKind::UnexpectedToken { .. } | ParseErrorKind::UnexpectedEnd => {
                 ErrorClass::Grammar
@@ -125,18 +130,18 @@ impl ParseError {
 
     /// The bytes of the source the error is about.
     pub fn span(&self) -> Span {
-        self.span
+        self.0.span
     }
 
     /// 0-based character index, as yaql reports it; `None` for an
     /// unexpected end, where yaql has no position either.
     pub fn char_position(&self) -> Option<usize> {
-        self.position
+        self.0.position
     }
 
     /// 1-based line and column in `source` (the text that was parsed).
     pub fn line_col(&self, source: &str) -> LineCol {
-        self.span.line_col(source)
+        self.0.span.line_col(source)
     }
 
     /// The message, then the offending source line with a caret under the
@@ -155,7 +160,7 @@ impl ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
+        match &self.0.kind {
             ParseErrorKind::IllegalCharacter(c) => {
                 write!(f, "lexical error: no token starts with {c:?}")?
             }
@@ -175,7 +180,7 @@ impl fmt::Display for ParseError {
                 write!(f, "expression nested deeper than the limit of {limit}")?
             }
         }
-        if let Some(p) = self.position {
+        if let Some(p) = self.0.position {
             write!(f, " (position {p})")?;
         }
         Ok(())

@@ -41,6 +41,7 @@ mod operators;
 mod parser;
 mod print;
 mod span;
+mod tokens;
 
 pub use ast::{Constant, Expr, ExprKind, Expression, Number, OperatorRef};
 pub use error::{ErrorClass, ParseError, ParseErrorKind};
@@ -49,3 +50,4 @@ pub use operators::{OperatorKind, OperatorRecord, OperatorTable, OperatorTableEr
 pub use parser::ParseOptions;
 pub use print::python_float_repr;
 pub use span::{LineCol, Span};
+pub use tokens::TokenClass;

@@ -142,6 +142,14 @@ impl Close {
     }
 }
 
+/// What follows a complete operand.
+#[derive(Clone, Copy)]
+enum Continuation {
+    Operator(u16),
+    Index,
+    Call,
+}
+
 /// Where an argument list stands, named after what was read last.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ArgState {
@@ -219,80 +227,93 @@ impl<'s> Parser<'_, 's> {
     }
 
     fn value_inner(&mut self, pending: Prec) -> PResult<Parsed> {
-        let (mut lhs, mut depth) = self.operand()?;
+        let mut lhs = self.operand()?;
         loop {
             let grammar = self.grammar;
-            let token = self.peek()?;
-            match token.tok {
+            let continuation = match self.peek()?.tok {
                 Tok::Operator(id) => {
                     let info = grammar.operator(id);
-                    if info.binary.is_none() && info.suffix.is_none() {
-                        break;
-                    }
-                    if !pending.shifts(info.token.level) {
-                        break;
-                    }
-                    let op_token = self.bump()?;
-                    let as_binary = match (&info.binary, &info.suffix) {
-                        (Some(_), Some(_)) => self.starts_operand()?,
-                        (Some(_), None) => true,
-                        _ => false,
-                    };
-                    if as_binary {
-                        let role = info.binary.as_ref().expect("checked above");
-                        let (rhs, rhs_depth) = self.value(role.rule)?;
-                        let span = lhs.span.to(rhs.span);
-                        let kind = ExprKind::Binary {
-                            op: op_ref(info, role),
-                            operands: Box::new([lhs, rhs]),
-                        };
-                        (lhs, depth) = self.node(kind, span, depth.max(rhs_depth) + 1)?;
-                    } else {
-                        let role = info.suffix.as_ref().expect("suffix role");
-                        let span = lhs.span.to(op_token.span);
-                        let kind = ExprKind::Unary {
-                            op: op_ref(info, role),
-                            suffix: true,
-                            operand: Box::new(lhs),
-                        };
-                        (lhs, depth) = self.node(kind, span, depth + 1)?;
-                    }
+                    let continues = info.binary.is_some() || info.suffix.is_some();
+                    (continues && pending.shifts(info.token.level))
+                        .then_some(Continuation::Operator(id))
                 }
-                Tok::Indexer => {
-                    let Some(indexer) = grammar.indexer else {
-                        break;
-                    };
-                    if !pending.shifts(indexer.level) {
-                        break;
-                    }
-                    self.bump()?;
-                    let (args, args_depth, end) = self.args(Close::Bracket)?;
-                    let span = lhs.span.to(end);
-                    let kind = ExprKind::Index {
-                        target: Box::new(lhs),
-                        args,
-                    };
-                    (lhs, depth) = self.node(kind, span, depth.max(args_depth) + 1)?;
+                Tok::Indexer => grammar
+                    .indexer
+                    .filter(|indexer| pending.shifts(indexer.level))
+                    .map(|_| Continuation::Index),
+                // `(` has no precedence: PLY reduces any pending rule that
+                // has one, so the call takes the whole operand.
+                Tok::LParen if grammar.allow_delegates && pending.shifts(0) => {
+                    Some(Continuation::Call)
                 }
-                Tok::LParen if grammar.allow_delegates => {
-                    // `(` has no precedence: PLY reduces any pending rule
-                    // that has one, so the call takes the whole operand.
-                    if !pending.shifts(0) {
-                        break;
-                    }
-                    self.bump()?;
-                    let (args, args_depth, end) = self.args(Close::Paren)?;
-                    let span = lhs.span.to(end);
-                    let kind = ExprKind::CallValue {
-                        callee: Box::new(lhs),
-                        args,
-                    };
-                    (lhs, depth) = self.node(kind, span, depth.max(args_depth) + 1)?;
-                }
-                _ => break,
-            }
+                _ => None,
+            };
+            lhs = match continuation {
+                Some(Continuation::Operator(id)) => self.operator_after(lhs, id)?,
+                Some(Continuation::Index) => self.index(lhs)?,
+                Some(Continuation::Call) => self.call_value(lhs)?,
+                None => return Ok(lhs),
+            };
         }
-        Ok((lhs, depth))
+    }
+
+    /// A binary or suffix operator after `lhs`.
+    #[inline(never)]
+    fn operator_after(&mut self, (lhs, depth): Parsed, id: u16) -> PResult<Parsed> {
+        let info = self.grammar.operator(id);
+        let op_token = self.bump()?;
+        let as_binary = match (&info.binary, &info.suffix) {
+            (Some(_), Some(_)) => self.starts_operand()?,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        match (&info.binary, &info.suffix) {
+            (Some(role), _) if as_binary => {
+                let (rhs, rhs_depth) = self.value(role.rule)?;
+                let span = lhs.span.to(rhs.span);
+                let kind = ExprKind::Binary {
+                    op: op_ref(info, role),
+                    operands: Box::new([lhs, rhs]),
+                };
+                self.node(kind, span, depth.max(rhs_depth) + 1)
+            }
+            (_, Some(role)) => {
+                let span = lhs.span.to(op_token.span);
+                let kind = ExprKind::Unary {
+                    op: op_ref(info, role),
+                    suffix: true,
+                    operand: Box::new(lhs),
+                };
+                self.node(kind, span, depth + 1)
+            }
+            _ => Err(self.unexpected(&op_token)),
+        }
+    }
+
+    /// `lhs[args]`.
+    #[inline(never)]
+    fn index(&mut self, (lhs, depth): Parsed) -> PResult<Parsed> {
+        self.bump()?;
+        let (args, args_depth, end) = self.args(Close::Bracket)?;
+        let span = lhs.span.to(end);
+        let kind = ExprKind::Index {
+            target: Box::new(lhs),
+            args,
+        };
+        self.node(kind, span, depth.max(args_depth) + 1)
+    }
+
+    /// `lhs(args)`, with delegates on.
+    #[inline(never)]
+    fn call_value(&mut self, (lhs, depth): Parsed) -> PResult<Parsed> {
+        self.bump()?;
+        let (args, args_depth, end) = self.args(Close::Paren)?;
+        let span = lhs.span.to(end);
+        let kind = ExprKind::CallValue {
+            callee: Box::new(lhs),
+            args,
+        };
+        self.node(kind, span, depth.max(args_depth) + 1)
     }
 
     /// Whether the next token can start an operand (for operators that are
@@ -314,59 +335,79 @@ impl<'s> Parser<'_, 's> {
         let grammar = self.grammar;
         let token = self.bump()?;
         let span = token.span;
-        let leaf = |kind| Ok((Expr { kind, span }, 1));
-        match token.tok {
-            Tok::Number(n) => leaf(ExprKind::Constant(Constant::Number(n))),
-            Tok::String(s) => leaf(ExprKind::Constant(Constant::String(s.into()))),
-            Tok::True => leaf(ExprKind::Constant(Constant::Bool(true))),
-            Tok::False => leaf(ExprKind::Constant(Constant::Bool(false))),
-            Tok::Null => leaf(ExprKind::Constant(Constant::Null)),
-            Tok::Keyword(name) => leaf(ExprKind::Keyword(name.into())),
-            Tok::Dollar(name) => leaf(ExprKind::Variable(name.into())),
-            Tok::Func(name) => {
-                let (args, depth, end) = self.args(Close::Paren)?;
-                let kind = ExprKind::Call {
-                    name: name.into(),
-                    args,
-                };
-                self.node(kind, span.to(end), depth + 1)
-            }
-            Tok::LParen => {
-                let (inner, depth) = self.value(Prec::NONE)?;
-                let close = self.bump()?;
-                if close.tok != Tok::RParen {
-                    return Err(self.unexpected(&close));
-                }
-                self.node(
-                    ExprKind::Wrap(Box::new(inner)),
-                    span.to(close.span),
-                    depth + 1,
-                )
-            }
+        let kind = match token.tok {
+            Tok::Number(n) => ExprKind::Constant(Constant::Number(n)),
+            Tok::String(s) => ExprKind::Constant(Constant::String(s.into())),
+            Tok::True => ExprKind::Constant(Constant::Bool(true)),
+            Tok::False => ExprKind::Constant(Constant::Bool(false)),
+            Tok::Null => ExprKind::Constant(Constant::Null),
+            Tok::Keyword(name) => ExprKind::Keyword(name.into()),
+            Tok::Dollar(name) => ExprKind::Variable(name.into()),
+            Tok::Func(name) => return self.function(name, span),
+            Tok::LParen => return self.wrapped(span),
             Tok::Indexer if grammar.indexer.is_some() => {
-                let (args, depth, end) = self.args(Close::Bracket)?;
-                self.node(ExprKind::List(args), span.to(end), depth + 1)
+                return self.bracketed(Close::Bracket, span)
             }
-            Tok::Map if grammar.has_map => {
-                let (args, depth, end) = self.args(Close::Brace)?;
-                self.node(ExprKind::Map(args), span.to(end), depth + 1)
+            Tok::Map if grammar.has_map => return self.bracketed(Close::Brace, span),
+            Tok::Operator(id) if grammar.operator(id).prefix.is_some() => {
+                return self.prefix(id, span)
             }
-            Tok::Operator(id) => {
-                let info = grammar.operator(id);
-                let Some(role) = &info.prefix else {
-                    return Err(self.unexpected(&token));
-                };
-                let (operand, depth) = self.value(role.rule)?;
-                let kind = ExprKind::Unary {
-                    op: op_ref(info, role),
-                    suffix: false,
-                    operand: Box::new(operand),
-                };
-                let span = span.to(operand_span(&kind));
-                self.node(kind, span, depth + 1)
-            }
-            _ => Err(self.unexpected(&token)),
+            _ => return Err(self.unexpected(&token)),
+        };
+        Ok((Expr { kind, span }, 1))
+    }
+
+    /// `name(args)`; the `name(` token is read.
+    #[inline(never)]
+    fn function(&mut self, name: &str, span: Span) -> PResult<Parsed> {
+        let (args, depth, end) = self.args(Close::Paren)?;
+        let kind = ExprKind::Call {
+            name: name.into(),
+            args,
+        };
+        self.node(kind, span.to(end), depth + 1)
+    }
+
+    /// `(value)`; the `(` is read.
+    #[inline(never)]
+    fn wrapped(&mut self, span: Span) -> PResult<Parsed> {
+        let (inner, depth) = self.value(Prec::NONE)?;
+        let close = self.bump()?;
+        if close.tok != Tok::RParen {
+            return Err(self.unexpected(&close));
         }
+        self.node(
+            ExprKind::Wrap(Box::new(inner)),
+            span.to(close.span),
+            depth + 1,
+        )
+    }
+
+    /// `[args]` or `{args}`; the opening token is read.
+    #[inline(never)]
+    fn bracketed(&mut self, close: Close, span: Span) -> PResult<Parsed> {
+        let (args, depth, end) = self.args(close)?;
+        let kind = if close == Close::Brace {
+            ExprKind::Map(args)
+        } else {
+            ExprKind::List(args)
+        };
+        self.node(kind, span.to(end), depth + 1)
+    }
+
+    /// `op value`; the operator is read.
+    #[inline(never)]
+    fn prefix(&mut self, id: u16, span: Span) -> PResult<Parsed> {
+        let info = self.grammar.operator(id);
+        let role = info.prefix.as_ref().expect("checked by the caller");
+        let (operand, depth) = self.value(role.rule)?;
+        let span = span.to(operand.span);
+        let kind = ExprKind::Unary {
+            op: op_ref(info, role),
+            suffix: false,
+            operand: Box::new(operand),
+        };
+        self.node(kind, span, depth + 1)
     }
 
     /// The arguments after `(`, `[` or `{`, through the closing token.
@@ -412,34 +453,41 @@ impl<'s> Parser<'_, 's> {
                 let token = self.bump()?;
                 return Err(self.unexpected(&token));
             }
-            let (value, value_depth) = self.value(Prec::NONE)?;
-            depth = depth.max(value_depth);
-            let next = self.peek()?;
-            let keyword_allowed = matches!(
-                state,
-                Start | PositionalComma | PositionalSkip | KeywordComma
-            );
-            if next.tok == Tok::Mapping && keyword_allowed {
-                self.bump()?;
-                let (destination, dest_depth) = self.value(Prec::NONE)?;
-                let span = value.span.to(destination.span);
-                let kind = ExprKind::MappingRule {
-                    source: Box::new(value),
-                    destination: Box::new(destination),
-                };
-                let (rule, rule_depth) = self.node(kind, span, value_depth.max(dest_depth) + 1)?;
-                depth = depth.max(rule_depth);
-                args.push(rule);
-                state = Keyword;
-            } else if state == KeywordComma || next.tok == Tok::Mapping {
-                // A positional argument after keyword ones, or `=>` where
-                // no keyword argument may stand.
-                let next = self.bump()?;
-                return Err(self.unexpected(&next));
-            } else {
-                args.push(value);
-                state = Positional;
-            }
+            let (item, item_depth, is_keyword) = self.arg_item(state)?;
+            depth = depth.max(item_depth);
+            args.push(item);
+            state = if is_keyword { Keyword } else { Positional };
+        }
+    }
+
+    /// One argument: a value, or `value => value` where a keyword argument
+    /// may stand. Returns it, its depth, and whether it is a keyword one.
+    #[inline(never)]
+    fn arg_item(&mut self, state: ArgState) -> PResult<(Expr, u32, bool)> {
+        use ArgState::*;
+        let (value, value_depth) = self.value(Prec::NONE)?;
+        let is_mapping = self.peek()?.tok == Tok::Mapping;
+        let keyword_allowed = matches!(
+            state,
+            Start | PositionalComma | PositionalSkip | KeywordComma
+        );
+        if is_mapping && keyword_allowed {
+            self.bump()?;
+            let (destination, dest_depth) = self.value(Prec::NONE)?;
+            let span = value.span.to(destination.span);
+            let kind = ExprKind::MappingRule {
+                source: Box::new(value),
+                destination: Box::new(destination),
+            };
+            let (rule, depth) = self.node(kind, span, value_depth.max(dest_depth) + 1)?;
+            Ok((rule, depth, true))
+        } else if state == KeywordComma || is_mapping {
+            // A positional argument after keyword ones, or `=>` where no
+            // keyword argument may stand.
+            let next = self.bump()?;
+            Err(self.unexpected(&next))
+        } else {
+            Ok((value, value_depth, false))
         }
     }
 }
@@ -448,12 +496,5 @@ fn no_value(span: Span) -> Expr {
     Expr {
         kind: ExprKind::NoValue,
         span: Span::new(span.start as usize, span.start as usize),
-    }
-}
-
-fn operand_span(kind: &ExprKind) -> Span {
-    match kind {
-        ExprKind::Unary { operand, .. } => operand.span,
-        _ => Span::default(),
     }
 }
