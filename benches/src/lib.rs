@@ -1,1 +1,156 @@
-//! benches
+//! Fixtures for the benchmarks: the project's own example expressions
+//! always, and the expressions of the shared corpora (`$MURANO_SHARED`,
+//! default `../shared` beside the workspace) when they are present.
+
+use std::path::{Path, PathBuf};
+
+use murano_yaql::Grammar;
+
+/// Which grammar an expression is parsed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrammarKind {
+    /// Murano's engine grammar (class files).
+    Murano,
+    /// yaql's standard grammar without delegates (UI files).
+    Standard,
+    /// yaql's standard grammar with delegates (yaql's own tests).
+    StandardDelegates,
+    /// yaql's legacy grammar.
+    Legacy,
+}
+
+impl GrammarKind {
+    /// The grammar.
+    pub fn grammar(self) -> Grammar {
+        match self {
+            GrammarKind::Murano => Grammar::murano(),
+            GrammarKind::Standard => Grammar::standard(),
+            GrammarKind::StandardDelegates => Grammar::standard_with_delegates(),
+            GrammarKind::Legacy => Grammar::legacy(),
+        }
+    }
+}
+
+/// A named set of expressions that share a grammar.
+#[derive(Debug, Clone)]
+pub struct ExpressionSet {
+    /// Short name for reports.
+    pub name: &'static str,
+    /// The grammar they are parsed with.
+    pub grammar: GrammarKind,
+    /// The expressions.
+    pub expressions: Vec<String>,
+}
+
+impl ExpressionSet {
+    /// Total size of the expressions in bytes.
+    pub fn bytes(&self) -> usize {
+        self.expressions.iter().map(String::len).sum()
+    }
+}
+
+fn workspace() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// The shared data root, if present.
+pub fn shared_root() -> Option<PathBuf> {
+    let root = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    root.is_dir().then_some(root)
+}
+
+/// The examples bundled with the project (`examples/expressions/*.yaql`).
+pub fn example_expressions() -> ExpressionSet {
+    let text = std::fs::read_to_string(workspace().join("examples/expressions/murano.yaql"))
+        .unwrap_or_default();
+    ExpressionSet {
+        name: "examples",
+        grammar: GrammarKind::Murano,
+        expressions: text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(str::to_owned)
+            .collect(),
+    }
+}
+
+/// Every expression of `corpus/class` (Murano grammar) or `corpus/ui`
+/// (standard grammar), in file order.
+pub fn corpus_expressions(root: &Path, kind: &str) -> ExpressionSet {
+    let (name, grammar) = match kind {
+        "class" => ("corpus-class", GrammarKind::Murano),
+        _ => ("corpus-ui", GrammarKind::Standard),
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus").join(kind))
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.to_string_lossy().ends_with(".expected.json"));
+    files.sort();
+    let mut expressions = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        collect(&doc, &mut expressions);
+    }
+    ExpressionSet {
+        name,
+        grammar,
+        expressions,
+    }
+}
+
+/// The expressions of yaql's own test suite that parse in `grammar`
+/// (`standard` or `legacy`), from `conformance/yaql/parse.jsonl`.
+pub fn yaql_suite_expressions(root: &Path, grammar: &str) -> ExpressionSet {
+    let text =
+        std::fs::read_to_string(root.join("conformance/yaql/parse.jsonl")).unwrap_or_default();
+    let expressions = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|row| row["grammar"] == grammar && row["ok"] == true)
+        .filter_map(|row| row["expr"].as_str().map(str::to_owned))
+        .collect();
+    let (name, kind) = if grammar == "legacy" {
+        ("yaql-tests-legacy", GrammarKind::Legacy)
+    } else {
+        ("yaql-tests", GrammarKind::StandardDelegates)
+    };
+    ExpressionSet {
+        name,
+        grammar: kind,
+        expressions,
+    }
+}
+
+fn collect(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::String(text)) = map.get("$yaql") {
+                out.push(text.clone());
+                return;
+            }
+            map.values().for_each(|v| collect(v, out));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
+        _ => {}
+    }
+}
+
+/// Every expression set available here: the examples, and the corpora
+/// when the shared data is present.
+pub fn all_expression_sets() -> Vec<ExpressionSet> {
+    let mut sets = vec![example_expressions()];
+    if let Some(root) = shared_root() {
+        sets.push(corpus_expressions(&root, "class"));
+        sets.push(corpus_expressions(&root, "ui"));
+        sets.push(yaql_suite_expressions(&root, "standard"));
+    }
+    sets.retain(|s| !s.expressions.is_empty());
+    sets
+}

@@ -12,6 +12,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+pub mod fuzz;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
+
 /// The shared data root, or `None` (after saying so on stdout) when it is
 /// absent. `workspace_dir` is the workspace root, usually
 /// `concat!(env!("CARGO_MANIFEST_DIR"), "/../..")`.
