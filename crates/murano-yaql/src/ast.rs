@@ -135,6 +135,12 @@ pub enum ExprKind {
 impl Expr {
     /// The function name yaql would call for this node, if it is
     /// function-like (`#operator_+`, `#list`, `where`, `#call`…).
+    ///
+    /// ```
+    /// let e = murano_yaql::Grammar::standard().parse("a = b")?;
+    /// assert_eq!(e.root().function_name(), Some("*equal"));
+    /// # Ok::<(), murano_yaql::ParseError>(())
+    /// ```
     pub fn function_name(&self) -> Option<&str> {
         Some(match &self.kind {
             ExprKind::Call { name, .. } => name,
@@ -148,6 +154,13 @@ impl Expr {
     }
 
     /// The direct children in source order.
+    ///
+    /// ```
+    /// let e = murano_yaql::Grammar::standard().parse("f(1, x => 2)")?;
+    /// let printed: Vec<String> = e.root().children().iter().map(|c| c.to_string()).collect();
+    /// assert_eq!(printed, ["1", "#mapping_rule(x, 2)"]);
+    /// # Ok::<(), murano_yaql::ParseError>(())
+    /// ```
     pub fn children(&self) -> Vec<&Expr> {
         match &self.kind {
             ExprKind::Constant(_)
@@ -170,6 +183,14 @@ impl Expr {
     }
 
     /// True when both trees are the same apart from spans.
+    ///
+    /// ```
+    /// let g = murano_yaql::Grammar::standard();
+    /// let (a, b) = (g.parse("1+2")?, g.parse(" 1 + 2 ")?);
+    /// assert!(a.root().same_tree(b.root()));
+    /// assert_ne!(a.root().span, b.root().span);
+    /// # Ok::<(), murano_yaql::ParseError>(())
+    /// ```
     pub fn same_tree(&self, other: &Expr) -> bool {
         let shallow = match (&self.kind, &other.kind) {
             (ExprKind::Constant(a), ExprKind::Constant(b)) => match (a, b) {

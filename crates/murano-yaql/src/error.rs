@@ -42,19 +42,23 @@ impl ErrorClass {
 }
 
 /// What went wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParseErrorKind {
     /// No token starts with this character.
+    #[error("lexical error: no token starts with {0:?}")]
     IllegalCharacter(char),
     /// A token the grammar does not allow here; `text` is its source text.
+    #[error("syntax error: {text:?} is not allowed here")]
     UnexpectedToken {
         /// The token as written.
         text: String,
     },
     /// The expression ended early (this includes the empty expression).
+    #[error("syntax error: the expression ends too early")]
     UnexpectedEnd,
     /// A string literal holds an escape that Python cannot decode.
+    #[error("invalid escape {escape:?} in string literal: {reason}")]
     InvalidEscape {
         /// The escape sequence as written.
         escape: String,
@@ -62,11 +66,13 @@ pub enum ParseErrorKind {
         reason: &'static str,
     },
     /// The source is longer than [`crate::ParseOptions::max_len`].
+    #[error("expression longer than the limit of {limit} bytes")]
     TooLong {
         /// The limit in bytes.
         limit: usize,
     },
     /// Nesting is deeper than [`crate::ParseOptions::max_depth`].
+    #[error("expression nested deeper than the limit of {limit}")]
     TooDeep {
         /// The limit.
         limit: u32,
@@ -160,26 +166,7 @@ impl ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0.kind {
-            ParseErrorKind::IllegalCharacter(c) => {
-                write!(f, "lexical error: no token starts with {c:?}")?
-            }
-            ParseErrorKind::UnexpectedToken { text } => {
-                write!(f, "syntax error: {text:?} is not allowed here")?
-            }
-            ParseErrorKind::UnexpectedEnd => {
-                return f.write_str("syntax error: the expression ends too early")
-            }
-            ParseErrorKind::InvalidEscape { escape, reason } => {
-                write!(f, "invalid escape {escape:?} in string literal: {reason}")?
-            }
-            ParseErrorKind::TooLong { limit } => {
-                write!(f, "expression longer than the limit of {limit} bytes")?
-            }
-            ParseErrorKind::TooDeep { limit } => {
-                write!(f, "expression nested deeper than the limit of {limit}")?
-            }
-        }
+        write!(f, "{}", self.0.kind)?;
         if let Some(p) = self.0.position {
             write!(f, " (position {p})")?;
         }
@@ -187,7 +174,11 @@ impl fmt::Display for ParseError {
     }
 }
 
-impl std::error::Error for ParseError {}
+impl std::error::Error for ParseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0.kind)
+    }
+}
 
 /// Line `index` (0-based) of `source`, where `\r\n`, `\n` and `\r` end lines.
 fn nth_line(source: &str, index: usize) -> &str {

@@ -39,6 +39,13 @@ impl Span {
 
     /// 1-based line and column of the start, counting columns in characters
     /// (code points). `\r\n`, `\n` and a lone `\r` each end a line.
+    ///
+    /// ```
+    /// let src = "$.a\n  .é(1 +)";
+    /// let err = murano_yaql::Grammar::standard().parse(src).unwrap_err();
+    /// let at = err.span().line_col(src);
+    /// assert_eq!((at.line, at.column), (2, 9)); // the `)`, counting `é` once
+    /// ```
     pub fn line_col(self, source: &str) -> LineCol {
         line_col(source, self.start as usize)
     }
