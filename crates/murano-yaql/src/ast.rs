@@ -44,13 +44,37 @@ pub enum Constant {
 }
 
 /// Which operator an operator node applies, and the function it calls.
+///
+/// Shared by every node of the same operator role: cloning it is one
+/// reference-count increment.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct OperatorRef {
+pub struct OperatorRef(Arc<OperatorNames>);
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct OperatorNames {
+    symbol: Box<str>,
+    function: Box<str>,
+}
+
+impl OperatorRef {
+    /// An operator reference from its symbol and function name.
+    pub fn new(symbol: &str, function: &str) -> OperatorRef {
+        OperatorRef(Arc::new(OperatorNames {
+            symbol: symbol.into(),
+            function: function.into(),
+        }))
+    }
+
     /// The operator as written (`+`, `and`, `?.`).
-    pub symbol: Arc<str>,
+    pub fn symbol(&self) -> &str {
+        &self.0.symbol
+    }
+
     /// The function yaql calls: `#operator_+`, `#unary_operator_-`, or
     /// `*alias` (`*equal` for `=`).
-    pub function: Arc<str>,
+    pub fn function(&self) -> &str {
+        &self.0.function
+    }
 }
 
 /// A node of the tree with its source span.
@@ -145,7 +169,7 @@ impl Expr {
         Some(match &self.kind {
             ExprKind::Call { name, .. } => name,
             ExprKind::CallValue { .. } => "#call",
-            ExprKind::Binary { op, .. } | ExprKind::Unary { op, .. } => &op.function,
+            ExprKind::Binary { op, .. } | ExprKind::Unary { op, .. } => op.function(),
             ExprKind::Index { .. } => "#indexer",
             ExprKind::List(_) => "#list",
             ExprKind::Map(_) => "#map",

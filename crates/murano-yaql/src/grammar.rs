@@ -17,6 +17,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::ast::OperatorRef;
 use crate::operators::{OperatorKind, OperatorTable, OperatorTableError, TableEntry};
 
 /// A precedence as PLY sees it: `level` 0 means "none"; a higher level binds
@@ -47,9 +48,9 @@ impl Prec {
 pub(crate) struct Role {
     /// Precedence of the grammar rule this role produces.
     pub(crate) rule: Prec,
-    /// The function the node calls: `#operator_+`, `#unary_operator_-`,
-    /// or `*alias`.
-    pub(crate) function: Arc<str>,
+    /// The operator and the function the node calls (`#operator_+`,
+    /// `#unary_operator_-`, or `*alias`), shared by all nodes.
+    pub(crate) op: OperatorRef,
 }
 
 /// Everything known about one operator symbol.
@@ -91,11 +92,13 @@ pub struct Grammar {
 #[derive(Debug)]
 pub(crate) struct GrammarInner {
     pub(crate) operators: Vec<OperatorInfo>,
-    pub(crate) by_symbol: HashMap<Arc<str>, u16>,
-    /// Every symbol the operator phase of the lexer may match, longest
-    /// first (PLY orders these rules by the length of their regex, which
-    /// for literal symbols is the same as longest match).
-    pub(crate) symbols: Vec<(Arc<str>, SymbolToken)>,
+    /// Operators by symbol, for the few that are words (`and`, `mod`):
+    /// a short list beats hashing every identifier.
+    pub(crate) word_operators: Vec<(Box<str>, u16)>,
+    /// Every symbol the operator phase of the lexer may match, by first
+    /// byte, longest first (PLY orders these rules by the length of their
+    /// regex, which for literal symbols is the same as longest match).
+    pub(crate) symbols: Vec<Vec<(Box<str>, SymbolToken)>>,
     pub(crate) name_value_op: Option<Arc<str>>,
     pub(crate) indexer: Option<Prec>,
     pub(crate) has_map: bool,
@@ -225,7 +228,7 @@ impl Grammar {
         let lookup = |name: String| prec_of.get(name.as_str()).copied().unwrap_or(Prec::NONE);
 
         let mut operators = Vec::new();
-        let mut by_symbol = HashMap::new();
+        let mut by_symbol: HashMap<Arc<str>, u16> = HashMap::new();
         let mut symbols: Vec<(Arc<str>, SymbolToken)> = Vec::new();
         let mut indexer = None;
         let mut has_map = false;
@@ -247,26 +250,26 @@ impl Grammar {
             } else {
                 token
             };
-            let unary_function: Arc<str> = match &acc.alias {
-                Some(alias) => format!("*{alias}").into(),
-                None => format!("#unary_operator_{symbol}").into(),
+            let unary_function = match &acc.alias {
+                Some(alias) => format!("*{alias}"),
+                None => format!("#unary_operator_{symbol}"),
             };
-            let binary_function: Arc<str> = match &acc.alias {
-                Some(alias) => format!("*{alias}").into(),
-                None => format!("#operator_{symbol}").into(),
+            let binary_function = match &acc.alias {
+                Some(alias) => format!("*{alias}"),
+                None => format!("#operator_{symbol}"),
             };
             let unary = Role {
                 rule: unary_rule,
-                function: unary_function,
+                op: OperatorRef::new(symbol, &unary_function),
             };
             let info = OperatorInfo {
                 symbol: Arc::from(symbol.as_str()),
                 token,
                 prefix: (acc.up > 0).then(|| unary.clone()),
                 suffix: (acc.up < 0).then(|| unary.clone()),
-                binary: (acc.bp != 0).then_some(Role {
+                binary: (acc.bp != 0).then(|| Role {
                     rule: token,
-                    function: binary_function,
+                    op: OperatorRef::new(symbol, &binary_function),
                 }),
             };
             let id = u16::try_from(operators.len())
@@ -279,12 +282,21 @@ impl Grammar {
             symbols.push((Arc::from(nv.as_str()), SymbolToken::Mapping));
         }
         symbols.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
+        let mut by_first_byte: Vec<Vec<(Box<str>, SymbolToken)>> = vec![Vec::new(); 256];
+        for (symbol, token) in &symbols {
+            by_first_byte[usize::from(symbol.as_bytes()[0])].push((symbol.as_ref().into(), *token));
+        }
+        let word_operators = by_symbol
+            .iter()
+            .filter(|(s, _)| s.chars().all(crate::lexer::is_word))
+            .map(|(s, id)| (s.as_ref().into(), *id))
+            .collect();
 
         Ok(Grammar {
             inner: Arc::new(GrammarInner {
                 operators,
-                by_symbol,
-                symbols,
+                word_operators,
+                symbols: by_first_byte,
                 name_value_op: name_value_op.map(Arc::from),
                 indexer,
                 has_map,
@@ -347,7 +359,10 @@ impl GrammarInner {
     }
 
     pub(crate) fn word_operator(&self, word: &str) -> Option<u16> {
-        self.by_symbol.get(word).copied()
+        self.word_operators
+            .iter()
+            .find(|(w, _)| &**w == word)
+            .map(|(_, id)| *id)
     }
 }
 
@@ -362,7 +377,12 @@ mod tests {
 
     fn prec(grammar: &Grammar, symbol: &str) -> Prec {
         let inner = &grammar.inner;
-        inner.operator(inner.by_symbol[symbol]).token
+        let id = inner
+            .operators
+            .iter()
+            .position(|o| &*o.symbol == symbol)
+            .expect("operator in table");
+        inner.operator(id as u16).token
     }
 
     #[test]

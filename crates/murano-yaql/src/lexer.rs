@@ -288,7 +288,8 @@ impl<'g, 's> Lexer<'g, 's> {
     /// punctuation literals; failing both, a lexical error.
     fn symbol_or_punctuation(&self, start: usize) -> Result<(Tok<'s>, usize), ParseError> {
         let rest = &self.source[start..];
-        for (symbol, token) in &self.grammar.symbols {
+        let candidates = &self.grammar.symbols[usize::from(rest.as_bytes()[0])];
+        for (symbol, token) in candidates {
             if rest.starts_with(&**symbol) {
                 let tok = match *token {
                     SymbolToken::Operator(id) => Tok::Operator(id),

@@ -9,9 +9,9 @@
 //! arguments only after the positional ones, with at most one skipped
 //! argument between the two.
 
-use crate::ast::{Constant, Expr, ExprKind, Expression, OperatorRef};
+use crate::ast::{Constant, Expr, ExprKind, Expression};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::grammar::{Grammar, GrammarInner, OperatorInfo, Prec, Role};
+use crate::grammar::{Grammar, GrammarInner, Prec};
 use crate::lexer::{Lexer, Tok, Token};
 use crate::span::Span;
 
@@ -164,13 +164,6 @@ enum ArgState {
     KeywordComma,
 }
 
-fn op_ref(info: &OperatorInfo, role: &Role) -> OperatorRef {
-    OperatorRef {
-        symbol: info.symbol.clone(),
-        function: role.function.clone(),
-    }
-}
-
 impl<'s> Parser<'_, 's> {
     fn peek(&mut self) -> PResult<&Token<'s>> {
         if self.peeked.is_none() {
@@ -272,7 +265,7 @@ impl<'s> Parser<'_, 's> {
                 let (rhs, rhs_depth) = self.value(role.rule)?;
                 let span = lhs.span.to(rhs.span);
                 let kind = ExprKind::Binary {
-                    op: op_ref(info, role),
+                    op: role.op.clone(),
                     operands: Box::new([lhs, rhs]),
                 };
                 self.node(kind, span, depth.max(rhs_depth) + 1)
@@ -280,7 +273,7 @@ impl<'s> Parser<'_, 's> {
             (_, Some(role)) => {
                 let span = lhs.span.to(op_token.span);
                 let kind = ExprKind::Unary {
-                    op: op_ref(info, role),
+                    op: role.op.clone(),
                     suffix: true,
                     operand: Box::new(lhs),
                 };
@@ -403,7 +396,7 @@ impl<'s> Parser<'_, 's> {
         let (operand, depth) = self.value(role.rule)?;
         let span = span.to(operand.span);
         let kind = ExprKind::Unary {
-            op: op_ref(info, role),
+            op: role.op.clone(),
             suffix: false,
             operand: Box::new(operand),
         };

@@ -22,8 +22,8 @@ impl fmt::Display for Expr {
             ExprKind::Keyword(name) | ExprKind::Variable(name) => f.write_str(name),
             ExprKind::Call { name, args } => call(f, name, None, args),
             ExprKind::CallValue { callee, args } => call(f, "#call", Some(callee), args),
-            ExprKind::Binary { op, operands } => call(f, &op.function, None, &operands[..]),
-            ExprKind::Unary { op, operand, .. } => call(f, &op.function, Some(operand), &[]),
+            ExprKind::Binary { op, operands } => call(f, op.function(), None, &operands[..]),
+            ExprKind::Unary { op, operand, .. } => call(f, op.function(), Some(operand), &[]),
             ExprKind::Index { target, args } => call(f, "#indexer", Some(target), args),
             ExprKind::List(args) => call(f, "#list", None, args),
             ExprKind::Map(args) => call(f, "#map", None, args),
@@ -200,7 +200,7 @@ impl Expr {
             ExprKind::Binary { op, operands } => {
                 operands[0].write_source(out);
                 out.push(' ');
-                out.push_str(&op.symbol);
+                out.push_str(op.symbol());
                 out.push(' ');
                 operands[1].write_source(out);
             }
@@ -212,9 +212,9 @@ impl Expr {
                 if *suffix {
                     operand.write_source(out);
                     out.push(' ');
-                    out.push_str(&op.symbol);
+                    out.push_str(op.symbol());
                 } else {
-                    out.push_str(&op.symbol);
+                    out.push_str(op.symbol());
                     out.push(' ');
                     operand.write_source(out);
                 }
