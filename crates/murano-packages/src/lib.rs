@@ -6,3 +6,5 @@
 //! its final shape. The plan is in the workspace README.
 
 #![forbid(unsafe_code)]
+
+pub mod format;

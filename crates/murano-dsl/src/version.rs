@@ -1,0 +1,1 @@
+//! Murano versions and version specs (being written).

@@ -1,0 +1,1 @@
+//! Package Format identifiers (being written).
