@@ -34,6 +34,29 @@ pub fn is_plain_words(text: &str) -> bool {
         .all(|c| c == '.' || is_python_space(c) || is_python_word(c))
 }
 
+/// The dashboard's grammar (yaql's standard one, no delegates), built once.
+pub fn dashboard_grammar() -> &'static Grammar {
+    static GRAMMAR: OnceLock<Grammar> = OnceLock::new();
+    GRAMMAR.get_or_init(Grammar::standard)
+}
+
+/// True when the whole text matches the dashboard's `^[\s\w\d.:]*$`:
+/// such text is a plain string in UI files.
+pub fn is_dashboard_plain_words(text: &str) -> bool {
+    text.chars()
+        .all(|c| c == '.' || c == ':' || is_python_space(c) || is_python_word(c))
+}
+
+/// The dashboard's `YaqlExpression.match` for a plain scalar of a UI file.
+/// Only yaql's grammar and lexical errors mean "a string"; anything else is
+/// returned as the error the dashboard would let escape.
+pub fn is_dashboard_expression(text: &str) -> Result<bool, ParseError> {
+    if is_dashboard_plain_words(text) {
+        return Ok(false);
+    }
+    dashboard_grammar().is_valid(text)
+}
+
 /// Murano's `YaqlExpression.is_expression` for a plain scalar.
 ///
 /// Returns `Err` for what Murano lets escape (an undecodable escape such as

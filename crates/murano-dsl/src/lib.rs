@@ -19,3 +19,4 @@
 
 pub mod expression;
 pub mod version;
+pub mod yaml;

@@ -2,35 +2,13 @@
 //!
 //! The dashboard's rule: not made only of white space, word characters,
 //! dots and colons (`^[\s\w\d.:]*$`), and parses with yaql's standard
-//! grammar without delegates ([`Grammar::standard`]). Only yaql's grammar
-//! and lexical errors mean "a string"; anything else escapes.
+//! grammar without delegates. Only yaql's grammar and lexical errors mean
+//! "a string"; anything else escapes. The YAML loader in
+//! [`murano_dsl::yaml`] applies the same rule.
 
-use std::sync::OnceLock;
-
-use murano_yaql::{Grammar, ParseError};
-
-/// The dashboard's grammar, built once.
-pub fn dashboard_grammar() -> &'static Grammar {
-    static GRAMMAR: OnceLock<Grammar> = OnceLock::new();
-    GRAMMAR.get_or_init(Grammar::standard)
-}
-
-fn is_word_or_space(c: char) -> bool {
-    c == '.'
-        || c == ':'
-        || c == '_'
-        || c.is_alphanumeric()
-        || c.is_whitespace()
-        || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// The dashboard's `YaqlExpression.match` for a plain scalar.
-pub fn is_expression(text: &str) -> Result<bool, ParseError> {
-    if text.chars().all(is_word_or_space) {
-        return Ok(false);
-    }
-    dashboard_grammar().is_valid(text)
-}
+pub use murano_dsl::expression::{
+    dashboard_grammar, is_dashboard_expression as is_expression, is_dashboard_plain_words,
+};
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,742 @@
+//! Values from nodes: PyYAML's safe constructor, Murano's `!yaql`, and
+//! Python's dict semantics for keys.
+
+use std::sync::Arc;
+
+use super::compose::{self, RawKind, RawNode};
+use super::error::{Mark, YamlError, YamlErrorClass};
+use super::parser::py_repr_str;
+use super::value::{Date, Int, Node, Timestamp, Value, YaqlScalar};
+use super::Flavor;
+
+pub(crate) struct Constructor<'a> {
+    nodes: &'a mut Vec<RawNode>,
+    flavor: Flavor,
+    in_progress: Vec<bool>,
+    budget: usize,
+    max_nodes: usize,
+}
+
+type KResult<T> = Result<T, YamlError>;
+
+fn constructor_error(context: Option<(&str, Mark)>, problem: String, mark: Mark) -> YamlError {
+    let err = YamlError::new(YamlErrorClass::Constructor, problem, Some(mark));
+    match context {
+        Some((c, m)) => err.with_context(c, Some(m)),
+        None => err,
+    }
+}
+
+fn kind_id(kind: &RawKind) -> &'static str {
+    match kind {
+        RawKind::Scalar(_) => "scalar",
+        RawKind::Seq(_) => "sequence",
+        RawKind::Map(_) => "mapping",
+    }
+}
+
+impl<'a> Constructor<'a> {
+    pub(crate) fn new(nodes: &'a mut Vec<RawNode>, flavor: Flavor, max_nodes: usize) -> Self {
+        let count = nodes.len();
+        Constructor {
+            nodes,
+            flavor,
+            in_progress: vec![false; count],
+            budget: max_nodes,
+            max_nodes,
+        }
+    }
+
+    fn spend(&mut self, mark: Mark) -> KResult<()> {
+        if self.budget == 0 {
+            return Err(YamlError::new(
+                YamlErrorClass::Limit,
+                format!(
+                    "document expands to more than {} values (aliases)",
+                    self.max_nodes
+                ),
+                Some(mark),
+            ));
+        }
+        self.budget -= 1;
+        Ok(())
+    }
+
+    pub(crate) fn construct(&mut self, id: usize) -> KResult<Node> {
+        let (start, end) = (self.nodes[id].start, self.nodes[id].end);
+        self.spend(start)?;
+        if self.in_progress[id] {
+            return Ok(Node {
+                value: Value::Recursive,
+                start,
+                end,
+            });
+        }
+        let tag = self.nodes[id].tag.clone();
+        let value = match tag.as_str() {
+            compose::SEQ => self.collection(id, |c, id| c.sequence(id))?,
+            compose::MAP => self.collection(id, |c, id| Ok(Value::Map(c.mapping(id)?)))?,
+            "tag:yaml.org,2002:set" => self.collection(id, |c, id| {
+                Ok(Value::Set(
+                    c.mapping(id)?.into_iter().map(|(k, _)| k).collect(),
+                ))
+            })?,
+            "tag:yaml.org,2002:omap" | "tag:yaml.org,2002:pairs" => {
+                self.collection(id, |c, id| c.pairs(id))?
+            }
+            compose::YAQL if self.flavor.has_yaql() => self.yaql(id)?,
+            compose::STR => Value::Str(self.scalar(id)?),
+            compose::NULL => {
+                self.scalar(id)?;
+                Value::Null
+            }
+            compose::BOOL => {
+                let text = self.scalar(id)?;
+                match text.to_lowercase().as_str() {
+                    "yes" | "true" | "on" => Value::Bool(true),
+                    "no" | "false" | "off" => Value::Bool(false),
+                    _ => {
+                        return Err(YamlError::new(
+                            YamlErrorClass::Value,
+                            format!("KeyError: {}", py_repr_str(&text.to_lowercase())),
+                            Some(start),
+                        ))
+                    }
+                }
+            }
+            compose::INT => Value::Int(construct_int(&self.scalar(id)?, start)?),
+            compose::FLOAT => Value::Float(construct_float(&self.scalar(id)?, start)?),
+            compose::TIMESTAMP => construct_timestamp(&self.scalar(id)?, start)?,
+            "tag:yaml.org,2002:binary" => {
+                Value::Binary(construct_binary(&self.scalar(id)?, start)?)
+            }
+            _ => {
+                return Err(constructor_error(
+                    None,
+                    format!(
+                        "could not determine a constructor for the tag {}",
+                        py_repr_str(&tag)
+                    ),
+                    start,
+                ))
+            }
+        };
+        Ok(Node { value, start, end })
+    }
+
+    fn collection(
+        &mut self,
+        id: usize,
+        build: impl FnOnce(&mut Self, usize) -> KResult<Value>,
+    ) -> KResult<Value> {
+        self.in_progress[id] = true;
+        let result = build(self, id);
+        self.in_progress[id] = false;
+        result
+    }
+
+    /// The text of a scalar node; for a mapping, the value of its `=` key
+    /// (PyYAML's `construct_scalar` in the safe constructor).
+    fn scalar(&mut self, id: usize) -> KResult<String> {
+        match &self.nodes[id].kind {
+            RawKind::Scalar(text) => Ok(text.clone()),
+            RawKind::Map(pairs) => {
+                let value_key = pairs
+                    .iter()
+                    .find(|(k, _)| self.nodes[*k].tag == compose::VALUE)
+                    .map(|(_, v)| *v);
+                match value_key {
+                    Some(v) => self.scalar(v),
+                    None => Err(self.expected(id, "a scalar")),
+                }
+            }
+            RawKind::Seq(_) => Err(self.expected(id, "a scalar")),
+        }
+    }
+
+    fn expected(&self, id: usize, what: &str) -> YamlError {
+        let node = &self.nodes[id];
+        constructor_error(
+            None,
+            format!("expected {what} node, but found {}", kind_id(&node.kind)),
+            node.start,
+        )
+    }
+
+    fn yaql(&mut self, id: usize) -> KResult<Value> {
+        let text = self.scalar(id)?;
+        let expression = match self.nodes[id].parsed.clone() {
+            Some(parsed) => parsed,
+            None => Arc::new(self.flavor.parse_expression(&text)?),
+        };
+        Ok(Value::Yaql(YaqlScalar {
+            text,
+            expression,
+            node_id: id,
+        }))
+    }
+
+    fn sequence(&mut self, id: usize) -> KResult<Value> {
+        let RawKind::Seq(items) = self.nodes[id].kind.clone() else {
+            return Err(self.expected(id, "a sequence"));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(self.construct(item)?);
+        }
+        Ok(Value::Seq(out))
+    }
+
+    fn pairs(&mut self, id: usize) -> KResult<Value> {
+        let start = self.nodes[id].start;
+        let context = "while constructing an ordered map";
+        let RawKind::Seq(items) = self.nodes[id].kind.clone() else {
+            return Err(constructor_error(
+                Some((context, start)),
+                format!(
+                    "expected a sequence, but found {}",
+                    kind_id(&self.nodes[id].kind)
+                ),
+                start,
+            ));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let item_start = self.nodes[item].start;
+            let RawKind::Map(pairs) = self.nodes[item].kind.clone() else {
+                return Err(constructor_error(
+                    Some((context, start)),
+                    format!(
+                        "expected a mapping of length 1, but found {}",
+                        kind_id(&self.nodes[item].kind)
+                    ),
+                    item_start,
+                ));
+            };
+            if pairs.len() != 1 {
+                return Err(constructor_error(
+                    Some((context, start)),
+                    format!(
+                        "expected a single mapping item, but found {} items",
+                        pairs.len()
+                    ),
+                    item_start,
+                ));
+            }
+            let (k, v) = pairs[0];
+            let key = self.construct(k)?;
+            let value = self.construct(v)?;
+            out.push((key, value));
+        }
+        Ok(Value::Pairs(out))
+    }
+
+    /// A mapping with merge keys flattened and keys made unique the way a
+    /// Python dict makes them.
+    fn mapping(&mut self, id: usize) -> KResult<Vec<(Node, Node)>> {
+        if !matches!(self.nodes[id].kind, RawKind::Map(_)) {
+            return Err(self.expected(id, "a mapping"));
+        }
+        self.flatten(id, 0)?;
+        let RawKind::Map(pairs) = self.nodes[id].kind.clone() else {
+            return Err(self.expected(id, "a mapping"));
+        };
+        let start = self.nodes[id].start;
+        let mut out: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            let key = self.construct(k)?;
+            if !is_hashable(&key.value) {
+                return Err(constructor_error(
+                    Some(("while constructing a mapping", start)),
+                    "found unhashable key".into(),
+                    key.start,
+                ));
+            }
+            let value = self.construct(v)?;
+            match out
+                .iter_mut()
+                .find(|(existing, _)| same_key(&existing.value, &key.value))
+            {
+                Some(entry) => entry.1 = value,
+                None => out.push((key, value)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// PyYAML's `flatten_mapping`: `<<` entries are replaced by the merged
+    /// mappings' entries (in front), and `=` keys become strings. Like
+    /// PyYAML it rewrites the node itself.
+    fn flatten(&mut self, id: usize, depth: u32) -> KResult<()> {
+        if depth > 64 {
+            return Err(YamlError::new(
+                YamlErrorClass::Limit,
+                "merge keys nested too deeply",
+                Some(self.nodes[id].start),
+            ));
+        }
+        let RawKind::Map(pairs) = self.nodes[id].kind.clone() else {
+            return Ok(());
+        };
+        let start = self.nodes[id].start;
+        let context = "while constructing a mapping";
+        let mut merge: Vec<(usize, usize)> = Vec::new();
+        let mut kept = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            if self.nodes[k].tag == compose::MERGE {
+                match self.nodes[v].kind.clone() {
+                    RawKind::Map(_) => {
+                        self.flatten(v, depth + 1)?;
+                        if let RawKind::Map(sub) = &self.nodes[v].kind {
+                            merge.extend(sub.iter().copied());
+                        }
+                    }
+                    RawKind::Seq(items) => {
+                        let mut submerge = Vec::new();
+                        for sub in items {
+                            if !matches!(self.nodes[sub].kind, RawKind::Map(_)) {
+                                return Err(constructor_error(
+                                    Some((context, start)),
+                                    format!(
+                                        "expected a mapping for merging, but found {}",
+                                        kind_id(&self.nodes[sub].kind)
+                                    ),
+                                    self.nodes[sub].start,
+                                ));
+                            }
+                            self.flatten(sub, depth + 1)?;
+                            if let RawKind::Map(p) = &self.nodes[sub].kind {
+                                submerge.push(p.clone());
+                            }
+                        }
+                        for p in submerge.into_iter().rev() {
+                            merge.extend(p);
+                        }
+                    }
+                    RawKind::Scalar(_) => {
+                        return Err(constructor_error(
+                            Some((context, start)),
+                            "expected a mapping or list of mappings for merging, but found scalar"
+                                .into(),
+                            self.nodes[v].start,
+                        ))
+                    }
+                }
+            } else {
+                if self.nodes[k].tag == compose::VALUE {
+                    self.nodes[k].tag = compose::STR.to_owned();
+                }
+                kept.push((k, v));
+            }
+        }
+        if !merge.is_empty() {
+            merge.extend(kept);
+            kept = merge;
+        }
+        self.nodes[id].kind = RawKind::Map(kept);
+        Ok(())
+    }
+}
+
+/// Whether Python can use the value as a dict key.
+fn is_hashable(value: &Value) -> bool {
+    !matches!(
+        value,
+        Value::Seq(_) | Value::Map(_) | Value::Set(_) | Value::Pairs(_) | Value::Recursive
+    )
+}
+
+/// Python's `==` between two hashable keys.
+pub(crate) fn same_key(a: &Value, b: &Value) -> bool {
+    fn number(v: &Value) -> Option<f64> {
+        match v {
+            Value::Bool(b) => Some(f64::from(u8::from(*b))),
+            Value::Int(Int::Small(n)) => Some(*n as f64),
+            Value::Float(x) => Some(*x),
+            _ => None,
+        }
+    }
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Int(Int::Big(x)), Value::Int(Int::Big(y))) => x == y,
+        (Value::Int(Int::Small(x)), Value::Int(Int::Small(y))) => x == y,
+        (Value::Bool(x), Value::Int(Int::Small(y)))
+        | (Value::Int(Int::Small(y)), Value::Bool(x)) => i64::from(*x) == *y,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Date(x), Value::Date(y)) => x == y,
+        (Value::Timestamp(x), Value::Timestamp(y)) => same_instant(x, y),
+        (Value::Binary(x), Value::Binary(y)) => x == y,
+        (Value::Yaql(x), Value::Yaql(y)) => x.node_id == y.node_id,
+        _ => match (number(a), number(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+fn same_instant(a: &Timestamp, b: &Timestamp) -> bool {
+    match (a.offset_minutes, b.offset_minutes) {
+        (None, None) => a == b,
+        (Some(_), Some(_)) => utc_micros(a) == utc_micros(b),
+        _ => false,
+    }
+}
+
+fn utc_micros(t: &Timestamp) -> i128 {
+    let days = days_from_civil(i64::from(t.date.year), t.date.month, t.date.day);
+    let seconds =
+        days * 86_400 + i64::from(t.hour) * 3600 + i64::from(t.minute) * 60 + i64::from(t.second)
+            - i64::from(t.offset_minutes.unwrap_or(0)) * 60;
+    i128::from(seconds) * 1_000_000 + i128::from(t.microsecond)
+}
+
+fn days_from_civil(y: i64, m: u8, d: u8) -> i64 {
+    let (m, d) = (i64::from(m), i64::from(d));
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn value_error(message: String, mark: Mark) -> YamlError {
+    YamlError::new(YamlErrorClass::Value, message, Some(mark))
+}
+
+/// PyYAML's int constructor: underscores dropped, sign, `0b`, `0x`, a
+/// leading `0` for octal, `:` for base 60. Python ints are unbounded.
+fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
+    let cleaned: String = text.chars().filter(|&c| c != '_').collect();
+    let (negative, body) = match cleaned.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, cleaned.strip_prefix('+').unwrap_or(&cleaned)),
+    };
+    let invalid = || {
+        value_error(
+            format!("invalid literal for int(): {}", py_repr_str(text)),
+            mark,
+        )
+    };
+    if cleaned.is_empty() {
+        return Err(value_error(
+            "IndexError: string index out of range".into(),
+            mark,
+        ));
+    }
+    let magnitude = if body == "0" {
+        BigUint::zero()
+    } else if let Some(bits) = body.strip_prefix("0b") {
+        BigUint::parse(bits, 2).ok_or_else(invalid)?
+    } else if let Some(hex) = body.strip_prefix("0x") {
+        BigUint::parse(hex, 16).ok_or_else(invalid)?
+    } else if body.starts_with('0') {
+        BigUint::parse(body, 8).ok_or_else(invalid)?
+    } else if body.contains(':') {
+        let mut total = BigUint::zero();
+        for part in body.split(':') {
+            let digit = BigUint::parse(part.trim(), 10).ok_or_else(invalid)?;
+            total = total.mul_small(60).add(&digit);
+        }
+        total
+    } else {
+        BigUint::parse(body.trim(), 10).ok_or_else(invalid)?
+    };
+    Ok(magnitude.into_int(negative))
+}
+
+/// PyYAML's float constructor.
+fn construct_float(text: &str, mark: Mark) -> KResult<f64> {
+    let cleaned: String = text
+        .chars()
+        .filter(|&c| c != '_')
+        .collect::<String>()
+        .to_lowercase();
+    let (sign, body) = match cleaned.strip_prefix('-') {
+        Some(rest) => (-1.0, rest),
+        None => (1.0, cleaned.strip_prefix('+').unwrap_or(&cleaned)),
+    };
+    let invalid = || {
+        value_error(
+            format!("could not convert string to float: {}", py_repr_str(text)),
+            mark,
+        )
+    };
+    if cleaned.is_empty() {
+        return Err(value_error(
+            "IndexError: string index out of range".into(),
+            mark,
+        ));
+    }
+    if body == ".inf" {
+        return Ok(sign * f64::INFINITY);
+    }
+    if body == ".nan" {
+        return Ok(f64::NAN);
+    }
+    if body.contains(':') {
+        let mut total = 0.0;
+        for part in body.split(':') {
+            total = total * 60.0 + part.trim().parse::<f64>().map_err(|_| invalid())?;
+        }
+        return Ok(sign * total);
+    }
+    let trimmed = body.trim();
+    if trimmed.is_empty() || trimmed.contains(|c: char| c.is_ascii_alphabetic() && c != 'e') {
+        return Err(invalid());
+    }
+    trimmed
+        .parse::<f64>()
+        .map(|x| sign * x)
+        .map_err(|_| invalid())
+}
+
+fn construct_timestamp(text: &str, mark: Mark) -> KResult<Value> {
+    let bad = || value_error(format!("invalid timestamp {}", py_repr_str(text)), mark);
+    let t = text.trim_end_matches('\n');
+    let (date_part, rest) = match t.find(['T', 't', ' ', '\t']) {
+        Some(i) => (&t[..i], Some(&t[i..])),
+        None => (t, None),
+    };
+    let mut fields = date_part.split('-');
+    let year: u16 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+    let month: u8 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+    let day: u8 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+    if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return Err(value_error(
+            "ValueError: day is out of range for month".into(),
+            mark,
+        ));
+    }
+    let date = Date { year, month, day };
+    let Some(rest) = rest else {
+        return Ok(Value::Date(date));
+    };
+    let rest = rest.trim_start_matches(['T', 't', ' ', '\t']);
+    let time_end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == ':' || c == '.'))
+        .unwrap_or(rest.len());
+    let (time, zone) = rest.split_at(time_end);
+    let (hms, fraction) = match time.split_once('.') {
+        Some((hms, f)) => (hms, f),
+        None => (time, ""),
+    };
+    let mut hms = hms.split(':').map(|s| s.parse::<u8>().ok());
+    let hour = hms.next().flatten().ok_or_else(bad)?;
+    let minute = hms.next().flatten().ok_or_else(bad)?;
+    let second = hms.next().flatten().ok_or_else(bad)?;
+    if hour > 23 || minute > 59 || second > 59 {
+        return Err(value_error(
+            "ValueError: time field out of range".into(),
+            mark,
+        ));
+    }
+    let mut micro: String = fraction.chars().take(6).collect();
+    while micro.len() < 6 {
+        micro.push('0');
+    }
+    let microsecond: u32 = micro.parse().unwrap_or(0);
+    let zone = zone.trim_start_matches([' ', '\t']);
+    let offset_minutes = if zone.is_empty() {
+        None
+    } else if zone == "Z" {
+        Some(0)
+    } else {
+        let sign = if zone.starts_with('-') { -1 } else { 1 };
+        let body = &zone[1..];
+        let (h, m) = body.split_once(':').unwrap_or((body, "0"));
+        let h: i32 = h.parse().map_err(|_| bad())?;
+        let m: i32 = m.parse().map_err(|_| bad())?;
+        let total = h * 60 + m;
+        if total >= 24 * 60 {
+            return Err(value_error(
+                "ValueError: offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24)".into(),
+                mark,
+            ));
+        }
+        Some(sign * total)
+    };
+    Ok(Value::Timestamp(Timestamp {
+        date,
+        hour,
+        minute,
+        second,
+        microsecond,
+        offset_minutes,
+    }))
+}
+
+fn days_in_month(year: u16, month: u8) -> u8 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Python's lenient `base64.decodebytes`: characters outside the alphabet
+/// are skipped; bad padding fails.
+fn construct_binary(text: &str, mark: Mark) -> KResult<Vec<u8>> {
+    if !text.is_ascii() {
+        return Err(constructor_error(
+            None,
+            "failed to convert base64 data into ascii".into(),
+            mark,
+        ));
+    }
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    let mut out = Vec::new();
+    let mut padding = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                padding += 1;
+                continue;
+            }
+            _ => continue,
+        };
+        if padding > 0 {
+            break;
+        }
+        bits = (bits << 6) | u32::from(v);
+        count += 1;
+        if count == 4 {
+            out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]);
+            bits = 0;
+            count = 0;
+        }
+    }
+    match count {
+        0 => {}
+        2 if padding >= 2 => out.push((bits >> 4) as u8),
+        3 if padding >= 1 => out.extend_from_slice(&[(bits >> 10) as u8, (bits >> 2) as u8]),
+        _ => {
+            return Err(constructor_error(
+                None,
+                "failed to decode base64 data: Incorrect padding".into(),
+                mark,
+            ))
+        }
+    }
+    Ok(out)
+}
+
+/// Just enough unbounded unsigned arithmetic for YAML integers: base
+/// 2/8/10/16 digits and base-60 groups, kept as base-1e9 limbs.
+struct BigUint(Vec<u32>);
+
+impl BigUint {
+    fn zero() -> BigUint {
+        BigUint(Vec::new())
+    }
+
+    fn parse(digits: &str, radix: u32) -> Option<BigUint> {
+        if digits.is_empty() {
+            return None;
+        }
+        let mut n = BigUint::zero();
+        for c in digits.chars() {
+            let d = c.to_digit(radix)?;
+            n = n.mul_small(radix).add(&BigUint(vec![d]));
+        }
+        Some(n)
+    }
+
+    fn mul_small(mut self, m: u32) -> BigUint {
+        let mut carry: u64 = 0;
+        for limb in &mut self.0 {
+            let v = u64::from(*limb) * u64::from(m) + carry;
+            *limb = (v % 1_000_000_000) as u32;
+            carry = v / 1_000_000_000;
+        }
+        while carry > 0 {
+            self.0.push((carry % 1_000_000_000) as u32);
+            carry /= 1_000_000_000;
+        }
+        self
+    }
+
+    fn add(mut self, other: &BigUint) -> BigUint {
+        let mut carry = 0u64;
+        for i in 0..self.0.len().max(other.0.len()) {
+            if i == self.0.len() {
+                self.0.push(0);
+            }
+            let v = u64::from(self.0[i]) + u64::from(other.0.get(i).copied().unwrap_or(0)) + carry;
+            self.0[i] = (v % 1_000_000_000) as u32;
+            carry = v / 1_000_000_000;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
+        }
+        self
+    }
+
+    fn into_int(self, negative: bool) -> Int {
+        let mut text = String::new();
+        for (i, limb) in self.0.iter().rev().enumerate() {
+            if i == 0 {
+                text.push_str(&limb.to_string());
+            } else {
+                text.push_str(&format!("{limb:09}"));
+            }
+        }
+        if text.is_empty() {
+            text.push('0');
+        }
+        let signed = if negative && text != "0" {
+            format!("-{text}")
+        } else {
+            text
+        };
+        match signed.parse::<i64>() {
+            Ok(n) => Int::Small(n),
+            Err(_) => Int::Big(signed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(s: &str) -> Int {
+        construct_int(s, Mark::default()).unwrap()
+    }
+
+    #[test]
+    fn yaml_11_integers() {
+        assert_eq!(int("0x1F"), Int::Small(31));
+        assert_eq!(int("0b101"), Int::Small(5));
+        assert_eq!(int("017"), Int::Small(15));
+        assert_eq!(int("1_000"), Int::Small(1000));
+        assert_eq!(int("12:30"), Int::Small(750));
+        assert_eq!(int("-0"), Int::Small(0));
+        assert_eq!(int("+12"), Int::Small(12));
+        assert_eq!(
+            int("123456789012345678901234567890"),
+            Int::Big("123456789012345678901234567890".into())
+        );
+        assert_eq!(
+            int("-0x10000000000000000"),
+            Int::Big("-18446744073709551616".into())
+        );
+    }
+
+    #[test]
+    fn base64_is_lenient_about_white_space() {
+        assert_eq!(
+            construct_binary("aGVs\nbG8=", Mark::default()).unwrap(),
+            b"hello"
+        );
+        assert!(construct_binary("aGVsb", Mark::default()).is_err());
+    }
+}

@@ -1,0 +1,258 @@
+//! YAML loading exactly as Murano's engine, the Murano dashboard and
+//! Murano's manifest reader do it.
+//!
+//! Murano reads YAML with PyYAML's pure-Python safe loader (YAML 1.1), and
+//! its loaders add one rule: a plain scalar is a YAQL expression when it is
+//! not just words, digits, dots and spaces and it parses (see
+//! [`crate::expression`]); a `!yaql` tag forces it. This module is a
+//! PyYAML-compatible reader, scanner, parser, composer and safe constructor
+//! written for that purpose: the same YAML 1.1 scalar types, the same
+//! errors at the same marks, and every node with its start and end.
+//!
+//! ```
+//! use murano_dsl::yaml::{load_class_file, LoadOptions, Value};
+//!
+//! let text = b"Name: Foo\nProperties:\n  port:\n    Contract: $.int().notNull()\n    Default: 0x50\n";
+//! let loaded = load_class_file(text, &LoadOptions::default())?;
+//! let doc = &loaded.documents[0];
+//! let port = doc.value.get("Properties").unwrap().value.get("port").unwrap();
+//! let Value::Yaql(contract) = &port.value.get("Contract").unwrap().value else { panic!() };
+//! assert_eq!(contract.expression.to_string(), "#operator_.(#operator_.($, int()), notNull())");
+//! assert_eq!(port.value.get("Default").unwrap().value, Value::Int(murano_dsl::yaml::Int::Small(80)));
+//! # Ok::<(), murano_dsl::yaml::YamlError>(())
+//! ```
+
+mod compose;
+mod construct;
+mod error;
+mod parser;
+mod reader;
+mod scanner;
+mod value;
+
+pub use error::{Mark, YamlError, YamlErrorClass};
+pub use scanner::ScalarStyle;
+pub use value::{Date, Int, Node, Timestamp, Value, YaqlScalar};
+
+use crate::expression;
+
+/// Which of Murano's loaders to imitate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Flavor {
+    /// The engine's class-file loader: YAQL detected with the engine
+    /// grammar; `!yaql` supported.
+    Engine,
+    /// The dashboard's UI-file loader: YAQL detected with yaql's standard
+    /// grammar and a regex that also accepts `:`; `!yaql` supported.
+    Dashboard,
+    /// `yaml.safe_load`, as Murano reads manifests: no YAQL at all (a
+    /// `!yaql` tag is an unknown tag).
+    Plain,
+}
+
+impl Flavor {
+    fn has_yaql(self) -> bool {
+        self != Flavor::Plain
+    }
+
+    /// The implicit YAQL resolver: `Some` when the plain scalar is YAQL.
+    fn detect_expression(self, text: &str) -> Result<Option<murano_yaql::Expression>, YamlError> {
+        let (plain_words, grammar) = match self {
+            Flavor::Engine => (
+                expression::is_plain_words(text),
+                expression::engine_grammar(),
+            ),
+            Flavor::Dashboard => (
+                expression::is_dashboard_plain_words(text),
+                expression::dashboard_grammar(),
+            ),
+            Flavor::Plain => return Ok(None),
+        };
+        if plain_words {
+            return Ok(None);
+        }
+        match grammar.parse(text) {
+            Ok(parsed) => Ok(Some(parsed)),
+            Err(e) if e.class().is_yaql_parsing_error() => Ok(None),
+            Err(e) => Err(yaql_error(&e)),
+        }
+    }
+
+    /// The `!yaql` constructor: the text must parse.
+    fn parse_expression(self, text: &str) -> Result<murano_yaql::Expression, YamlError> {
+        let grammar = match self {
+            Flavor::Dashboard => expression::dashboard_grammar(),
+            _ => expression::engine_grammar(),
+        };
+        grammar.parse(text).map_err(|e| yaql_error(&e))
+    }
+}
+
+fn yaql_error(e: &murano_yaql::ParseError) -> YamlError {
+    YamlError::new(YamlErrorClass::Yaql(e.class()), e.to_string(), None)
+}
+
+/// Limits for untrusted YAML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LoadOptions {
+    /// Deepest nesting of collections. Default 256.
+    pub max_depth: u32,
+    /// Most nodes in the text, and most values one document may expand to
+    /// through aliases ("billion laughs"). Default 1,000,000.
+    pub max_nodes: usize,
+    /// Longest input in bytes. Default 16 MiB.
+    pub max_len: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            max_depth: 256,
+            max_nodes: 1_000_000,
+            max_len: 16 << 20,
+        }
+    }
+}
+
+impl LoadOptions {
+    /// Sets [`LoadOptions::max_depth`].
+    pub fn with_max_depth(mut self, max_depth: u32) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`LoadOptions::max_nodes`].
+    pub fn with_max_nodes(mut self, max_nodes: usize) -> Self {
+        self.max_nodes = max_nodes;
+        self
+    }
+
+    /// Sets [`LoadOptions::max_len`].
+    pub fn with_max_len(mut self, max_len: usize) -> Self {
+        self.max_len = max_len;
+        self
+    }
+}
+
+fn check_len(len: usize, options: &LoadOptions) -> Result<(), YamlError> {
+    if len > options.max_len {
+        return Err(YamlError::new(
+            YamlErrorClass::Limit,
+            format!("input longer than {} bytes", options.max_len),
+            None,
+        ));
+    }
+    Ok(())
+}
+
+fn composer(chars: Vec<char>, flavor: Flavor, options: &LoadOptions) -> compose::Composer {
+    compose::Composer::new(
+        parser::Parser::new(scanner::Scanner::new(chars)),
+        flavor,
+        options,
+    )
+}
+
+/// Every document of a stream (`yaml.load_all`), empty ones as null.
+pub fn load_all(
+    bytes: &[u8],
+    flavor: Flavor,
+    options: &LoadOptions,
+) -> Result<Vec<Node>, YamlError> {
+    check_len(bytes.len(), options)?;
+    let chars = reader::decode(bytes)?;
+    load_all_chars(chars, flavor, options)
+}
+
+fn load_all_chars(
+    chars: Vec<char>,
+    flavor: Flavor,
+    options: &LoadOptions,
+) -> Result<Vec<Node>, YamlError> {
+    let mut composer = composer(chars, flavor, options);
+    composer.start()?;
+    let mut documents = Vec::new();
+    while !composer.at_stream_end()? {
+        let root = composer.document()?;
+        let mut constructor =
+            construct::Constructor::new(&mut composer.nodes, flavor, options.max_nodes);
+        documents.push(constructor.construct(root)?);
+    }
+    Ok(documents)
+}
+
+/// The one document of a stream (`yaml.load`): `None` for an empty stream;
+/// a `ComposerError` when there is more than one document.
+pub fn load_single(
+    bytes: &[u8],
+    flavor: Flavor,
+    options: &LoadOptions,
+) -> Result<Option<Node>, YamlError> {
+    check_len(bytes.len(), options)?;
+    let chars = reader::decode(bytes)?;
+    load_single_chars(chars, flavor, options)
+}
+
+fn load_single_chars(
+    chars: Vec<char>,
+    flavor: Flavor,
+    options: &LoadOptions,
+) -> Result<Option<Node>, YamlError> {
+    let mut composer = composer(chars, flavor, options);
+    composer.start()?;
+    if composer.at_stream_end()? {
+        return Ok(None);
+    }
+    let root = composer.document()?;
+    if !composer.at_stream_end()? {
+        let first = composer.nodes[root].start;
+        let mark = composer.next_start()?;
+        return Err(YamlError::new(
+            YamlErrorClass::Composer,
+            "but found another document",
+            Some(mark),
+        )
+        .with_context("expected a single document in the stream", Some(first)));
+    }
+    let mut constructor =
+        construct::Constructor::new(&mut composer.nodes, flavor, options.max_nodes);
+    Ok(Some(constructor.construct(root)?))
+}
+
+/// A class file as Murano's engine loads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassFile {
+    /// The documents Murano keeps: the truthy ones, in order.
+    pub documents: Vec<Node>,
+    /// How many falsy documents (empty, null, `{}`, `[]`, `''`, `0`,
+    /// `false`) were dropped.
+    pub dropped: usize,
+}
+
+/// Loads a class file from its bytes as Murano's engine does (all
+/// documents, falsy ones dropped).
+pub fn load_class_file(bytes: &[u8], options: &LoadOptions) -> Result<ClassFile, YamlError> {
+    let all = load_all(bytes, Flavor::Engine, options)?;
+    let total = all.len();
+    let documents: Vec<Node> = all.into_iter().filter(|d| d.value.is_truthy()).collect();
+    Ok(ClassFile {
+        dropped: total - documents.len(),
+        documents,
+    })
+}
+
+/// Loads a UI definition from its bytes as the dashboard does (exactly one
+/// document; `None` for an empty file).
+pub fn load_ui_file(bytes: &[u8], options: &LoadOptions) -> Result<Option<Node>, YamlError> {
+    load_single(bytes, Flavor::Dashboard, options)
+}
+
+/// Loads a manifest from its text as Murano does (`yaml.safe_load` of the
+/// decoded text).
+pub fn load_manifest(text: &str, options: &LoadOptions) -> Result<Option<Node>, YamlError> {
+    check_len(text.len(), options)?;
+    let chars = reader::from_str(text)?;
+    load_single_chars(chars, Flavor::Plain, options)
+}
