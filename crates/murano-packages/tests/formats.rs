@@ -1,1 +1,117 @@
-fn main() {}
+//! Conformance of the `Format` rules with Murano, on the shared oracle
+//! data `corpus/packages-oracle/version/formats.json`: for every case, the
+//! (format name, runtime version, handler) that `load_from_dir` reached, or
+//! its error (class compared; message too for Murano's own exceptions).
+//!
+//! A case without an `input` key stands for a manifest without `Format`.
+
+use std::path::Path;
+
+use murano_dsl::version::YamlScalar;
+use murano_packages::format::{parse_format, FormatError, PackageFormat};
+use murano_testkit::{conclude, data_root, read_json, KnownFailures, Suite};
+use serde_json::Value;
+
+fn main() {
+    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+        return;
+    };
+    let known = KnownFailures::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/known-failures-formats.txt"
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let path = root.join("corpus/packages-oracle/version/formats.json");
+    let doc = read_json(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut suite = Suite::new("formats", &known);
+    for case in doc["cases"].as_array().into_iter().flatten() {
+        let id = case["id"].as_str().unwrap_or("?");
+        suite.record(id, check_case(case));
+    }
+    conclude(vec![suite.finish()]);
+}
+
+/// A case's `input` as the YAML value Murano received (the oracle's
+/// canonical JSON: plain JSON scalars, `{"$float": …}`, `{"$date": …}`,
+/// `{"$datetime": iso}`).
+fn scalar(input: &Value) -> Result<YamlScalar, String> {
+    Ok(match input {
+        Value::Null => YamlScalar::Null,
+        Value::Bool(b) => YamlScalar::Bool(*b),
+        Value::Number(n) if n.is_i64() || n.is_u64() => YamlScalar::Int(n.to_string()),
+        Value::Number(n) => YamlScalar::Float(n.as_f64().ok_or("number out of range")?),
+        Value::String(s) => YamlScalar::Str(s.clone()),
+        Value::Object(map) => match map.iter().next() {
+            Some((key, Value::String(text))) if map.len() == 1 => match key.as_str() {
+                "$float" => YamlScalar::Float(match text.as_str() {
+                    "nan" => f64::NAN,
+                    "inf" => f64::INFINITY,
+                    "-inf" => f64::NEG_INFINITY,
+                    other => return Err(format!("unknown $float {other}")),
+                }),
+                "$date" => YamlScalar::Date(text.clone()),
+                "$datetime" => YamlScalar::Date(text.replacen('T', " ", 1)),
+                other => return Err(format!("unsupported input encoding {other}")),
+            },
+            _ => return Err(format!("unsupported input {input}")),
+        },
+        Value::Array(_) => return Err(format!("unsupported input {input}")),
+    })
+}
+
+fn check_case(case: &Value) -> Result<(), String> {
+    let input = case.get("input").map(scalar).transpose()?;
+    let got = parse_format(input.as_ref());
+    let expected = &case["expected"];
+    match (got, expected.get("value"), expected.get("error")) {
+        (Ok(format), Some(want), _) => check_value(&format, want),
+        (Ok(format), None, Some(error)) => Err(format!(
+            "got {}/{} ({}), want error {error}",
+            format.name, format.runtime_version, format.handler
+        )),
+        (Err(e), _, Some(error)) => check_error(&e, error),
+        (Err(e), Some(want), _) => Err(format!("got {} ({e}), want {want}", e.python_class())),
+        _ => Err(format!("unreadable expectation {expected}")),
+    }
+}
+
+fn check_value(format: &PackageFormat, want: &Value) -> Result<(), String> {
+    let runtime_version = format.runtime_version.to_string();
+    let got = [
+        ("format_name", format.name.as_str()),
+        ("runtime_version", runtime_version.as_str()),
+        ("handler", format.handler.class_name()),
+    ];
+    let problems: Vec<String> = got
+        .iter()
+        .filter(|(key, value)| want[*key].as_str() != Some(*value))
+        .map(|(key, value)| format!("{key}: got {value:?}, want {}", want[*key]))
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// Class always; message too for Murano's own exceptions.
+fn check_error(got: &FormatError, want: &Value) -> Result<(), String> {
+    let want_class = want["class"].as_str().unwrap_or("?");
+    if got.python_class() != want_class {
+        return Err(format!(
+            "got {} ({got}), want {want_class} ({})",
+            got.python_class(),
+            want["message"]
+        ));
+    }
+    if want_class.starts_with("murano.") {
+        let message = got.to_string();
+        if want["message"].as_str() != Some(message.as_str()) {
+            return Err(format!(
+                "message: got {message:?}, want {}",
+                want["message"]
+            ));
+        }
+    }
+    Ok(())
+}
