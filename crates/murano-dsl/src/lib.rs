@@ -18,5 +18,6 @@
 #![forbid(unsafe_code)]
 
 pub mod expression;
+pub mod model;
 pub mod version;
 pub mod yaml;
