@@ -19,5 +19,7 @@
 
 pub mod expression;
 pub mod model;
+pub mod object_model;
+pub mod registry;
 pub mod version;
 pub mod yaml;

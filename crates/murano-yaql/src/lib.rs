@@ -35,6 +35,7 @@
 mod ast;
 mod error;
 mod escape;
+pub mod eval;
 mod grammar;
 mod lexer;
 mod operators;

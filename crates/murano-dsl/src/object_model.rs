@@ -1,0 +1,1 @@
+//! Murano object models (being written).

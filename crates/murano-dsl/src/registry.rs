@@ -1,0 +1,1 @@
+//! The MuranoPL class registry (being written).

@@ -1,0 +1,1 @@
+//! YAQL evaluation (being written).

@@ -1,0 +1,2 @@
+//! YAQL evaluation conformance (being written).
+fn main() {}
