@@ -1,10 +1,34 @@
-//! Murano packages for Rust: manifests, format identifiers, package-type
-//! plug-ins (MuranoPL and Heat.HOT), in-memory package sources and a
-//! catalog.
+//! Murano packages for Rust: manifests, format identifiers, the package
+//! interface of the package-type plug-in specification, the plug-in
+//! registry with the built-in MuranoPL and Heat.HOT package types, and
+//! package files held in memory (the library does no I/O).
 //!
-//! Nothing is implemented yet: the crate exists so that the workspace has
-//! its final shape. The plan is in the workspace README.
+//! ```
+//! use murano_packages::{source::FileMap, PluginRegistry};
+//!
+//! let mut files = FileMap::new();
+//! files.insert("manifest.yaml", b"Format: MuranoPL/1.2\nFullName: com.example.Lib\n\
+//! Type: Library\nVersion: 1.2\nClasses:\n  com.example.Lib: Lib.yaml\n".to_vec())?;
+//! files.insert("Classes/Lib.yaml", b"Name: Lib\n".to_vec())?;
+//! let package = PluginRegistry::with_builtins().load(files)?;
+//! assert_eq!(package.full_name(), "com.example.Lib");
+//! assert_eq!(package.version().to_string(), "1.2.0");
+//! assert_eq!(package.classes()?, ["com.example.Lib"]);
+//! # Ok::<(), murano_packages::PackageError>(())
+//! ```
 
 #![forbid(unsafe_code)]
 
+mod error;
 pub mod format;
+mod hot;
+mod murano_pl;
+mod package;
+mod registry;
+pub mod source;
+
+pub use error::PackageError;
+pub use hot::HotPackage;
+pub use murano_pl::MuranoPlPackage;
+pub use package::{read_manifest, ClassSource, Package, PackageBase, PackageType};
+pub use registry::{DynSource, PluginFactory, PluginRegistry};

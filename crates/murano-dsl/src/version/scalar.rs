@@ -140,6 +140,26 @@ impl fmt::Display for YamlScalar {
     }
 }
 
+impl From<&crate::yaml::Value> for YamlScalar {
+    /// The scalar a loaded YAML value stands for (collections and other
+    /// values by their Python `str()` and truth value).
+    fn from(value: &crate::yaml::Value) -> Self {
+        use crate::yaml::Value;
+        match value {
+            Value::Null => YamlScalar::Null,
+            Value::Bool(b) => YamlScalar::Bool(*b),
+            Value::Int(i) => YamlScalar::Int(i.to_string()),
+            Value::Float(x) => YamlScalar::Float(*x),
+            Value::Str(s) => YamlScalar::Str(s.clone()),
+            Value::Date(_) | Value::Timestamp(_) => YamlScalar::Date(value.python_str()),
+            other => YamlScalar::Other {
+                text: other.python_str(),
+                truthy: other.is_truthy(),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

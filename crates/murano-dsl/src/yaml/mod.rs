@@ -32,7 +32,7 @@ mod value;
 
 pub use error::{Mark, YamlError, YamlErrorClass};
 pub use scanner::ScalarStyle;
-pub use value::{Date, Int, Node, Timestamp, Value, YaqlScalar};
+pub use value::{python_str_repr, Date, Int, Node, Timestamp, Value, YaqlScalar};
 
 use crate::expression;
 

@@ -181,3 +181,95 @@ impl Value {
             .map(|(_, v)| v)
     }
 }
+
+/// Python's `repr()` of a string.
+pub fn python_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+impl Value {
+    /// Python's `str()` of the value as PyYAML builds it (strings as they
+    /// are, `None`, `True`, floats as `repr()`, collections as `repr()`).
+    pub fn python_str(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            Value::Yaql(y) => y.text.clone(),
+            Value::Date(d) => d.to_string(),
+            Value::Timestamp(t) => t.to_string().replacen('T', " ", 1),
+            _ => self.python_repr(),
+        }
+    }
+
+    /// Python's `repr()` of the value.
+    pub fn python_repr(&self) -> String {
+        match self {
+            Value::Null => "None".into(),
+            Value::Bool(true) => "True".into(),
+            Value::Bool(false) => "False".into(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(x) => murano_yaql::python_float_repr(*x),
+            Value::Str(s) => python_str_repr(s),
+            Value::Date(d) => format!("datetime.date({}, {}, {})", d.year, d.month, d.day),
+            Value::Timestamp(t) => format!("'{t}'"),
+            Value::Binary(b) => format!("b<{} bytes>", b.len()),
+            Value::Seq(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|n| n.value.python_repr())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Value::Set(items) => format!(
+                "{{{}}}",
+                items
+                    .iter()
+                    .map(|n| n.value.python_repr())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Value::Map(pairs) => format!(
+                "{{{}}}",
+                pairs
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", k.value.python_repr(), v.value.python_repr()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Value::Pairs(pairs) => format!(
+                "[{}]",
+                pairs
+                    .iter()
+                    .map(|(k, v)| format!("({}, {})", k.value.python_repr(), v.value.python_repr()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Value::Yaql(y) => format!("YAQL({})", y.text),
+            Value::Recursive => "[...]".into(),
+        }
+    }
+}
