@@ -19,6 +19,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod catalog;
 mod error;
 pub mod format;
 mod hot;
