@@ -19,6 +19,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "zip")]
+pub mod archive;
 pub mod catalog;
 mod error;
 pub mod format;
