@@ -22,6 +22,7 @@
 #[cfg(feature = "zip")]
 pub mod archive;
 pub mod catalog;
+mod emit;
 mod error;
 pub mod format;
 mod hot;
