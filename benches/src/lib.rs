@@ -76,6 +76,19 @@ pub fn example_expressions() -> ExpressionSet {
     }
 }
 
+/// The files of `dir` whose names end with `suffix`, sorted (the order
+/// both sides of the comparison use).
+pub fn sorted_files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| {
+        p.to_string_lossy().ends_with(suffix) && !p.to_string_lossy().ends_with(".expected.json")
+    });
+    files.sort();
+    files
+}
+
 /// Every expression of `corpus/class` (Murano grammar) or `corpus/ui`
 /// (standard grammar), in file order.
 pub fn corpus_expressions(root: &Path, kind: &str) -> ExpressionSet {

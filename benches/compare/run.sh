@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Side-by-side comparison with the Python reference (yaql 3.2.0, PyYAML).
+# Usage: benches/compare/run.sh [--quick]
+#   --quick: a tenth of the inputs, 3 repetitions (well under two minutes).
+# The data root is $MURANO_SHARED, default ../shared beside the workspace.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+shared=${MURANO_SHARED:-$root/../shared}
+venv=${COMPARE_VENV:-$root/target/compare-venv}
+repetitions=5
+quick=()
+if [[ "${1:-}" == "--quick" ]]; then
+    repetitions=3
+    quick=(--quick)
+fi
+if [[ ! -x "$venv/bin/python" ]]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet yaql==3.2.0 PyYAML==6.0.3
+fi
+cargo build --quiet --release -p murano-benches --bin compare --manifest-path "$root/Cargo.toml"
+"$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "${quick[@]}"

@@ -1,0 +1,65 @@
+//! The Rust side of `benches/compare/run.sh`: times the same workloads as
+//! the Python harness and prints one JSON object of median seconds.
+//!
+//! ```text
+//! compare <shared-dir> <repetitions> [--quick]
+//! ```
+
+use std::path::Path;
+use std::time::Instant;
+
+use murano_dsl::yaml::{load_class_file, LoadOptions};
+use murano_yaql::Grammar;
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn time(repetitions: usize, mut work: impl FnMut() -> usize) -> (f64, usize) {
+    let mut count = work(); // warm-up
+    let samples = (0..repetitions)
+        .map(|_| {
+            let start = Instant::now();
+            count = work();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    (median(samples), count)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let shared = Path::new(args.get(1).map(String::as_str).unwrap_or("../shared"));
+    let repetitions: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(5);
+    let quick = args.iter().any(|a| a == "--quick");
+
+    let mut expressions = murano_benches::corpus_expressions(shared, "class").expressions;
+    let mut class_files: Vec<Vec<u8>> =
+        murano_benches::sorted_files(&shared.join("corpus/class"), ".yaml")
+            .iter()
+            .filter_map(|p| std::fs::read(p).ok())
+            .collect();
+    if quick {
+        expressions.truncate(expressions.len() / 10);
+        class_files.truncate(class_files.len() / 10);
+    }
+
+    let grammar = Grammar::murano();
+    let (parse, parsed) = time(repetitions, || {
+        expressions
+            .iter()
+            .filter(|e| grammar.parse(e).is_ok())
+            .count()
+    });
+    let options = LoadOptions::default();
+    let (load, loaded) = time(repetitions, || {
+        class_files
+            .iter()
+            .filter(|b| load_class_file(b, &options).is_ok())
+            .count()
+    });
+    println!(
+        "{{\"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}}}"
+    );
+}
