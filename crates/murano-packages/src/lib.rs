@@ -22,6 +22,7 @@
 #[cfg(feature = "zip")]
 pub mod archive;
 pub mod catalog;
+pub mod check;
 mod emit;
 mod error;
 pub mod format;

@@ -1,0 +1,1 @@
+//! Static checks of whole packages (being written).

@@ -1,0 +1,2 @@
+//! murano-pkg-check parity (being written).
+fn main() {}
