@@ -1,1 +1,309 @@
-//! YAQL evaluation (being written).
+//! The YAQL evaluator: values, contexts, overload resolution, the standard
+//! library (and yaql 0.2 legacy mode), engine options and limits.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use murano_yaql::eval::{Context, Engine, Library, Value};
+//!
+//! let engine = Engine::standard();
+//! let ctx = Context::new(Arc::new(Library::standard(true)))
+//!     .with("$", Value::tuple(vec![Value::Int(1), Value::Int(2), Value::Int(3)]));
+//! let query = engine.compile("$.where($ > 1).select($ * 10)")?;
+//! let out = query.evaluate(&ctx)?;
+//! assert_eq!(out, Value::List(Arc::new(vec![Value::Int(20), Value::Int(30)])));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Host functions register through [`FunctionDef`]: plain closures over a
+//! [`Call`], which gives typed access to arguments, lazy arguments as
+//! [`Lambda`]s, the receiver (argument 0 in method syntax), keyword
+//! arguments and the calling [`Context`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use murano_yaql::eval::{Context, Engine, FunctionDef, Library, Value};
+//!
+//! let mut lib = Library::standard(false);
+//! lib.push_layer();
+//! lib.register(FunctionDef::native("twice", "x", |call| {
+//!     let n = call.int(0)?; // a non-integer makes this overload not match
+//!     Ok(Value::Int(n * 2))
+//! }).extension());
+//! let ctx = Context::new(Arc::new(lib));
+//! let out = Engine::standard().compile("21.twice() + twice(0)")?.evaluate(&ctx)?;
+//! assert_eq!(out, Value::Int(42));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::sync::Arc;
+
+mod context;
+mod error;
+mod func;
+mod interp;
+pub mod stdlib;
+mod value;
+
+pub use context::{Context, Library};
+pub use error::{Error, ErrorKind};
+pub use func::{Arg, Call, FunctionDef, NativeFn, ParamType};
+pub use interp::{Interp, Lambda, Node};
+pub use value::{
+    py_cmp, DateTime, Dict, HostObject, KeyBuild, KeyHasher, LazyIter, MatchValue, RegexValue, Set,
+    Value, ValueIter,
+};
+
+use crate::{Grammar, ParseError};
+
+/// Engine options, as yaql's `engine.options` define them, plus the limits
+/// of this implementation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// `yaql.limitIterators`: longest collection an iteration may visit
+    /// (`None` = unlimited).
+    pub limit_iterators: Option<usize>,
+    /// `yaql.memoryQuota` (bytes). Recorded but only approximated: see the
+    /// crate's compatibility notes.
+    pub memory_quota: Option<usize>,
+    /// `yaql.convertSetsToLists` (output conversion).
+    pub convert_sets_to_lists: bool,
+    /// `yaql.convertTuplesToLists` (output conversion).
+    pub convert_tuples_to_lists: bool,
+    /// `yaql.iterableDicts`: dicts are iterable (over keys).
+    pub iterable_dicts: bool,
+    /// `yaql.convertOutputData`: apply output conversion at all.
+    pub convert_output: bool,
+    /// Step budget per evaluation (`None` = unlimited).
+    pub fuel: Option<u64>,
+    /// Deepest nesting of calls during evaluation.
+    pub max_depth: usize,
+}
+
+impl Default for Options {
+    /// yaql's defaults (no limits, tuples become lists, sets stay sets),
+    /// with a recursion limit of 200 and no fuel limit.
+    fn default() -> Options {
+        Options {
+            limit_iterators: None,
+            memory_quota: None,
+            convert_sets_to_lists: false,
+            convert_tuples_to_lists: true,
+            iterable_dicts: false,
+            convert_output: true,
+            fuel: None,
+            max_depth: 200,
+        }
+    }
+}
+
+impl Options {
+    /// The options of Murano's `ENGINE_10` (format 1.0/1.1 packages):
+    /// iterator limit 2000, memory quota 512 KiB, sets and tuples become
+    /// lists, dicts are iterable.
+    pub fn murano_engine_10() -> Options {
+        Options {
+            limit_iterators: Some(2000),
+            memory_quota: Some(512 * 1024),
+            convert_sets_to_lists: true,
+            convert_tuples_to_lists: true,
+            iterable_dicts: true,
+            ..Options::default()
+        }
+    }
+
+    /// The options of Murano's `ENGINE_12` (format 1.2 and later): as
+    /// [`Options::murano_engine_10`] without iterable dicts.
+    pub fn murano_engine_12() -> Options {
+        Options {
+            iterable_dicts: false,
+            ..Options::murano_engine_10()
+        }
+    }
+
+    /// Sets `yaql.*` options by their yaql names; unknown names are ignored.
+    pub fn set_yaql_option(&mut self, name: &str, value: &Value) {
+        let as_usize = |v: &Value| match v {
+            Value::Int(n) if *n >= 0 => Some(*n as usize),
+            _ => None,
+        };
+        match name {
+            "yaql.limitIterators" => self.limit_iterators = as_usize(value),
+            "yaql.memoryQuota" => self.memory_quota = as_usize(value),
+            "yaql.convertSetsToLists" => self.convert_sets_to_lists = value.truthy(),
+            "yaql.convertTuplesToLists" => self.convert_tuples_to_lists = value.truthy(),
+            "yaql.iterableDicts" => self.iterable_dicts = value.truthy(),
+            "yaql.convertOutputData" => self.convert_output = value.truthy(),
+            _ => {}
+        }
+    }
+}
+
+/// An engine: a grammar and options (yaql's `YaqlFactory(...).create()`).
+#[derive(Debug, Clone)]
+pub struct Engine {
+    grammar: Grammar,
+    options: Options,
+}
+
+impl Engine {
+    /// An engine from a grammar and options.
+    pub fn new(grammar: Grammar, options: Options) -> Engine {
+        Engine { grammar, options }
+    }
+
+    /// The standard grammar with delegates and default options.
+    pub fn standard() -> Engine {
+        Engine::new(Grammar::standard_with_delegates(), Options::default())
+    }
+
+    /// yaql's legacy engine: legacy grammar, tuples kept, iterable dicts.
+    pub fn legacy() -> Engine {
+        Engine::new(
+            Grammar::legacy(),
+            Options {
+                convert_tuples_to_lists: false,
+                iterable_dicts: true,
+                ..Options::default()
+            },
+        )
+    }
+
+    /// Murano's engine for a package format: `ENGINE_10` options up to
+    /// runtime 1.1, `ENGINE_12` after, both with Murano's grammar.
+    pub fn murano(format_1_2_or_later: bool) -> Engine {
+        let options = if format_1_2_or_later {
+            Options::murano_engine_12()
+        } else {
+            Options::murano_engine_10()
+        };
+        Engine::new(Grammar::murano(), options)
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Mutable options.
+    pub fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    /// The grammar.
+    pub fn grammar(&self) -> &Grammar {
+        &self.grammar
+    }
+
+    /// Parses and compiles an expression.
+    pub fn compile(&self, source: &str) -> Result<Query, ParseError> {
+        let expr = self.grammar.parse(source)?;
+        Ok(self.compile_parsed(&expr))
+    }
+
+    /// Compiles an already parsed expression.
+    pub fn compile_parsed(&self, expr: &crate::Expression) -> Query {
+        Query {
+            root: interp::compile(expr.root()),
+            options: self.options.clone(),
+        }
+    }
+}
+
+/// A compiled expression bound to engine options.
+#[derive(Debug, Clone)]
+pub struct Query {
+    root: Result<Arc<Node>, Error>,
+    options: Options,
+}
+
+impl Query {
+    /// Evaluates and applies output conversion (yaql's `#finalize`):
+    /// iterators become lists, tuples and sets as the options say.
+    pub fn evaluate(&self, ctx: &Context) -> Result<Value, Error> {
+        let interp = Interp::new(self.options.clone());
+        let v = self.run(&interp, ctx)?;
+        if self.options.convert_output {
+            convert_output(&interp, &v)
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// Evaluates without output conversion (the result may be lazy).
+    pub fn evaluate_raw(&self, ctx: &Context) -> Result<Value, Error> {
+        let interp = Interp::new(self.options.clone());
+        self.run(&interp, ctx)
+    }
+
+    fn run(&self, interp: &Interp, ctx: &Context) -> Result<Value, Error> {
+        match &self.root {
+            Ok(root) => interp.eval(root, ctx, None),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// yaql's output conversion (`utils.convert_output_data`).
+pub fn convert_output(interp: &Interp, v: &Value) -> Result<Value, Error> {
+    let opts = interp.options();
+    Ok(match v {
+        Value::Dict(d) => {
+            if let Some(l) = opts.limit_iterators {
+                if d.len() > l {
+                    return Err(Error::new(
+                        ErrorKind::CollectionTooLarge,
+                        format!("Collection length exceeds {l} elements"),
+                    ));
+                }
+            }
+            let mut out = Dict::default();
+            for (k, x) in d.iter() {
+                out.insert(convert_output(interp, k)?, convert_output(interp, x)?);
+            }
+            Value::Dict(Arc::new(out))
+        }
+        Value::Set(_) => {
+            let items = collect_converted(interp, v)?;
+            if opts.convert_sets_to_lists {
+                Value::List(Arc::new(items))
+            } else {
+                Value::Set(Arc::new(items.into_iter().collect()))
+            }
+        }
+        Value::Tuple(_) => {
+            let items = collect_converted(interp, v)?;
+            if opts.convert_tuples_to_lists {
+                Value::List(Arc::new(items))
+            } else {
+                Value::Tuple(Arc::new(items))
+            }
+        }
+        Value::List(_) | Value::Iter(_) => Value::List(Arc::new(collect_converted(interp, v)?)),
+        other => other.clone(),
+    })
+}
+
+fn collect_converted(interp: &Interp, v: &Value) -> Result<Vec<Value>, Error> {
+    let mut out = Vec::new();
+    for item in interp.limited_iter(v)? {
+        out.push(convert_output(interp, &item?)?);
+    }
+    Ok(out)
+}
+
+/// yaql's input conversion (`utils.convert_input_data`): lists become
+/// tuples, sets frozen sets (already the case for [`Value`]), recursively.
+pub fn convert_input(v: Value) -> Value {
+    match v {
+        Value::List(items) | Value::Tuple(items) => {
+            Value::Tuple(Arc::new(items.iter().cloned().map(convert_input).collect()))
+        }
+        Value::Dict(d) => Value::Dict(Arc::new(
+            d.iter()
+                .map(|(k, x)| (convert_input(k.clone()), convert_input(x.clone())))
+                .collect(),
+        )),
+        Value::Set(s) => Value::Set(Arc::new(s.iter().cloned().map(convert_input).collect())),
+        other => other,
+    }
+}

@@ -1,0 +1,296 @@
+//! Contexts: variables and functions visible to an evaluation.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::func::FunctionDef;
+use super::value::Value;
+
+/// A set of functions, grouped in layers (yaql resolves overloads layer by
+/// layer: the first layer with a matching overload wins).
+#[derive(Default)]
+pub struct Library {
+    /// Layers, innermost first.
+    layers: Vec<HashMap<Box<str>, Vec<Arc<FunctionDef>>>>,
+    /// Legacy (yaql 0.2 compatible) behaviour of the built-in operators.
+    pub(crate) legacy: bool,
+}
+
+impl std::fmt::Debug for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Library")
+            .field("layers", &self.layers.len())
+            .field("legacy", &self.legacy)
+            .finish()
+    }
+}
+
+impl Library {
+    /// An empty library with one layer.
+    pub fn empty() -> Library {
+        Library {
+            layers: vec![HashMap::new()],
+            legacy: false,
+        }
+    }
+
+    /// yaql's standard library (`yaql.create_context()`), with `#call` and
+    /// `lambda` when `delegates` is true.
+    pub fn standard(delegates: bool) -> Library {
+        let mut lib = Library::empty();
+        super::stdlib::register_standard(&mut lib, delegates);
+        lib
+    }
+
+    /// yaql's legacy library: the standard library plus the yaql 0.2
+    /// compatibility layer (`yaql.legacy.create_context()`).
+    pub fn legacy() -> Library {
+        let mut lib = Library::standard(false);
+        lib.push_layer();
+        lib.legacy = true;
+        super::stdlib::legacy::register(&mut lib);
+        lib
+    }
+
+    /// Starts a new innermost layer: functions registered from now on hide
+    /// (rather than compete with) those registered before.
+    pub fn push_layer(&mut self) {
+        self.layers.insert(0, HashMap::new());
+    }
+
+    /// Registers a function in the innermost layer.
+    pub fn register(&mut self, def: FunctionDef) {
+        self.layers[0]
+            .entry(def.name.clone())
+            .or_default()
+            .push(Arc::new(def));
+    }
+
+    /// Removes every overload of `name` from every layer.
+    pub fn unregister(&mut self, name: &str) {
+        for layer in &mut self.layers {
+            layer.remove(name);
+        }
+    }
+
+    /// Overloads of `name`, one slice per layer (innermost first).
+    pub(crate) fn lookup<'a>(&'a self, name: &str, out: &mut Vec<&'a [Arc<FunctionDef>]>) {
+        for layer in &self.layers {
+            if let Some(defs) = layer.get(name) {
+                out.push(defs);
+            }
+        }
+    }
+
+    /// Makes every overload of `name` callable both as a function and as a
+    /// method (yaql's `utils.to_extension_method`), in new innermost copies.
+    pub fn make_extension(&mut self, name: &str) {
+        let mut copies = Vec::new();
+        for layer in &self.layers {
+            if let Some(defs) = layer.get(name) {
+                for d in defs {
+                    let mut c = d.duplicate();
+                    c.method = true;
+                    c.function = true;
+                    copies.push(c);
+                }
+            }
+        }
+        for c in copies {
+            self.register(c);
+        }
+    }
+
+    /// Names of all registered functions.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .layers
+            .iter()
+            .flat_map(|l| l.keys().map(|k| &**k))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+}
+
+struct Frame {
+    parent: Option<Context>,
+    vars: Vec<(Arc<str>, Value)>,
+    functions: Vec<Arc<FunctionDef>>,
+    library: Arc<Library>,
+}
+
+/// A context: variables and functions, with a parent chain. Immutable once
+/// shared; "setting" a variable on a shared context makes a child.
+#[derive(Clone)]
+pub struct Context(Arc<Frame>);
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<context>")
+    }
+}
+
+/// A weak handle on a context.
+#[derive(Clone)]
+pub(crate) struct WeakContext(std::sync::Weak<Frame>);
+
+impl WeakContext {
+    pub(crate) fn upgrade(&self) -> Option<Context> {
+        self.0.upgrade().map(Context)
+    }
+}
+
+/// Normalises a variable name the way yaql does: a leading `$` is added
+/// when missing and `$` means `$1`.
+pub(crate) fn normalize_var(name: &str) -> Arc<str> {
+    if name == "$" || name.is_empty() {
+        "$1".into()
+    } else if name.starts_with('$') {
+        name.into()
+    } else {
+        format!("${name}").into()
+    }
+}
+
+impl Context {
+    /// A root context over a library.
+    pub fn new(library: Arc<Library>) -> Context {
+        Context(Arc::new(Frame {
+            parent: None,
+            vars: Vec::new(),
+            functions: Vec::new(),
+            library,
+        }))
+    }
+
+    /// An empty child context.
+    pub fn child(&self) -> Context {
+        Context(Arc::new(Frame {
+            parent: Some(self.clone()),
+            vars: Vec::new(),
+            functions: Vec::new(),
+            library: self.0.library.clone(),
+        }))
+    }
+
+    /// A child with these variables (names normalised as yaql does).
+    pub(crate) fn child_with(&self, vars: Vec<(Arc<str>, Value)>) -> Context {
+        Context(Arc::new(Frame {
+            parent: Some(self.clone()),
+            vars,
+            functions: Vec::new(),
+            library: self.0.library.clone(),
+        }))
+    }
+
+    /// Binds a variable (`"$"`, `"$name"` or `"name"`). When this context is
+    /// shared, it is copied first (copy on write).
+    pub fn set(&mut self, name: &str, value: Value) {
+        let name = normalize_var(name);
+        let frame = self.frame_mut();
+        if let Some(slot) = frame.vars.iter_mut().find(|(n, _)| *n == name) {
+            slot.1 = value;
+        } else {
+            frame.vars.push((name, value));
+        }
+    }
+
+    /// Builder form of [`Context::set`].
+    pub fn with(mut self, name: &str, value: Value) -> Context {
+        self.set(name, value);
+        self
+    }
+
+    /// Registers a function in this context (it hides library functions of
+    /// the same name that are not more specific).
+    pub fn register(&mut self, def: FunctionDef) {
+        self.frame_mut().functions.push(Arc::new(def));
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame {
+        if Arc::get_mut(&mut self.0).is_none() {
+            let f = &*self.0;
+            self.0 = Arc::new(Frame {
+                parent: f.parent.clone(),
+                vars: f.vars.clone(),
+                functions: f.functions.clone(),
+                library: f.library.clone(),
+            });
+        }
+        match Arc::get_mut(&mut self.0) {
+            Some(f) => f,
+            None => unreachable!("just made unique"),
+        }
+    }
+
+    /// The value of a variable, searching parents.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        let name = normalize_var(name);
+        self.lookup(&name)
+    }
+
+    /// Lookup of an already normalised name.
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Value> {
+        let mut frame = &*self.0;
+        loop {
+            for (n, v) in frame.vars.iter().rev() {
+                if &**n == name {
+                    return Some(v);
+                }
+            }
+            match &frame.parent {
+                Some(p) => frame = &p.0,
+                None => return None,
+            }
+        }
+    }
+
+    /// The library.
+    pub fn library(&self) -> &Arc<Library> {
+        &self.0.library
+    }
+
+    /// Overload layers for `name`: context-defined functions first (one
+    /// layer per context that defines any), then the library's layers.
+    pub(crate) fn collect<'a>(&'a self, name: &str, out: &mut Vec<&'a [Arc<FunctionDef>]>) {
+        let mut frame = &*self.0;
+        loop {
+            if !frame.functions.is_empty() {
+                // A frame usually defines one function; store per-name runs.
+                let defs = &frame.functions[..];
+                if defs.iter().any(|d| &*d.name == name) {
+                    out.push(defs);
+                }
+            }
+            match &frame.parent {
+                Some(p) => frame = &p.0,
+                None => break,
+            }
+        }
+        self.0.library.lookup(name, out);
+    }
+
+    /// A child context defining one function, built from a weak handle on
+    /// that child itself (so the function can see its own definition
+    /// without a reference cycle).
+    pub(crate) fn child_with_def(&self, make: impl FnOnce(WeakContext) -> FunctionDef) -> Context {
+        let parent = self.clone();
+        let library = self.0.library.clone();
+        Context(Arc::new_cyclic(|weak| {
+            let def = make(WeakContext(weak.clone()));
+            Frame {
+                parent: Some(parent),
+                vars: Vec::new(),
+                functions: vec![Arc::new(def)],
+                library,
+            }
+        }))
+    }
+
+    /// Identity comparison.
+    pub fn ptr_eq(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}

@@ -1,0 +1,444 @@
+//! Function definitions and the calling convention of native functions.
+
+use std::sync::Arc;
+
+use super::context::Context;
+use super::error::Error;
+use super::interp::{Interp, Lambda, Node};
+use super::value::{Value, ValueIter};
+use crate::span::Span;
+
+/// The body of a native function.
+pub type NativeFn = dyn Fn(&mut Call<'_>) -> Result<Value, Error> + Send + Sync;
+
+/// A parameter type check, as yaql's smart types do it; used by typed
+/// functions ([`FunctionDef::typed`]) to pick an overload before calling.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ParamType {
+    /// Anything, `null` included.
+    Any,
+    /// Anything but `null`.
+    NotNull,
+    /// An integer (`bool` too, as Python's `int` check accepts it).
+    Int,
+    /// An `int` or `float`, never a `bool` (yaql's `Number`).
+    Number,
+    /// A string.
+    String,
+    /// A boolean.
+    Bool,
+    /// A list or tuple (yaql's `Sequence`).
+    Sequence,
+    /// A collection other than a string or dict (yaql's `Iterable`).
+    Iterable,
+    /// A dictionary.
+    Dict,
+    /// A lazily evaluated argument (yaql's `Lambda`): never checked.
+    Lazy,
+    /// `null` or the inner type.
+    Nullable(Box<ParamType>),
+    /// Does not match values of the inner type (yaql's `NotOfType`).
+    Not(Box<ParamType>),
+    /// Matches when any inner type matches (yaql's `AnyOf`).
+    AnyOf(Vec<ParamType>),
+    /// Matches when every inner type matches (yaql's `Chain`).
+    AllOf(Vec<ParamType>),
+}
+
+impl ParamType {
+    /// Whether a value passes the check.
+    pub fn check(&self, v: &Value) -> bool {
+        match self {
+            ParamType::Any | ParamType::Lazy => true,
+            ParamType::NotNull => !v.is_null(),
+            ParamType::Int => matches!(v, Value::Int(_) | Value::Bool(_)),
+            ParamType::Number => v.is_number(),
+            ParamType::String => matches!(v, Value::Str(_)),
+            ParamType::Bool => matches!(v, Value::Bool(_)),
+            ParamType::Sequence => v.is_sequence(),
+            ParamType::Iterable => v.is_iterable(),
+            ParamType::Dict => matches!(v, Value::Dict(_)),
+            ParamType::Nullable(t) => v.is_null() || t.check(v),
+            ParamType::Not(t) => !t.check(v),
+            ParamType::AnyOf(ts) => ts.iter().any(|t| t.check(v)),
+            ParamType::AllOf(ts) => ts.iter().all(|t| t.check(v)),
+        }
+    }
+}
+
+/// One overload of a function.
+pub struct FunctionDef {
+    pub(crate) name: Box<str>,
+    pub(crate) method: bool,
+    pub(crate) function: bool,
+    /// Parameter names in positional order (receiver first for methods).
+    pub(crate) params: Vec<Box<str>>,
+    /// Number of leading parameters without defaults.
+    pub(crate) required: usize,
+    /// Accepts any number of extra positional arguments.
+    pub(crate) varargs: bool,
+    /// Accepts keyword arguments with any name.
+    pub(crate) any_kwargs: bool,
+    /// Bit i: parameter i is lazy; bit 63: extra positional args are lazy.
+    pub(crate) lazy: u64,
+    /// `a => b` arguments are passed as positional mapping pairs.
+    pub(crate) no_kwargs: bool,
+    /// Typed parameters (checked before the call) for typed overloads.
+    pub(crate) types: Option<Vec<ParamType>>,
+    pub(crate) body: Arc<NativeFn>,
+}
+
+impl std::fmt::Debug for FunctionDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FunctionDef")
+            .field("name", &self.name)
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+/// Parameter list description: `"a, b, c=, *args, **kwargs"` where a
+/// trailing `=` marks an optional parameter and a leading `~` a lazy one.
+fn parse_params(spec: &str) -> (Vec<Box<str>>, usize, bool, bool, u64) {
+    let mut params = Vec::new();
+    let mut required = 0;
+    let mut varargs = false;
+    let mut kwargs = false;
+    let mut lazy = 0u64;
+    let mut optional_seen = false;
+    for raw in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (is_lazy, raw) = match raw.strip_prefix('~') {
+            Some(r) => (true, r),
+            None => (false, raw),
+        };
+        if raw.starts_with("**") {
+            kwargs = true;
+        } else if let Some(_name) = raw.strip_prefix('*') {
+            varargs = true;
+            if is_lazy {
+                lazy |= 1 << 63;
+            }
+        } else {
+            let (name, optional) = match raw.strip_suffix('=') {
+                Some(n) => (n, true),
+                None => (raw, false),
+            };
+            if is_lazy {
+                lazy |= 1 << params.len().min(62);
+            }
+            if !optional && !optional_seen {
+                required += 1;
+            } else {
+                optional_seen = true;
+            }
+            params.push(name.into());
+        }
+    }
+    (params, required, varargs, kwargs, lazy)
+}
+
+impl FunctionDef {
+    /// A native function whose body checks its own arguments and returns
+    /// [`Error::mismatch`] when they do not fit (the resolver then tries the
+    /// next overload). `params` lists parameter names: `"string, chars="`;
+    /// `=` marks optional ones, `~` lazy ones, `*args` varargs and
+    /// `**kwargs` free keyword arguments. Callable with function syntax.
+    pub fn native(
+        name: &str,
+        params: &str,
+        body: impl Fn(&mut Call<'_>) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> FunctionDef {
+        let (params, required, varargs, any_kwargs, lazy) = parse_params(params);
+        FunctionDef {
+            name: name.into(),
+            method: false,
+            function: true,
+            params,
+            required,
+            varargs,
+            any_kwargs,
+            lazy,
+            no_kwargs: false,
+            types: None,
+            body: Arc::new(body),
+        }
+    }
+
+    /// A function whose parameters carry types: the resolver checks them
+    /// before calling, and two typed overloads of one layer that both match
+    /// are ambiguous. `types` has one entry per named parameter.
+    pub fn typed(
+        name: &str,
+        params: &str,
+        types: Vec<ParamType>,
+        body: impl Fn(&mut Call<'_>) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> FunctionDef {
+        let mut def = FunctionDef::native(name, params, body);
+        for (i, t) in types.iter().enumerate() {
+            if matches!(t, ParamType::Lazy) && i < 63 {
+                def.lazy |= 1 << i;
+            }
+        }
+        def.types = Some(types);
+        def
+    }
+
+    /// Callable only with method syntax (`$.f()`), yaql's `@specs.method`.
+    pub fn method(mut self) -> FunctionDef {
+        self.method = true;
+        self.function = false;
+        self
+    }
+
+    /// Callable both ways, yaql's `@specs.extension_method`.
+    pub fn extension(mut self) -> FunctionDef {
+        self.method = true;
+        self.function = true;
+        self
+    }
+
+    /// `a => b` arguments are passed as mapping pairs instead of keyword
+    /// arguments (yaql's `@specs.no_kwargs`).
+    pub fn no_kwargs(mut self) -> FunctionDef {
+        self.no_kwargs = true;
+        self
+    }
+
+    pub(crate) fn duplicate(&self) -> FunctionDef {
+        FunctionDef {
+            name: self.name.clone(),
+            method: self.method,
+            function: self.function,
+            params: self.params.clone(),
+            required: self.required,
+            varargs: self.varargs,
+            any_kwargs: self.any_kwargs,
+            lazy: self.lazy,
+            no_kwargs: self.no_kwargs,
+            types: self.types.clone(),
+            body: self.body.clone(),
+        }
+    }
+
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn is_lazy(&self, index: usize) -> bool {
+        if index < self.params.len() {
+            index < 63 && self.lazy & (1 << index) != 0
+        } else {
+            self.lazy & (1 << 63) != 0
+        }
+    }
+
+    pub(crate) fn param_index(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| &**p == name)
+    }
+}
+
+/// An argument as a function receives it.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    /// An evaluated value.
+    Value(Value),
+    /// A lazy argument: the expression, evaluated on demand.
+    Lazy(Arc<Node>),
+    /// `a => b` passed to a function that takes mapping pairs.
+    Mapping(Arc<Node>, Arc<Node>),
+    /// An omitted argument (`f(, x)`).
+    Missing,
+}
+
+/// A call in progress: the arguments and what a function may use.
+pub struct Call<'a> {
+    pub(crate) interp: &'a Interp,
+    pub(crate) ctx: &'a Context,
+    pub(crate) def: &'a FunctionDef,
+    /// Positional arguments (the receiver first in method syntax).
+    pub(crate) args: &'a [Arg],
+    pub(crate) kwargs: &'a [(Arc<str>, Arg)],
+    pub(crate) method: bool,
+    pub(crate) span: Span,
+}
+
+impl<'a> Call<'a> {
+    /// The interpreter.
+    pub fn interp(&self) -> &Interp {
+        self.interp
+    }
+
+    /// The calling context.
+    pub fn context(&self) -> &Context {
+        self.ctx
+    }
+
+    /// True when called with method syntax.
+    pub fn is_method_call(&self) -> bool {
+        self.method
+    }
+
+    /// The span of the call node.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+
+    /// Number of positional arguments.
+    pub fn len(&self) -> usize {
+        self.args.len()
+    }
+
+    /// True when there are no positional arguments.
+    pub fn is_empty(&self) -> bool {
+        self.args.is_empty()
+    }
+
+    /// Argument `i` by position or by its parameter name.
+    pub fn arg(&self, i: usize) -> Option<&'a Arg> {
+        if let Some(a) = self.args.get(i) {
+            if !matches!(a, Arg::Missing) {
+                return Some(a);
+            }
+        }
+        let name = self.def.params.get(i)?;
+        self.kwargs
+            .iter()
+            .find(|(k, _)| **k == **name)
+            .map(|(_, a)| a)
+    }
+
+    /// The value of argument `i`, `None` when absent; a mismatch when lazy.
+    pub fn opt(&self, i: usize) -> Result<Option<&'a Value>, Error> {
+        match self.arg(i) {
+            None | Some(Arg::Missing) => Ok(None),
+            Some(Arg::Value(v)) => Ok(Some(v)),
+            Some(_) => Err(Error::mismatch()),
+        }
+    }
+
+    /// The value of argument `i`; a mismatch when absent.
+    pub fn value(&self, i: usize) -> Result<&'a Value, Error> {
+        self.opt(i)?.ok_or_else(Error::mismatch)
+    }
+
+    /// Extra positional arguments from index `from` (varargs).
+    pub fn rest(&self, from: usize) -> &'a [Arg] {
+        self.args.get(from..).unwrap_or(&[])
+    }
+
+    /// Keyword arguments.
+    pub fn kwargs(&self) -> &'a [(Arc<str>, Arg)] {
+        self.kwargs
+    }
+
+    /// Argument `i` as an integer (`bool` accepted, as Python's `int`).
+    pub fn int(&self, i: usize) -> Result<i64, Error> {
+        match self.value(i)? {
+            Value::Int(n) => Ok(*n),
+            Value::Bool(b) => Ok(i64::from(*b)),
+            _ => Err(Error::mismatch()),
+        }
+    }
+
+    /// Optional integer argument with a default.
+    pub fn int_or(&self, i: usize, default: i64) -> Result<i64, Error> {
+        match self.opt(i)? {
+            None => Ok(default),
+            Some(Value::Int(n)) => Ok(*n),
+            Some(Value::Bool(b)) => Ok(i64::from(*b)),
+            Some(_) => Err(Error::mismatch()),
+        }
+    }
+
+    /// Argument `i` as a string.
+    pub fn string(&self, i: usize) -> Result<&'a str, Error> {
+        match self.value(i)? {
+            Value::Str(s) => Ok(s),
+            _ => Err(Error::mismatch()),
+        }
+    }
+
+    /// Optional nullable string argument.
+    pub fn opt_string(&self, i: usize) -> Result<Option<&'a str>, Error> {
+        match self.opt(i)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s)),
+            Some(_) => Err(Error::mismatch()),
+        }
+    }
+
+    /// Argument `i` as a number (not bool).
+    pub fn number(&self, i: usize) -> Result<&'a Value, Error> {
+        let v = self.value(i)?;
+        if v.is_number() {
+            Ok(v)
+        } else {
+            Err(Error::mismatch())
+        }
+    }
+
+    /// Argument `i` checked as yaql's `Iterable` and turned into an
+    /// iterator limited by `yaql.limitIterators`.
+    pub fn iterable(&self, i: usize) -> Result<ValueIter, Error> {
+        let v = self.value(i)?;
+        if !self.interp.is_iterable(v) {
+            return Err(Error::mismatch());
+        }
+        self.interp.limited_iter(v)
+    }
+
+    /// Checks that argument `i` is an `Iterable` without consuming it.
+    pub fn check_iterable(&self, i: usize) -> Result<&'a Value, Error> {
+        let v = self.value(i)?;
+        if self.interp.is_iterable(v) {
+            Ok(v)
+        } else {
+            Err(Error::mismatch())
+        }
+    }
+
+    /// Lazy argument `i` as a lambda, `None` when absent.
+    pub fn lambda(&self, i: usize) -> Result<Option<Lambda>, Error> {
+        match self.arg(i) {
+            None | Some(Arg::Missing) => Ok(None),
+            Some(Arg::Lazy(node)) => Ok(Some(self.interp.lambda(node.clone(), self.ctx))),
+            Some(Arg::Value(v)) => Ok(Some(self.interp.const_lambda(v.clone(), self.ctx))),
+            Some(Arg::Mapping(..)) => Err(Error::mismatch()),
+        }
+    }
+
+    /// Lazy argument `i` as a lambda; a mismatch when absent.
+    pub fn need_lambda(&self, i: usize) -> Result<Lambda, Error> {
+        self.lambda(i)?.ok_or_else(Error::mismatch)
+    }
+
+    /// Evaluates a lazy or plain argument in the calling context.
+    pub fn force(&self, arg: &Arg) -> Result<Value, Error> {
+        match arg {
+            Arg::Value(v) => Ok(v.clone()),
+            Arg::Lazy(node) => self.interp.eval(node, self.ctx, None),
+            Arg::Missing => Ok(Value::Null),
+            Arg::Mapping(..) => Err(Error::mismatch()),
+        }
+    }
+
+    /// Calls the function `name` with values (function syntax).
+    pub fn call_function(&self, name: &str, args: Vec<Value>) -> Result<Value, Error> {
+        self.interp
+            .call_values(name, self.ctx, args, Vec::new(), false)
+    }
+
+    /// Calls the method `name` on `receiver`.
+    pub fn call_method(
+        &self,
+        name: &str,
+        receiver: Value,
+        mut args: Vec<Value>,
+    ) -> Result<Value, Error> {
+        args.insert(0, receiver);
+        self.interp
+            .call_values(name, self.ctx, args, Vec::new(), true)
+    }
+}

@@ -1,0 +1,340 @@
+//! regex module (Python `re` semantics through `fancy-regex`; positions
+//! count code points).
+
+use std::sync::Arc;
+
+use fancy_regex::{Captures, Regex};
+
+use super::{lazy, seq};
+use crate::eval::context::Library;
+use crate::eval::error::{Error, ErrorKind};
+use crate::eval::func::{Arg, Call, FunctionDef};
+use crate::eval::value::{RegexValue, Value};
+
+const IGNORECASE: i64 = 2;
+const MULTILINE: i64 = 8;
+const DOTALL: i64 = 16;
+
+/// Compiles a Python pattern with `re` flags.
+pub(crate) fn compile(pattern: &str, flags: i64) -> Result<Arc<RegexValue>, Error> {
+    let mut prefix = String::new();
+    if flags & IGNORECASE != 0 {
+        prefix.push('i');
+    }
+    if flags & MULTILINE != 0 {
+        prefix.push('m');
+    }
+    if flags & DOTALL != 0 {
+        prefix.push('s');
+    }
+    // Python's `\Z` is the end of the text.
+    let body = pattern.replace("\\Z", "\\z");
+    let full = if prefix.is_empty() {
+        body
+    } else {
+        format!("(?{prefix}){body}")
+    };
+    let regex = fancy_regex::RegexBuilder::new(&full)
+        .backtrack_limit(1_000_000)
+        .build()
+        .map_err(|e| Error::new(ErrorKind::RegexError, e.to_string()))?;
+    Ok(Arc::new(RegexValue {
+        source: pattern.to_string(),
+        regex,
+        flags,
+    }))
+}
+
+fn regex_err(e: fancy_regex::Error) -> Error {
+    Error::new(ErrorKind::RegexError, e.to_string())
+}
+
+fn char_pos(s: &str, byte: usize) -> i64 {
+    s[..byte].chars().count() as i64
+}
+
+fn rx<'a>(c: &Call<'a>, i: usize) -> Result<&'a Arc<RegexValue>, Error> {
+    match c.value(i)? {
+        Value::Regex(r) => Ok(r),
+        _ => Err(Error::mismatch()),
+    }
+}
+
+fn search(r: &Regex, s: &str) -> Result<bool, Error> {
+    r.is_match(s).map_err(regex_err)
+}
+
+fn group_rec(s: &str, caps: &Captures<'_>, i: usize) -> Value {
+    match caps.get(i) {
+        Some(m) => Value::dict([
+            (Value::str("value"), Value::str(m.as_str())),
+            (Value::str("start"), Value::Int(char_pos(s, m.start()))),
+            (Value::str("end"), Value::Int(char_pos(s, m.end()))),
+        ]),
+        None => Value::dict([
+            (Value::str("value"), Value::Null),
+            (Value::str("start"), Value::Int(-1)),
+            (Value::str("end"), Value::Int(-1)),
+        ]),
+    }
+}
+
+fn publish(c: &Call<'_>, r: &Regex, s: &str, caps: &Captures<'_>) -> crate::eval::context::Context {
+    let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
+    for i in 0..caps.len() {
+        vars.push((format!("${}", i + 1).into(), group_rec(s, caps, i)));
+    }
+    for (i, name) in r.capture_names().enumerate() {
+        if let Some(name) = name {
+            vars.push((format!("${name}").into(), group_rec(s, caps, i)));
+        }
+    }
+    c.context().child_with(vars)
+}
+
+/// Expands a Python replacement template (`\1`, `\g<name>`, escapes).
+fn expand(template: &str, caps: &Captures<'_>) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = template.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let ch = chars[i];
+        if ch != '\\' || i + 1 == chars.len() {
+            out.push(ch);
+            i += 1;
+            continue;
+        }
+        let next = chars[i + 1];
+        i += 2;
+        match next {
+            d if d.is_ascii_digit() => {
+                let mut n = d.to_digit(10).unwrap_or(0) as usize;
+                if i < chars.len() && chars[i].is_ascii_digit() {
+                    n = n * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
+                    i += 1;
+                }
+                out.push_str(caps.get(n).map_or("", |m| m.as_str()));
+            }
+            'g' if chars.get(i) == Some(&'<') => {
+                let end = chars[i..].iter().position(|c| *c == '>').map(|p| p + i);
+                if let Some(end) = end {
+                    let name: String = chars[i + 1..end].iter().collect();
+                    let m = match name.parse::<usize>() {
+                        Ok(n) => caps.get(n),
+                        Err(_) => caps.name(&name),
+                    };
+                    out.push_str(m.map_or("", |m| m.as_str()));
+                    i = end + 1;
+                }
+            }
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            '\\' => out.push('\\'),
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+fn sub(
+    r: &Regex,
+    s: &str,
+    count: i64,
+    mut repl: impl FnMut(&Captures<'_>) -> Result<String, Error>,
+) -> Result<String, Error> {
+    let mut out = String::new();
+    let mut last = 0;
+    for (n, caps) in r.captures_iter(s).enumerate() {
+        let caps = caps.map_err(regex_err)?;
+        if count > 0 && n as i64 >= count {
+            break;
+        }
+        let m = caps
+            .get(0)
+            .ok_or_else(|| Error::new(ErrorKind::RegexError, "no match"))?;
+        out.push_str(&s[last..m.start()]);
+        out.push_str(&repl(&caps)?);
+        last = m.end();
+    }
+    out.push_str(&s[last..]);
+    Ok(out)
+}
+
+fn split(r: &Regex, s: &str, max: i64) -> Result<Value, Error> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    let mut n = 0;
+    for caps in r.captures_iter(s) {
+        let caps = caps.map_err(regex_err)?;
+        if max > 0 && n >= max {
+            break;
+        }
+        let Some(m) = caps.get(0) else { continue };
+        if m.start() == m.end() && m.start() == last && m.start() == 0 {
+            continue;
+        }
+        out.push(Value::str(&s[last..m.start()]));
+        for i in 1..caps.len() {
+            out.push(caps.get(i).map_or(Value::Null, |g| Value::str(g.as_str())));
+        }
+        last = m.end();
+        n += 1;
+    }
+    out.push(Value::str(&s[last..]));
+    Ok(seq(out))
+}
+
+fn replace_by(c: &Call<'_>, r: &Regex, s: &str, count: i64) -> Result<Value, Error> {
+    let Some(Arg::Lazy(node)) = c.arg(2) else {
+        return Err(Error::mismatch());
+    };
+    let out = sub(r, s, count, |caps| {
+        let ctx = publish(c, r, s, caps);
+        let v = c.interp().eval(node, &ctx, None)?;
+        match v {
+            Value::Str(t) => Ok(t.to_string()),
+            other => Ok(super::strings::yaql_str(&other)),
+        }
+    })?;
+    Ok(Value::from(out))
+}
+
+/// Registers the regex functions.
+pub(crate) fn register(lib: &mut Library) {
+    lib.register(FunctionDef::native(
+        "regex",
+        "pattern, ignoreCase=, multiLine=, dotAll=",
+        |c| {
+            let p = c.string(0)?;
+            let flag = |i: usize, f: i64| {
+                c.opt(i)
+                    .map(|v| if v.is_some_and(Value::truthy) { f } else { 0 })
+            };
+            let flags = flag(1, IGNORECASE)? | flag(2, MULTILINE)? | flag(3, DOTALL)?;
+            Ok(Value::Regex(compile(p, flags)?))
+        },
+    ));
+    lib.register(
+        FunctionDef::native("matches", "regexp, string", |c| {
+            Ok(Value::Bool(search(&rx(c, 0)?.regex, c.string(1)?)?))
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("matches", "string, regexp", |c| {
+            let (s, p) = (c.string(0)?, c.string(1)?);
+            Ok(Value::Bool(search(&compile(p, 0)?.regex, s)?))
+        })
+        .method(),
+    );
+    for (name, want) in [("#operator_=~", true), ("#operator_!~", false)] {
+        lib.register(FunctionDef::native(name, "string, regexp", move |c| {
+            let s = c.string(0)?;
+            let found = match c.value(1)? {
+                Value::Regex(r) => search(&r.regex, s)?,
+                Value::Str(p) => search(&compile(p, 0)?.regex, s)?,
+                _ => return Err(Error::mismatch()),
+            };
+            Ok(Value::Bool(found == want))
+        }));
+    }
+    lib.register(
+        FunctionDef::native("search", "regexp, string, ~selector=", |c| {
+            let r = rx(c, 0)?;
+            let s = c.string(1)?;
+            let Some(caps) = r.regex.captures(s).map_err(regex_err)? else {
+                return Ok(Value::Null);
+            };
+            match c.arg(2) {
+                Some(Arg::Lazy(node)) => {
+                    let ctx = publish(c, &r.regex, s, &caps);
+                    c.interp().eval(node, &ctx, None)
+                }
+                _ => Ok(caps.get(0).map_or(Value::Null, |m| Value::str(m.as_str()))),
+            }
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("searchAll", "regexp, string, ~selector=", |c| {
+            let r = rx(c, 0)?;
+            let s = c.string(1)?;
+            let mut out = Vec::new();
+            for caps in r.regex.captures_iter(s) {
+                let caps = caps.map_err(regex_err)?;
+                out.push(Ok(match c.arg(2) {
+                    Some(Arg::Lazy(node)) => {
+                        let ctx = publish(c, &r.regex, s, &caps);
+                        c.interp().eval(node, &ctx, None)?
+                    }
+                    _ => caps.get(0).map_or(Value::Null, |m| Value::str(m.as_str())),
+                }));
+            }
+            Ok(lazy(out.into_iter()))
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("split", "regexp, string, maxSplit=", |c| {
+            split(&rx(c, 0)?.regex, c.string(1)?, c.int_or(2, 0)?)
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("split", "string, regexp, maxSplit=", |c| {
+            split(&rx(c, 1)?.regex, c.string(0)?, c.int_or(2, 0)?)
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("replace", "regexp, string, repl, count=", |c| {
+            let r = rx(c, 0)?;
+            let (s, repl) = (c.string(1)?, c.string(2)?);
+            Ok(Value::from(sub(&r.regex, s, c.int_or(3, 0)?, |caps| {
+                Ok(expand(repl, caps))
+            })?))
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("replace", "string, regexp, repl, count=", |c| {
+            let r = rx(c, 1)?;
+            let (s, repl) = (c.string(0)?, c.string(2)?);
+            Ok(Value::from(sub(&r.regex, s, c.int_or(3, 0)?, |caps| {
+                Ok(expand(repl, caps))
+            })?))
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("replaceBy", "regexp, string, ~repl, count=", |c| {
+            let r = rx(c, 0)?;
+            replace_by(c, &r.regex, c.string(1)?, c.int_or(3, 0)?)
+        })
+        .method(),
+    );
+    lib.register(
+        FunctionDef::native("replaceBy", "string, regexp, ~repl, count=", |c| {
+            let r = rx(c, 1)?;
+            replace_by(c, &r.regex, c.string(0)?, c.int_or(3, 0)?)
+        })
+        .method(),
+    );
+    lib.register(FunctionDef::native("escapeRegex", "string", |c| {
+        let mut out = String::new();
+        for ch in c.string(0)?.chars() {
+            if !(ch.is_alphanumeric() || ch == '_') && (ch.is_ascii() || ch.is_whitespace()) {
+                out.push('\\');
+            }
+            out.push(ch);
+        }
+        Ok(Value::from(out))
+    }));
+    lib.register(FunctionDef::native("isRegex", "value", |c| {
+        Ok(Value::Bool(matches!(c.opt(0)?, Some(Value::Regex(_)))))
+    }));
+}

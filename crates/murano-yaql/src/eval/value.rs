@@ -1,0 +1,552 @@
+//! Runtime values.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use indexmap::{IndexMap, IndexSet};
+
+use super::context::Context;
+use super::error::{Error, ErrorKind};
+use super::interp::Lambda;
+
+/// The hasher used by dictionaries and sets: a small FNV-style hasher, fast on
+/// the short keys YAQL handles.
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
+/// Builds [`KeyHasher`]s.
+pub type KeyBuild = BuildHasherDefault<KeyHasher>;
+/// A dictionary: keys keep insertion order, like Python's `dict`.
+pub type Dict = IndexMap<Value, Value, KeyBuild>;
+/// A set (Python `frozenset`); iteration follows insertion order.
+pub type Set = IndexSet<Value, KeyBuild>;
+
+/// A date and time with a fixed UTC offset (Python's aware `datetime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DateTime {
+    /// Microseconds since 1970-01-01T00:00:00 UTC.
+    pub micros: i64,
+    /// Offset from UTC in seconds.
+    pub offset: i32,
+}
+
+/// Something that yields values: the item type of lazy iterators.
+pub type ValueIter = Box<dyn Iterator<Item = Result<Value, Error>> + Send>;
+
+/// A one-shot lazy iterator (a Python generator): consuming it twice yields
+/// nothing the second time.
+pub struct LazyIter {
+    inner: Mutex<Option<ValueIter>>,
+}
+
+impl LazyIter {
+    /// Wraps a Rust iterator.
+    pub fn new(it: ValueIter) -> LazyIter {
+        LazyIter {
+            inner: Mutex::new(Some(it)),
+        }
+    }
+
+    /// Takes the iterator out; later takers get an empty one.
+    pub fn take(&self) -> ValueIter {
+        let mut guard = match self.inner.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        guard.take().unwrap_or_else(|| Box::new(std::iter::empty()))
+    }
+}
+
+impl fmt::Debug for LazyIter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<iterator>")
+    }
+}
+
+/// A compiled regular expression (Python `re` pattern object).
+#[derive(Debug)]
+pub struct RegexValue {
+    /// The pattern source.
+    pub source: String,
+    /// The compiled form.
+    pub regex: fancy_regex::Regex,
+    /// Python `re` flags given when compiling.
+    pub flags: i64,
+}
+
+/// Objects a host exposes to YAQL (for instance MuranoPL objects).
+pub trait HostObject: fmt::Debug + Send + Sync {
+    /// A type name, used in messages.
+    fn type_name(&self) -> &str;
+    /// The value of a property, `None` when it has none by that name.
+    fn property(&self, name: &str) -> Option<Value> {
+        let _ = name;
+        None
+    }
+    /// Equality with another host object (identity by default).
+    fn host_eq(&self, other: &dyn HostObject) -> bool {
+        std::ptr::eq(
+            self as *const Self as *const u8,
+            other as *const dyn HostObject as *const u8,
+        )
+    }
+}
+
+/// A YAQL value.
+///
+/// Cloning is cheap: composite values are reference counted.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub enum Value {
+    /// `null` (Python `None`).
+    #[default]
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer. Python integers are unbounded; here arithmetic that leaves
+    /// 64 bits is an [`ErrorKind::Overflow`] error.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A string.
+    Str(Arc<str>),
+    /// A Python `list` (mutable sequence produced by some functions).
+    List(Arc<Vec<Value>>),
+    /// A Python `tuple`: what YAQL list literals and most sequences are.
+    Tuple(Arc<Vec<Value>>),
+    /// A dictionary.
+    Dict(Arc<Dict>),
+    /// A set (`frozenset`).
+    Set(Arc<Set>),
+    /// A date and time.
+    DateTime(DateTime),
+    /// A time span in microseconds (Python `timedelta`).
+    TimeSpan(i64),
+    /// A lazy one-shot iterator.
+    Iter(Arc<LazyIter>),
+    /// A callable: a lambda or a function delegate.
+    Lambda(Arc<Lambda>),
+    /// A context object (what `let`, `with`, `def` return).
+    Context(Context),
+    /// A compiled regular expression.
+    Regex(Arc<RegexValue>),
+    /// A regular expression match object.
+    Match(Arc<MatchValue>),
+    /// A host object.
+    Object(Arc<dyn HostObject>),
+}
+
+/// A regular expression match (Python `re.Match`).
+#[derive(Debug, Clone)]
+pub struct MatchValue {
+    /// Groups: (text, start, end) in code points, `None` when unmatched.
+    pub groups: Vec<Option<(Arc<str>, i64, i64)>>,
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.repr())
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(n: i64) -> Value {
+        Value::Int(n)
+    }
+}
+impl From<f64> for Value {
+    fn from(n: f64) -> Value {
+        Value::Float(n)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Str(s.into())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(s.into())
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Value {
+        Value::Tuple(Arc::new(v))
+    }
+}
+
+impl Value {
+    /// A string value.
+    pub fn str(s: &str) -> Value {
+        Value::Str(s.into())
+    }
+
+    /// A tuple (YAQL's usual sequence) from values.
+    pub fn tuple(items: Vec<Value>) -> Value {
+        Value::Tuple(Arc::new(items))
+    }
+
+    /// A dictionary from pairs.
+    pub fn dict(pairs: impl IntoIterator<Item = (Value, Value)>) -> Value {
+        Value::Dict(Arc::new(pairs.into_iter().collect()))
+    }
+
+    /// A lazy iterator value.
+    pub fn iter(it: ValueIter) -> Value {
+        Value::Iter(Arc::new(LazyIter::new(it)))
+    }
+
+    /// Python's type name of the value, for messages.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::List(_) => "list",
+            Value::Tuple(_) => "tuple",
+            Value::Dict(_) => "dict",
+            Value::Set(_) => "frozenset",
+            Value::DateTime(_) => "datetime",
+            Value::TimeSpan(_) => "timedelta",
+            Value::Iter(_) => "generator",
+            Value::Lambda(_) => "function",
+            Value::Context(_) => "Context",
+            Value::Regex(_) => "Pattern",
+            Value::Match(_) => "Match",
+            Value::Object(o) => o.type_name(),
+        }
+    }
+
+    /// Python truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(n) => *n != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(v) | Value::Tuple(v) => !v.is_empty(),
+            Value::Dict(d) => !d.is_empty(),
+            Value::Set(s) => !s.is_empty(),
+            Value::TimeSpan(t) => *t != 0,
+            _ => true,
+        }
+    }
+
+    /// True for `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The integer (not a boolean), if this is one.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// True for an `int` or `float` (never a boolean): yaql's `Number`.
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Int(_) | Value::Float(_))
+    }
+
+    /// True for a list or a tuple: yaql's `Sequence`.
+    pub fn is_sequence(&self) -> bool {
+        matches!(self, Value::List(_) | Value::Tuple(_))
+    }
+
+    /// True for values yaql's `Iterable` accepts (not strings or dicts).
+    pub fn is_iterable(&self) -> bool {
+        matches!(
+            self,
+            Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Iter(_)
+        )
+    }
+
+    /// The items of a list or tuple.
+    pub fn as_slice(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(v) | Value::Tuple(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Python `repr()`-like text, for messages.
+    pub fn repr(&self) -> String {
+        let mut out = String::new();
+        self.write_repr(&mut out);
+        out
+    }
+
+    fn write_repr(&self, out: &mut String) {
+        match self {
+            Value::Str(s) => {
+                out.push('\'');
+                for c in s.chars() {
+                    match c {
+                        '\'' => out.push_str("\\'"),
+                        '\\' => out.push_str("\\\\"),
+                        '\n' => out.push_str("\\n"),
+                        '\t' => out.push_str("\\t"),
+                        '\r' => out.push_str("\\r"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('\'');
+            }
+            Value::Null => out.push_str("None"),
+            Value::Bool(true) => out.push_str("True"),
+            Value::Bool(false) => out.push_str("False"),
+            Value::List(v) => {
+                out.push('[');
+                join_repr(v.iter(), out);
+                out.push(']');
+            }
+            Value::Tuple(v) => {
+                out.push('(');
+                join_repr(v.iter(), out);
+                if v.len() == 1 {
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            Value::Set(s) => {
+                out.push_str("frozenset({");
+                join_repr(s.iter(), out);
+                out.push_str("})");
+            }
+            Value::Dict(d) => {
+                out.push('{');
+                for (i, (k, v)) in d.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    k.write_repr(out);
+                    out.push_str(": ");
+                    v.write_repr(out);
+                }
+                out.push('}');
+            }
+            other => out.push_str(&other.py_str()),
+        }
+    }
+
+    /// Python `str()` of the value (yaql's `str()` adds the
+    /// `null`/`true`/`false` spelling on top, see the strings library).
+    pub fn py_str(&self) -> String {
+        match self {
+            Value::Null => "None".into(),
+            Value::Bool(true) => "True".into(),
+            Value::Bool(false) => "False".into(),
+            Value::Int(n) => n.to_string(),
+            Value::Float(f) => crate::python_float_repr(*f),
+            Value::Str(s) => s.to_string(),
+            Value::DateTime(dt) => super::stdlib::datetime::format_datetime(*dt, ' '),
+            Value::TimeSpan(t) => super::stdlib::datetime::format_timespan(*t),
+            Value::Iter(_) => "<generator object>".into(),
+            Value::Lambda(_) => "<function>".into(),
+            Value::Context(_) => "<yaql.language.contexts.Context object>".into(),
+            Value::Regex(r) => format!("re.compile({})", Value::str(&r.source).repr()),
+            Value::Match(_) => "<re.Match object>".into(),
+            Value::Object(o) => format!("<{} object>", o.type_name()),
+            _ => self.repr(),
+        }
+    }
+}
+
+fn join_repr<'a>(items: impl Iterator<Item = &'a Value>, out: &mut String) {
+    for (i, v) in items.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        v.write_repr(out);
+    }
+}
+
+/// Numeric view used by equality, hashing and ordering.
+fn num(v: &Value) -> Option<f64> {
+    match v {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::Int(n) => Some(*n as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+fn int_like(v: &Value) -> Option<i64> {
+    match v {
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::Int(n) => Some(*n),
+        _ => None,
+    }
+}
+
+/// Python `==`.
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) => true,
+            (Str(a), Str(b)) => a == b,
+            (List(a), List(b)) | (Tuple(a), Tuple(b)) => a == b,
+            (Dict(a), Dict(b)) => {
+                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))
+            }
+            (Set(a), Set(b)) => a.len() == b.len() && a.iter().all(|k| b.contains(k)),
+            (DateTime(a), DateTime(b)) => a.micros == b.micros,
+            (TimeSpan(a), TimeSpan(b)) => a == b,
+            (Lambda(a), Lambda(b)) => Arc::ptr_eq(a, b),
+            (Iter(a), Iter(b)) => Arc::ptr_eq(a, b),
+            (Regex(a), Regex(b)) => a.source == b.source && a.flags == b.flags,
+            (Match(a), Match(b)) => Arc::ptr_eq(a, b),
+            (Context(a), Context(b)) => a.ptr_eq(b),
+            (Object(a), Object(b)) => a.host_eq(&**b),
+            (a, b) => match (int_like(a), int_like(b)) {
+                (Some(x), Some(y)) => x == y,
+                _ => match (num(a), num(b)) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => false,
+                },
+            },
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            Value::Null => state.write_u64(0x9e1),
+            Value::Bool(_) | Value::Int(_) => state.write_u64(int_like(self).unwrap_or(0) as u64),
+            Value::Float(f) => {
+                if f.fract() == 0.0 && f.abs() < 9.0e18 {
+                    state.write_u64(*f as i64 as u64)
+                } else {
+                    state.write_u64(f.to_bits())
+                }
+            }
+            Value::Str(s) => s.hash(state),
+            Value::List(v) | Value::Tuple(v) => {
+                state.write_u64(v.len() as u64);
+                for x in v.iter() {
+                    x.hash(state);
+                }
+            }
+            Value::Dict(d) => {
+                let mut acc = 0u64;
+                for (k, v) in d.iter() {
+                    let mut h = KeyHasher::default();
+                    k.hash(&mut h);
+                    v.hash(&mut h);
+                    acc ^= h.finish();
+                }
+                state.write_u64(acc);
+            }
+            Value::Set(s) => {
+                let mut acc = 0u64;
+                for k in s.iter() {
+                    let mut h = KeyHasher::default();
+                    k.hash(&mut h);
+                    acc ^= h.finish();
+                }
+                state.write_u64(acc);
+            }
+            Value::DateTime(d) => state.write_u64(d.micros as u64),
+            Value::TimeSpan(t) => state.write_u64(*t as u64),
+            Value::Regex(r) => r.source.hash(state),
+            _ => state.write_u64(0x0b1),
+        }
+    }
+}
+
+/// Python's `<` family for two values of comparable types; a `TypeError`
+/// otherwise (as Python 3 raises when sorting mixed types).
+pub fn py_cmp(a: &Value, b: &Value) -> Result<Ordering, Error> {
+    use Value::*;
+    match (a, b) {
+        (Str(x), Str(y)) => Ok(x.cmp(y)),
+        (List(x), List(y)) | (Tuple(x), Tuple(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                if p != q {
+                    return py_cmp(p, q);
+                }
+            }
+            Ok(x.len().cmp(&y.len()))
+        }
+        (DateTime(x), DateTime(y)) => Ok(x.micros.cmp(&y.micros)),
+        (TimeSpan(x), TimeSpan(y)) => Ok(x.cmp(y)),
+        _ => match (int_like(a), int_like(b)) {
+            (Some(x), Some(y)) => Ok(x.cmp(&y)),
+            _ => match (num(a), num(b)) {
+                (Some(x), Some(y)) => Ok(x.partial_cmp(&y).unwrap_or(Ordering::Equal)),
+                _ => Err(Error::new(
+                    ErrorKind::TypeError,
+                    format!(
+                        "'<' not supported between instances of '{}' and '{}'",
+                        a.type_name(),
+                        b.type_name()
+                    ),
+                )),
+            },
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_small() {
+        assert!(std::mem::size_of::<Value>() <= 24);
+    }
+
+    #[test]
+    fn python_equality() {
+        assert_eq!(Value::Int(1), Value::Float(1.0));
+        assert_eq!(Value::Bool(true), Value::Int(1));
+        assert_ne!(Value::tuple(vec![]), Value::List(Arc::new(vec![])));
+    }
+}
