@@ -79,18 +79,28 @@ pub struct Options {
     pub max_depth: usize,
 }
 
+/// The iterator limit of [`Options::default`].
+pub const DEFAULT_LIMIT_ITERATORS: usize = 1_000_000;
+
+/// The fuel of [`Options::default`]: about a second of evaluation.
+pub const DEFAULT_FUEL: u64 = 10_000_000;
+
 impl Default for Options {
-    /// yaql's defaults (no limits, tuples become lists, sets stay sets),
-    /// with a recursion limit of 200 and no fuel limit.
+    /// yaql's defaults (tuples become lists, sets stay sets) with safe
+    /// limits, which yaql does not have: at most
+    /// [`DEFAULT_LIMIT_ITERATORS`] items per iteration (so `sequence()`
+    /// ends), [`DEFAULT_FUEL`] steps, and a recursion limit of 200. Set
+    /// `limit_iterators` and `fuel` to `None` for yaql's unbounded
+    /// behaviour on trusted input.
     fn default() -> Options {
         Options {
-            limit_iterators: None,
+            limit_iterators: Some(DEFAULT_LIMIT_ITERATORS),
             memory_quota: None,
             convert_sets_to_lists: false,
             convert_tuples_to_lists: true,
             iterable_dicts: false,
             convert_output: true,
-            fuel: None,
+            fuel: Some(DEFAULT_FUEL),
             max_depth: 200,
         }
     }
