@@ -17,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod contract;
 pub mod expression;
 pub mod model;
 pub mod object_model;

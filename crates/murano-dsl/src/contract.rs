@@ -1,0 +1,1 @@
+//! MuranoPL contracts (being written).

@@ -1,0 +1,2 @@
+//! Contract conformance (being written).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Dynamic UI conformance (being written).
+fn main() {}
