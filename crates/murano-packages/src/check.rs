@@ -1,1 +1,255 @@
-//! Static checks of whole packages (being written).
+//! Static checks of a whole Murano package: manifest, class files, UI
+//! definitions and the file list.
+//!
+//! [`check_package`] reports [`Diagnostic`]s with a stable code. The codes
+//! `E000`–`E204` and `W010`–`W202` are murano-pkg-check's, assigned exactly
+//! as murano-pkg-check assigns them (see `docs/diagnostics.md` in the workspace); the `M` codes are checks beyond it: the issues
+//! of the class model ([`murano_dsl::model::Issue`], `M1xx`–`M3xx`, kept
+//! with their codes) and the checks of this module (`M4xx`), some of which
+//! need a [`ClassIndex`] of the classes other packages define.
+//!
+//! ```
+//! use murano_packages::check::{check_package, CheckOptions, Severity};
+//! use murano_packages::source::FileMap;
+//!
+//! let mut files = FileMap::new();
+//! files.insert("manifest.yaml", b"Format: MuranoPL/1.0\nFullName: com.example.Demo\n\
+//! Type: Library\nDescription: demo\nClasses:\n  com.example.Demo: Demo.yaml\n".to_vec())?;
+//! files.insert("LICENSE", b"Apache-2.0".to_vec())?;
+//! files.insert("Classes/Demo.yaml", b"Name: com.example.Demo\nProperties:\n  port:\n    Default: 80\n".to_vec())?;
+//! let report = check_package(&files, &CheckOptions::default());
+//! let e047 = report.iter().find(|d| d.code == "E047").unwrap();
+//! assert_eq!(e047.severity, Severity::Error);
+//! assert_eq!((e047.file.as_deref(), e047.line, e047.column), (Some("Classes/Demo.yaml"), 3, 3));
+//! # Ok::<(), murano_packages::PackageError>(())
+//! ```
+
+mod beyond;
+mod codes;
+mod pkgcheck;
+mod py;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage};
+use murano_dsl::yaml::{load_class_file, load_manifest, LoadOptions, Mark};
+
+pub use codes::{code_info, CodeInfo, Origin, CODES};
+
+use crate::catalog::Catalog;
+use crate::source::{FileMap, PackageSource};
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The package is broken, or will fail when it is used.
+    Error,
+    /// Suspicious, deprecated, or ignored by Murano.
+    Warning,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Diagnostic {
+    /// The stable code (see [`CODES`]).
+    pub code: &'static str,
+    /// How serious it is (fixed per code).
+    pub severity: Severity,
+    /// What is wrong, for people.
+    pub message: String,
+    /// The file, relative to the package root; `None` for findings about
+    /// the package as a whole.
+    pub file: Option<String>,
+    /// 1-based line; 0 when there is no position.
+    pub line: usize,
+    /// 1-based column; 0 when there is no position.
+    pub column: usize,
+}
+
+impl Diagnostic {
+    /// A diagnostic; the severity comes from the code table.
+    pub fn new(
+        code: &'static str,
+        message: impl Into<String>,
+        file: Option<&str>,
+        mark: Option<Mark>,
+    ) -> Diagnostic {
+        let (line, column) = mark.map_or((0, 0), |m| (m.line + 1, m.column + 1));
+        Diagnostic {
+            code,
+            severity: code_info(code).map_or(Severity::Error, |c| c.severity),
+            message: message.into(),
+            file: file.map(str::to_owned),
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(file) => write!(
+                f,
+                "{file}:{}:{}: {} [{}] {}",
+                self.line, self.column, self.code, self.severity, self.message
+            ),
+            None => write!(f, "{} [{}] {}", self.code, self.severity, self.message),
+        }
+    }
+}
+
+/// What classes exist outside the checked package: class name → the
+/// packages that define it, and the cardinality of known meta classes.
+/// Used for `M403`/`M404` (unknown or not required classes) and `M405`
+/// (meta attached twice).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassIndex {
+    classes: BTreeMap<String, BTreeSet<String>>,
+    meta: BTreeMap<String, Cardinality>,
+}
+
+impl ClassIndex {
+    /// An empty index.
+    pub fn new() -> ClassIndex {
+        ClassIndex::default()
+    }
+
+    /// Records that `package` defines `class`.
+    pub fn insert_class(&mut self, class: &str, package: &str) {
+        self.classes
+            .entry(class.to_owned())
+            .or_default()
+            .insert(package.to_owned());
+    }
+
+    /// Records that `class` is a meta class with `cardinality`.
+    pub fn insert_meta_class(&mut self, class: &str, cardinality: Cardinality) {
+        self.meta.insert(class.to_owned(), cardinality);
+    }
+
+    /// Every class of every package of a [`Catalog`] (no meta classes: a
+    /// catalog entry does not say which classes are meta classes).
+    pub fn from_catalog(catalog: &Catalog) -> ClassIndex {
+        let mut index = ClassIndex::new();
+        for (_, entry) in catalog.entries() {
+            for class in &entry.classes {
+                index.insert_class(class, &entry.name);
+            }
+        }
+        index
+    }
+
+    /// Adds a package's classes (the `Classes` of its manifest and every
+    /// class its class files declare) and its meta classes. Files that do
+    /// not load are skipped; returns the package's `FullName`, if any.
+    pub fn add_package(&mut self, files: &FileMap) -> Option<String> {
+        let manifest = files.read("manifest.yaml")?;
+        let text = String::from_utf8_lossy(manifest);
+        let manifest = load_manifest(&text, &LoadOptions::default()).ok()??;
+        let name = manifest.value.get("FullName")?.value.as_str()?.to_owned();
+        if let Some(classes) = manifest.value.get("Classes").and_then(|c| c.value.as_map()) {
+            for (class, _) in classes {
+                if let Some(class) = class.value.as_str() {
+                    self.insert_class(class, &name);
+                }
+            }
+        }
+        for path in files.files_under("Classes") {
+            let Some(bytes) = files.read(&path) else {
+                continue;
+            };
+            let Ok(file) = load_class_file(bytes, &LoadOptions::default()) else {
+                continue;
+            };
+            for class in ClassDefinition::from_documents(&file.documents, Some(&path)) {
+                let Some(full) = &class.full_name else {
+                    continue;
+                };
+                self.insert_class(full, &name);
+                if class.usage == ClassUsage::Meta {
+                    if let Some(info) = &class.meta_class {
+                        self.insert_meta_class(full, info.cardinality);
+                    }
+                }
+            }
+        }
+        Some(name)
+    }
+
+    /// The packages that define `class`.
+    pub fn packages_of(&self, class: &str) -> Option<&BTreeSet<String>> {
+        self.classes.get(class)
+    }
+
+    /// The cardinality of a known meta class.
+    pub fn meta_cardinality(&self, class: &str) -> Option<Cardinality> {
+        self.meta.get(class).copied()
+    }
+
+    /// Whether no class is known.
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty() && self.meta.is_empty()
+    }
+}
+
+/// Options of [`check_package`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct CheckOptions {
+    /// Classes of other packages. Without it, `M403` and `M404` are not
+    /// checked and `M405` knows only the package's own meta classes.
+    pub catalog: Option<ClassIndex>,
+    /// Report only murano-pkg-check's codes (no `M` codes).
+    pub pkgcheck_only: bool,
+    /// Limits for loading YAML.
+    pub load: LoadOptions,
+}
+
+impl CheckOptions {
+    /// Sets [`CheckOptions::catalog`].
+    pub fn with_catalog(mut self, catalog: ClassIndex) -> Self {
+        self.catalog = Some(catalog);
+        self
+    }
+
+    /// Sets [`CheckOptions::pkgcheck_only`].
+    pub fn with_pkgcheck_only(mut self, only: bool) -> Self {
+        self.pkgcheck_only = only;
+        self
+    }
+}
+
+/// Checks a package held in memory. Paths are relative to the package
+/// root. The result is sorted by file, line, column and code. Never fails:
+/// whatever cannot be read becomes a diagnostic.
+pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut out = pkgcheck::run(files, &options.load);
+    if !options.pkgcheck_only {
+        out.extend(beyond::run(files, options));
+    }
+    out.sort_by(|a, b| {
+        (&a.file, a.line, a.column, a.code, &a.message)
+            .cmp(&(&b.file, b.line, b.column, b.code, &b.message))
+    });
+    out
+}

@@ -1,0 +1,427 @@
+//! Checks beyond murano-pkg-check, on the class model the engine builds
+//! (`Flavor::Engine` loading, [`ClassDefinition`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage, Namespaces};
+use murano_dsl::yaml::{
+    load_all, load_class_file, load_manifest, Flavor, Mark, Node, Value, YaqlScalar,
+};
+use murano_yaql::{Constant, Expr, ExprKind};
+
+use super::{CheckOptions, Diagnostic};
+use crate::source::{FileMap, PackageSource};
+
+/// The functions a contract may call outside `check(…)`.
+pub(crate) const CONTRACT_FUNCTIONS: [&str; 9] = [
+    "int", "string", "bool", "notNull", "check", "class", "template", "owned", "notOwned",
+];
+
+/// One class file as the engine reads it.
+struct ClassFile {
+    path: String,
+    documents: Vec<Node>,
+    classes: Vec<ClassDefinition>,
+}
+
+/// What the manifest says, as far as these checks need it.
+#[derive(Default)]
+struct Manifest {
+    full_name: Option<String>,
+    require: BTreeSet<String>,
+    /// `Classes`: class name, file name node.
+    classes: Vec<(String, Node)>,
+}
+
+fn read_manifest(files: &FileMap, options: &CheckOptions) -> Manifest {
+    let mut manifest = Manifest::default();
+    let Some(bytes) = files.read("manifest.yaml") else {
+        return manifest;
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let Ok(Some(doc)) = load_manifest(&text, &options.load) else {
+        return manifest;
+    };
+    manifest.full_name = doc
+        .value
+        .get("FullName")
+        .and_then(|n| n.value.as_str())
+        .map(str::to_owned);
+    if let Some(map) = doc.value.get("Require").and_then(|n| n.value.as_map()) {
+        for (k, _) in map {
+            manifest.require.insert(k.value.python_str());
+        }
+    }
+    if let Some(map) = doc.value.get("Classes").and_then(|n| n.value.as_map()) {
+        for (k, v) in map {
+            if let Some(name) = k.value.as_str() {
+                manifest.classes.push((name.to_owned(), v.clone()));
+            }
+        }
+    }
+    manifest
+}
+
+/// Runs the checks of the `M` codes.
+pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let manifest = read_manifest(files, options);
+    let mut class_files = Vec::new();
+    for path in files.files_under("Classes") {
+        if !path.ends_with(".yaml") {
+            continue;
+        }
+        let Some(bytes) = files.read(&path) else {
+            continue;
+        };
+        match load_class_file(bytes, &options.load) {
+            Ok(file) => {
+                let classes = ClassDefinition::from_documents(&file.documents, Some(&path));
+                class_files.push(ClassFile {
+                    path,
+                    documents: file.documents,
+                    classes,
+                });
+            }
+            Err(e) => {
+                // A file plain YAML reads (so that E002 is silent) but the
+                // engine's loader refuses: YAQL it cannot take.
+                if load_all(bytes, Flavor::Plain, &options.load).is_ok() {
+                    out.push(Diagnostic::new(
+                        "M400",
+                        format!("the engine cannot load this file: {e}"),
+                        Some(&path),
+                        e.mark(),
+                    ));
+                }
+            }
+        }
+    }
+    let mut own: BTreeSet<String> = manifest.classes.iter().map(|(n, _)| n.clone()).collect();
+    let mut meta: BTreeMap<String, Cardinality> = BTreeMap::new();
+    for file in &class_files {
+        for class in &file.classes {
+            if let Some(name) = &class.full_name {
+                own.insert(name.clone());
+                if let (ClassUsage::Meta, Some(info)) = (class.usage, &class.meta_class) {
+                    meta.insert(name.clone(), info.cardinality);
+                }
+            }
+        }
+    }
+    let ctx = Context {
+        options,
+        manifest: &manifest,
+        own: &own,
+        meta: &meta,
+    };
+    for file in &class_files {
+        for class in &file.classes {
+            let mut sink = Sink {
+                out: &mut out,
+                path: &file.path,
+            };
+            model_issues(class, &mut sink);
+            let doc = file.documents.iter().find(|d| d.start == class.start);
+            ctx.check_class(class, doc, &mut sink);
+        }
+    }
+    for (name, file_node) in &manifest.classes {
+        let Some(file_name) = file_node.value.as_str() else {
+            continue;
+        };
+        let path = format!("Classes/{file_name}");
+        let Some(file) = class_files.iter().find(|f| f.path == path) else {
+            continue;
+        };
+        // The engine gives an unnamed class the name it looks for.
+        let declared = file.classes.iter().any(|c| {
+            c.full_name.as_deref() == Some(name.as_str())
+                || (c.name.is_none() && c.class_issues.iter().all(|i| i.code != "M100"))
+        });
+        if !declared {
+            out.push(Diagnostic::new(
+                "M406",
+                format!("{path} does not declare class {name:?}"),
+                Some("manifest.yaml"),
+                Some(file_node.start),
+            ));
+        }
+    }
+    out
+}
+
+/// Where diagnostics of one file go.
+struct Sink<'a> {
+    out: &'a mut Vec<Diagnostic>,
+    path: &'a str,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, code: &'static str, message: String, at: Mark) {
+        self.out
+            .push(Diagnostic::new(code, message, Some(self.path), Some(at)));
+    }
+}
+
+/// The model's issues, with their codes.
+fn model_issues(class: &ClassDefinition, sink: &mut Sink<'_>) {
+    for issue in class.issues() {
+        sink.push(issue.code, issue.message.clone(), issue.start);
+    }
+}
+
+struct Context<'a> {
+    options: &'a CheckOptions,
+    manifest: &'a Manifest,
+    own: &'a BTreeSet<String>,
+    meta: &'a BTreeMap<String, Cardinality>,
+}
+
+impl Context<'_> {
+    fn check_class(&self, class: &ClassDefinition, doc: Option<&Node>, sink: &mut Sink<'_>) {
+        let ns = &class.namespaces;
+        // M401 in every expression but the names the model resolves itself.
+        if let Some(map) = doc.and_then(|d| d.value.as_map()) {
+            for (k, v) in map {
+                if matches!(
+                    k.value.as_str(),
+                    Some("Name" | "Extends" | "Import" | "Namespaces")
+                ) {
+                    continue;
+                }
+                walk_yaql(k, &mut |node, y| prefixes(ns, node, y, sink));
+                walk_yaql(v, &mut |node, y| prefixes(ns, node, y, sink));
+            }
+        }
+        // Contracts: M402, and class() / template() targets.
+        let mut targets: Vec<(String, Mark)> = Vec::new();
+        for t in class.type_names() {
+            if let Ok(full) = &t.resolved {
+                targets.push((full.clone(), t.start));
+            }
+        }
+        let contracts = class
+            .properties
+            .iter()
+            .filter_map(|p| p.contract.as_ref())
+            .chain(
+                class
+                    .methods
+                    .iter()
+                    .flat_map(|m| m.arguments.iter().filter_map(|a| a.contract.as_ref())),
+            );
+        for contract in contracts {
+            walk_yaql(contract, &mut |node, y| {
+                let mut unknown = BTreeSet::new();
+                let mut names = Vec::new();
+                contract_calls(y.expression.root(), false, &mut unknown, &mut names);
+                for name in unknown {
+                    sink.push(
+                        "M402",
+                        format!("{name}() is not a contract function (in {:?})", y.text),
+                        node.start,
+                    );
+                }
+                for name in names {
+                    if let Ok(full) = ns.resolve(&name) {
+                        targets.push((full, node.start));
+                    }
+                }
+            });
+        }
+        self.check_targets(&targets, sink);
+        // M405 (and M401 for meta keys the walk above saw already).
+        let metas = std::iter::once(class.meta.as_ref())
+            .chain(class.properties.iter().map(|p| p.meta.as_ref()))
+            .chain(class.methods.iter().flat_map(|m| {
+                std::iter::once(m.meta.as_ref()).chain(m.arguments.iter().map(|a| a.meta.as_ref()))
+            }))
+            .flatten();
+        for node in metas {
+            self.check_meta(ns, node, sink);
+        }
+    }
+
+    fn check_targets(&self, targets: &[(String, Mark)], sink: &mut Sink<'_>) {
+        let Some(catalog) = &self.options.catalog else {
+            return;
+        };
+        for (class, at) in targets {
+            if self.own.contains(class) {
+                continue;
+            }
+            match catalog.packages_of(class) {
+                None => sink.push(
+                    "M403",
+                    format!("no package of the catalog defines class {class:?}"),
+                    *at,
+                ),
+                Some(packages) => {
+                    let required = packages.iter().any(|p| {
+                        p == "io.murano"
+                            || self.manifest.require.contains(p)
+                            || self.manifest.full_name.as_deref() == Some(p.as_str())
+                    });
+                    if !required {
+                        let list: Vec<&str> = packages.iter().map(String::as_str).collect();
+                        sink.push(
+                            "M404",
+                            format!(
+                                "class {class:?} comes from {}, which Require does not list",
+                                list.join(" or ")
+                            ),
+                            *at,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn cardinality(&self, class: &str) -> Option<Cardinality> {
+        self.meta.get(class).copied().or_else(|| {
+            self.options
+                .catalog
+                .as_ref()
+                .and_then(|c| c.meta_cardinality(class))
+        })
+    }
+
+    fn check_meta(&self, ns: &Namespaces, node: &Node, sink: &mut Sink<'_>) {
+        let items: Vec<&Node> = match &node.value {
+            Value::Seq(items) => items.iter().collect(),
+            _ => vec![node],
+        };
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for item in items {
+            let Some(map) = item.value.as_map() else {
+                continue;
+            };
+            for (k, _) in map {
+                let text = match &k.value {
+                    Value::Str(s) => s.clone(),
+                    Value::Yaql(y) => y.text.clone(),
+                    _ => continue,
+                };
+                let Ok(full) = ns.resolve(&text) else {
+                    continue;
+                };
+                let count = seen.entry(full.clone()).or_insert(0);
+                *count += 1;
+                if *count == 2 && self.cardinality(&full) == Some(Cardinality::One) {
+                    sink.push(
+                        "M405",
+                        format!("meta class {full:?} has Cardinality One but is attached again"),
+                        k.start,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Calls `f` on every YAQL scalar of a data node, keys included.
+fn walk_yaql<'a>(node: &'a Node, f: &mut dyn FnMut(&'a Node, &'a YaqlScalar)) {
+    match &node.value {
+        Value::Yaql(y) => f(node, y),
+        Value::Seq(items) | Value::Set(items) => items.iter().for_each(|n| walk_yaql(n, f)),
+        Value::Map(pairs) | Value::Pairs(pairs) => {
+            for (k, v) in pairs {
+                walk_yaql(k, f);
+                walk_yaql(v, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every `prefix:Name` of an expression: M401 when `prefix` is undeclared.
+fn prefixes(ns: &Namespaces, node: &Node, y: &YaqlScalar, sink: &mut Sink<'_>) {
+    let mut found = BTreeSet::new();
+    collect_prefixes(y.expression.root(), &mut found);
+    for prefix in found {
+        if ns.get(&prefix).is_none() {
+            sink.push(
+                "M401",
+                format!(
+                    "namespace prefix {prefix:?} is not declared (in {:?})",
+                    y.text
+                ),
+                node.start,
+            );
+        }
+    }
+}
+
+fn collect_prefixes(expr: &Expr, out: &mut BTreeSet<String>) {
+    if let ExprKind::Binary { op, operands } = &expr.kind {
+        // Only `prefix:Name`; `OS::Heat::X` (a Heat type written bare)
+        // has an operator on the right and is no class name.
+        if let (true, ExprKind::Keyword(prefix), ExprKind::Keyword(_)) = (
+            op.function() == "#operator_:",
+            &operands[0].kind,
+            &operands[1].kind,
+        ) {
+            out.insert(prefix.to_string());
+        }
+    }
+    for child in expr.children() {
+        collect_prefixes(child, out);
+    }
+}
+
+/// The class name an argument of `class()` / `template()` writes.
+fn class_argument(expr: &Expr) -> Option<String> {
+    match &expr.kind {
+        ExprKind::Keyword(name) => Some(name.to_string()),
+        ExprKind::Constant(Constant::String(s)) => Some(s.to_string()),
+        ExprKind::Binary { op, operands } if op.function() == "#operator_:" => {
+            match (&operands[0].kind, &operands[1].kind) {
+                (ExprKind::Keyword(p), ExprKind::Keyword(n)) => Some(format!("{p}:{n}")),
+                _ => None,
+            }
+        }
+        ExprKind::Unary { op, operand, .. } if op.function() == "#unary_operator_:" => {
+            match &operand.kind {
+                ExprKind::Keyword(n) => Some(format!(":{n}")),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Walks a contract expression: the functions it calls outside `check()`
+/// that are not contract functions, and the class names given to
+/// `class()` and `template()`.
+fn contract_calls(
+    expr: &Expr,
+    free: bool,
+    unknown: &mut BTreeSet<String>,
+    classes: &mut Vec<String>,
+) {
+    match &expr.kind {
+        ExprKind::Call { name, args } => {
+            let name: &str = name;
+            if !free && !CONTRACT_FUNCTIONS.contains(&name) {
+                unknown.insert(name.to_owned());
+            }
+            if matches!(name, "class" | "template") {
+                if let Some(first) = args.first().and_then(class_argument) {
+                    classes.push(first);
+                }
+                return;
+            }
+            let inner = free || name == "check";
+            for arg in args {
+                contract_calls(arg, inner, unknown, classes);
+            }
+        }
+        _ => {
+            for child in expr.children() {
+                contract_calls(child, free, unknown, classes);
+            }
+        }
+    }
+}

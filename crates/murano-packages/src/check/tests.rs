@@ -1,0 +1,257 @@
+//! Every code with the example of `docs/diagnostics.md` that triggers it.
+
+use murano_dsl::model::Cardinality;
+
+use super::*;
+
+const MANIFEST: &str = "Format: MuranoPL/1.4\nFullName: com.example\nType: Library\n\
+Description: demo\nClasses:\n  com.example.App: App.yaml\n";
+const CLASS: &str = "Namespaces:\n  =: com.example\nName: App\n";
+
+/// A base package (clean) with `changes` applied: `(path, Some(text))`
+/// writes a file, `(path, None)` removes it. A class-file text starting
+/// with `+` is appended to the base class.
+fn package(changes: &[(&str, Option<&str>)]) -> FileMap {
+    let mut files: Vec<(String, String)> = vec![
+        ("manifest.yaml".into(), MANIFEST.into()),
+        ("LICENSE".into(), "Apache-2.0".into()),
+        ("Classes/App.yaml".into(), CLASS.into()),
+    ];
+    for (path, text) in changes {
+        files.retain(|(p, _)| p != path);
+        if let Some(text) = text {
+            let text = match text.strip_prefix('+') {
+                Some(extra) => format!("{CLASS}{extra}"),
+                None => (*text).to_owned(),
+            };
+            files.push(((*path).to_owned(), text));
+        }
+    }
+    let mut map = FileMap::new();
+    for (path, text) in files {
+        map.insert(&path, text.into_bytes()).unwrap();
+    }
+    map
+}
+
+fn catalog() -> ClassIndex {
+    let mut index = ClassIndex::new();
+    index.insert_class("io.murano.Object", "io.murano");
+    index.insert_class("com.other.Lib", "com.other");
+    index.insert_class("com.other.Single", "com.other");
+    index.insert_meta_class("com.other.Single", Cardinality::One);
+    index
+}
+
+const C: &str = "Classes/App.yaml";
+const M: &str = "manifest.yaml";
+const U: &str = "UI/ui.yaml";
+
+/// `(code, changes)`: the examples of the documentation.
+/// File changes: `(path, Some(text))` writes, `(path, None)` removes.
+type Changes = &'static [(&'static str, Option<&'static str>)];
+
+const EXAMPLES: &[(&str, Changes)] = &[
+    ("E000", &[(C, Some("+Properties:\n  port: 80\n"))]),
+    ("E002", &[(C, Some("Name: [App\n"))]),
+    ("E005", &[(U, Some("Version: 2\n---\nVersion: 2\n"))]),
+    ("E011", &[(C, Some("Name: 1App\n"))]),
+    ("E020", &[(M, Some("FullName: com.example\nType: Library\n"))]),
+    ("E021", &[(C, Some("+Properties:\n  port:\n    Contract: $.int()\n    Defualt: 80\n"))]),
+    ("E025", &[(C, Some("+Extends: my-base\n"))]),
+    ("E026", &[(C, Some("+Properties: [port]\n"))]),
+    ("E027", &[(C, Some("+Usage: Meta\nCardinality: Few\n"))]),
+    ("E028", &[(C, Some("+Usage: Meta\nApplies: Everything\n"))]),
+    ("E030", &[(M, Some("FullName: com.example\nType: Library\nDescription: [demo]\n"))]),
+    ("E040", &[(M, Some("FullName: com.example\nType: Library\nDescription: demo\nAuthor: [me]\n"))]),
+    ("E042", &[(C, Some("+Properties:\n  port:\n    Contract: $.int()\n    Usage: Sometimes\n"))]),
+    ("E044", &[(C, Some("+Methods:\n  run:\n    Scope: Everywhere\n"))]),
+    ("E045", &[(C, Some("+Methods:\n  run:\n    Body: 42\n"))]),
+    ("E046", &[(C, Some("+Methods: [run]\n"))]),
+    ("E047", &[(C, Some("+Properties:\n  port:\n    Default: 80\n"))]),
+    ("E048", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      a: {Contract: $.int()}\n      b: {Contract: $.int()}\n"))]),
+    ("E050", &[(M, Some("FullName: com.example\nType: Library\nDescription: demo\nClasses:\n  com.example.App: Missing.yaml\n"))]),
+    ("E052", &[
+        (M, Some("Format: MuranoPL/1.3\nFullName: com.example\nType: Library\nDescription: demo\nClasses:\n  com.example.App: App.yaml\n")),
+        (C, Some("+Methods:\n  run:\n    Arguments:\n      - rest:\n          Contract: $.int()\n          Usage: VarArgs\n")),
+    ]),
+    ("E053", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      - a:\n          Contract: $.int()\n          Usage: Many\n"))]),
+    ("E054", &[(C, Some("+Methods:\n  run-now:\n    Body: $.x()\n"))]),
+    ("E060", &[(C, Some("Namespaces:\n  =: com.example\n  my-ns: com.example.lib\nName: App\n"))]),
+    ("E070", &[(M, Some("FullName: com.example\nType: Library\nDescription: demo\nTags: web\n"))]),
+    ("E071", &[(M, Some("FullName: com.example\nType: Service\nDescription: demo\n"))]),
+    ("E072", &[(M, Some("FullName: com.example\nType: Application\nDescription: demo\nUI: [ui.yaml]\n"))]),
+    ("E073", &[(M, Some("FullName: com-example\nType: Library\nDescription: demo\n"))]),
+    ("E074", &[(M, Some("FullName: com.example\nType: Library\nDescription: demo\nClasses: [App.yaml]\n"))]),
+    ("E081", &[(U, Some("Forms:\n  - main:\n      fields:\n        - name: port\n          required: maybe\n"))]),
+    ("E083", &[(U, Some("Application:\n  my-app: 1\n"))]),
+    ("E084", &[(U, Some("Application: [app]\n"))]),
+    ("E100", &[(U, Some("Forms:\n  - main:\n      fields:\n        - name: port\n          type: my-type\n"))]),
+    ("E200", &[(C, Some("+Methods:\n  run:\n    Body:\n      - Break: now\n"))]),
+    ("E201", &[(C, Some("+Methods:\n  run:\n    Body:\n      - x: 1\n"))]),
+    ("E203", &[(C, Some("+Methods:\n  run:\n    Body:\n      - For: [i]\n        In: $list\n        Do: $.f()\n"))]),
+    ("E204", &[(C, Some("+Methods:\n  run:\n    Body:\n      - Try: $.f()\n"))]),
+    ("M100", &[(C, Some("- Name: App\n"))]),
+    ("M101", &[(C, Some("Name: [App]\n"))]),
+    ("M102", &[(C, Some("+Usage: Mixin\n"))]),
+    ("M103", &[(C, Some("+Extends: res:Base\n"))]),
+    ("M104", &[(C, Some("+Import: res:Base\n"))]),
+    ("M105", &[(C, Some("+Properties: [port]\n"))]),
+    ("M106", &[(C, Some("+Methods: [run]\n"))]),
+    ("M107", &[(C, Some("Namespaces:\n  =: com.example\n  my-ns: com.example.lib\nName: App\n"))]),
+    ("M108", &[(C, Some("+Usage: Meta\nCardinality: Few\n"))]),
+    ("M109", &[(C, Some("+Usage: Meta\nApplies: Everything\n"))]),
+    ("M110", &[(C, Some("+Usage: Meta\nInherited: maybe\n"))]),
+    ("M111", &[(C, Some("+Propertes: {}\n"))]),
+    ("M200", &[(C, Some("+Properties:\n  ~:\n    Contract: $.int()\n"))]),
+    ("M201", &[(C, Some("+Properties:\n  port: 80\n"))]),
+    ("M202", &[(C, Some("+Properties:\n  port:\n    Default: 80\n"))]),
+    ("M203", &[(C, Some("+Properties:\n  port:\n    Contract: $.int()\n    Usage: Sometimes\n"))]),
+    ("M204", &[(C, Some("+Properties:\n  port:\n    Contract: $.int()\n    Defualt: 80\n"))]),
+    ("M210", &[(C, Some("+Methods:\n  ~:\n    Body: $.f()\n"))]),
+    ("M211", &[(C, Some("+Methods:\n  run: 42\n"))]),
+    ("M212", &[(C, Some("+Methods:\n  run:\n    Usage: Sometimes\n"))]),
+    ("M213", &[(C, Some("+Methods:\n  run:\n    Scope: Everywhere\n"))]),
+    ("M214", &[(C, Some("+Methods:\n  run:\n    Usage: Action\n    Scope: Session\n"))]),
+    ("M215", &[(C, Some("+Methods:\n  run:\n    Bdy: $.f()\n"))]),
+    ("M220", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      - a: {Contract: $.int()}\n        b: {Contract: $.int()}\n"))]),
+    ("M221", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      - a:\n          Contract: $.int()\n          Usage: Many\n"))]),
+    ("M222", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      - a: {Contract: $.int(), Usage: VarArgs}\n      - b: {Contract: $.int()}\n"))]),
+    ("M223", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      - a: 1\n"))]),
+    ("M224", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      - a: {Default: 1}\n"))]),
+    ("M225", &[(C, Some("+Methods:\n  run:\n    Arguments:\n      - a: {Contract: $.int(), Defualt: 1}\n"))]),
+    ("M300", &[(C, Some("+Methods:\n  run:\n    Body:\n      - just words\n"))]),
+    ("M301", &[(C, Some("+Methods:\n  run:\n    Body:\n      - $x: 1\n        $y: 2\n"))]),
+    ("M302", &[(C, Some("+Methods:\n  run:\n    Body:\n      - $x + 1: 2\n"))]),
+    ("M303", &[(C, Some("+Methods:\n  run:\n    Body:\n      - Frobnicate: $x\n"))]),
+    ("M400", &[(C, Some("+Methods:\n  run:\n    Body:\n      - $.f('\\xZZ')\n"))]),
+    ("M401", &[(C, Some("+Methods:\n  run:\n    Body:\n      - $x: new(res:Server)\n"))]),
+    ("M402", &[(C, Some("+Properties:\n  port:\n    Contract: $.integer()\n"))]),
+    ("M403", &[(C, Some("+Extends: com.nowhere.Base\n"))]),
+    ("M404", &[(C, Some("+Extends: com.other.Lib\n"))]),
+    ("M405", &[(C, Some("+Meta:\n  - com.other.Single: {}\n  - com.other.Single: {}\n"))]),
+    ("M406", &[(C, Some("Namespaces:\n  =: com.example\nName: Other\n"))]),
+    ("W010", &[(C, Some("+Propertes: {}\n"))]),
+    ("W011", &[(C, Some("Namespaces:\n  =: com.example\nName: app\n"))]),
+    ("W020", &[("Classes/Extra.yaml", Some("Name: Extra\n"))]),
+    ("W030", &[(M, Some("Format: MuranoPL/9.9\nFullName: com.example\nType: Library\nDescription: demo\n"))]),
+    ("W045", &[(C, Some("+Methods:\n  run:\n    Usage: Action\n"))]),
+    ("W048", &[(C, Some("+Properties:\n  port:\n    Contract: int\n"))]),
+    ("W060", &[(C, Some("Namespaces:\n  =: com..example\nName: App\n"))]),
+    ("W073", &[(M, Some("FullName: com.example\nType: Application\nDescription: demo\nLogo: LICENSE\n"))]),
+    ("W074", &[(M, Some("FullName: com.example\nType: Application\nDescription: demo\n")), (U, Some("Version: 2\n"))]),
+    ("W082", &[(U, Some("Version: 3\n"))]),
+    ("W100", &[(U, Some("Forms:\n  - main:\n      fields:\n        - name: port\n          type: strnig\n"))]),
+    ("W120", &[("notes.txt", Some("todo"))]),
+    ("W121", &[("LICENSE", None)]),
+    ("W202", &[(C, Some("+Methods:\n  run:\n    Body:\n      - If: not valid yaql\n        Then: $.f()\n"))]),
+];
+
+fn run(changes: &[(&str, Option<&str>)]) -> Vec<Diagnostic> {
+    check_package(
+        &package(changes),
+        &CheckOptions::default().with_catalog(catalog()),
+    )
+}
+
+#[test]
+fn base_package_is_clean() {
+    let report = run(&[]);
+    assert!(report.is_empty(), "{report:#?}");
+}
+
+#[test]
+fn every_code_has_a_triggering_example() {
+    let mut failures = Vec::new();
+    for info in CODES {
+        let Some((_, changes)) = EXAMPLES.iter().find(|(c, _)| *c == info.code) else {
+            failures.push(format!("{}: no example", info.code));
+            continue;
+        };
+        let report = run(changes);
+        match report.iter().find(|d| d.code == info.code) {
+            Some(d) => {
+                assert_eq!(d.severity, info.severity);
+                assert!(!d.message.is_empty());
+            }
+            None => failures.push(format!("{}: not reported; got {report:#?}", info.code)),
+        }
+    }
+    for (code, _) in EXAMPLES {
+        if code_info(code).is_none() {
+            failures.push(format!("{code}: example of a code not in the table"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn codes_are_sorted_and_documented() {
+    assert!(CODES.windows(2).all(|w| w[0].code < w[1].code));
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/diagnostics.md"
+    ))
+    .unwrap_or_default();
+    if docs.is_empty() {
+        return; // the crate is built outside its workspace
+    }
+    for info in CODES {
+        assert!(
+            docs.contains(&format!("| {} |", info.code)),
+            "{} is not in docs/diagnostics.md",
+            info.code
+        );
+    }
+}
+
+#[test]
+fn positions_are_one_based_and_relative() {
+    let report = run(&[(C, Some("+Properties:\n  port:\n    Default: 80\n"))]);
+    let e047 = report.iter().find(|d| d.code == "E047").unwrap();
+    assert_eq!(e047.file.as_deref(), Some(C));
+    assert_eq!((e047.line, e047.column), (5, 3));
+}
+
+#[test]
+fn pkgcheck_only_drops_m_codes() {
+    let files = package(&[(C, Some("+Propertes: {}\n"))]);
+    let report = check_package(&files, &CheckOptions::default().with_pkgcheck_only(true));
+    assert!(report.iter().all(|d| !d.code.starts_with('M')));
+    assert!(report.iter().any(|d| d.code == "W010"));
+}
+
+#[test]
+fn crash_stops_only_its_check() {
+    // The first property crashes murano-pkg-check's property check: the
+    // second is not checked (as there), the methods still are.
+    let report = run(&[(
+        C,
+        Some("+Properties:\n  a: 1\n  b:\n    Default: 1\nMethods:\n  run-it:\n    Body: $.f()\n"),
+    )]);
+    let codes: Vec<&str> = report.iter().map(|d| d.code).collect();
+    assert!(
+        codes.contains(&"E000") && codes.contains(&"E054"),
+        "{codes:?}"
+    );
+    assert!(!codes.contains(&"E047"), "{codes:?}");
+}
+
+#[test]
+fn hostile_input_does_not_panic() {
+    let inputs: [&[u8]; 6] = [
+        b"\xff\xfe\x00",
+        b"[[[[[[[[[[",
+        b"a: &x [*x]\n",
+        b"? [a]\n: b\n",
+        b"---\n---\n- 1\n",
+        b"Name: App\nMethods:\n  run:\n    Body:\n      - Match: 1\n        Value: $\n      - Switch: [1]\n      - Try: []\n        Catch: [1, {Do: 2}]\n",
+    ];
+    for bytes in inputs {
+        for path in ["manifest.yaml", C, U] {
+            let mut files = package(&[]);
+            files.insert(path, bytes.to_vec()).unwrap();
+            let _ = check_package(&files, &CheckOptions::default());
+        }
+    }
+}
