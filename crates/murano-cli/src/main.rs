@@ -3,11 +3,16 @@
 
 #![forbid(unsafe_code)]
 
+mod check;
+mod files;
+mod hot;
+mod inspect;
 mod parse;
+mod yaql;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Tools for OpenStack Murano packages and YAQL.
 #[derive(Parser)]
@@ -19,12 +24,31 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Check(check::CheckArgs),
+    Inspect(inspect::InspectArgs),
+    Hot(hot::HotArgs),
+    Yaql(yaql::YaqlArgs),
     Parse(parse::ParseArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Example: murano completions bash > /etc/bash_completion.d/murano
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
+        Command::Hot(args) => hot::run(&args),
+        Command::Yaql(args) => yaql::run(&args),
         Command::Parse(args) => parse::run(&args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
     }
 }

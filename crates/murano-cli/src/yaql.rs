@@ -1,0 +1,221 @@
+//! `murano yaql`: evaluate YAQL against data, or interactively.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, ValueEnum};
+use murano_dsl::yaml::{load_single, Flavor, LoadOptions, Node, Value as YamlValue};
+use murano_yaql::eval::{Context, Engine, Library, Options, Value};
+use murano_yaql::{Grammar, ParseErrorKind};
+
+/// Evaluate a YAQL expression against JSON or YAML data.
+///
+/// Examples:
+///
+///   murano yaql '$.where($.age > 30).select($.name)' --data people.json
+///
+///   echo '{"a": [1, 2, 3]}' | murano yaql '$.a.sum()' --data -
+///
+///   murano yaql            # an interactive prompt (history; an unfinished
+///                          # expression continues on the next line)
+///
+/// The result is printed as JSON. Limits are on by default and can be
+/// raised: --fuel, --limit-iterators, --max-depth.
+#[derive(Args)]
+#[command(verbatim_doc_comment)]
+pub(crate) struct YaqlArgs {
+    /// The expression (omit it for the interactive prompt).
+    #[arg(conflicts_with = "file")]
+    expression: Option<String>,
+    /// Read the expression from FILE ('-' for standard input).
+    #[arg(short, long, value_name = "FILE")]
+    file: Option<String>,
+    /// JSON or YAML data bound to `$` ('-' for standard input).
+    #[arg(short, long, value_name = "FILE")]
+    data: Option<PathBuf>,
+    /// Which grammar and library: yaql's standard one (with delegates),
+    /// Murano's engine (format 1.2+ options), or yaql's legacy mode.
+    #[arg(short, long, value_enum, default_value_t = GrammarName::Standard)]
+    grammar: GrammarName,
+    /// Evaluation steps allowed.
+    #[arg(long, default_value_t = murano_yaql::eval::DEFAULT_FUEL)]
+    fuel: u64,
+    /// Longest collection an iteration may visit (yaql.limitIterators).
+    #[arg(long, default_value_t = murano_yaql::eval::DEFAULT_LIMIT_ITERATORS)]
+    limit_iterators: usize,
+    /// Memory quota in bytes (yaql.memoryQuota).
+    #[arg(long)]
+    memory_quota: Option<usize>,
+    /// Deepest nesting of calls.
+    #[arg(long, default_value_t = 200)]
+    max_depth: usize,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum GrammarName {
+    Standard,
+    Murano,
+    Legacy,
+}
+
+fn engine(args: &YaqlArgs) -> (Engine, Library) {
+    let (mut engine, library) = match args.grammar {
+        GrammarName::Standard => (Engine::standard(), Library::standard(true)),
+        GrammarName::Murano => (Engine::murano(true), Library::standard(false)),
+        GrammarName::Legacy => (Engine::legacy(), Library::legacy()),
+    };
+    let options: &mut Options = engine.options_mut();
+    options.fuel = Some(args.fuel);
+    options.limit_iterators = Some(args.limit_iterators);
+    options.memory_quota = args.memory_quota.or(options.memory_quota);
+    options.max_depth = args.max_depth;
+    (engine, library)
+}
+
+/// A loaded YAML/JSON node as a YAQL value (as yaql's input conversion
+/// sees Python data).
+fn to_value(node: &Node) -> Value {
+    match &node.value {
+        YamlValue::Null => Value::Null,
+        YamlValue::Bool(b) => Value::Bool(*b),
+        YamlValue::Int(murano_dsl::yaml::Int::Small(n)) => Value::Int(*n),
+        YamlValue::Float(x) => Value::Float(*x),
+        YamlValue::Str(s) => Value::str(s),
+        YamlValue::Seq(items) | YamlValue::Set(items) => {
+            Value::List(Arc::new(items.iter().map(to_value).collect()))
+        }
+        YamlValue::Map(pairs) => Value::dict(pairs.iter().map(|(k, v)| (to_value(k), to_value(v)))),
+        other => Value::str(&other.python_str()),
+    }
+}
+
+/// A value as JSON for printing.
+fn to_json(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Int(n) => serde_json::Value::from(*n),
+        Value::Float(x) => serde_json::Number::from_f64(*x)
+            .map(serde_json::Value::Number)
+            .unwrap_or_else(|| serde_json::Value::String(value.py_str())),
+        Value::Str(s) => serde_json::Value::String(s.to_string()),
+        Value::List(items) | Value::Tuple(items) => items.iter().map(to_json).collect(),
+        Value::Set(items) => items.iter().map(to_json).collect(),
+        Value::Dict(d) => serde_json::Value::Object(
+            d.iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().map_or_else(|| k.py_str(), str::to_owned),
+                        to_json(v),
+                    )
+                })
+                .collect(),
+        ),
+        other => serde_json::Value::String(other.py_str()),
+    }
+}
+
+fn read_text(path: &str) -> std::io::Result<String> {
+    if path == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path)
+    }
+}
+
+fn load_data(path: &std::path::Path) -> Result<Value, String> {
+    let text = read_text(&path.to_string_lossy())
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // JSON is YAML too; the plain loader reads both.
+    let doc = load_single(text.as_bytes(), Flavor::Plain, &LoadOptions::default())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(doc.as_ref().map_or(Value::Null, to_value))
+}
+
+fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<String, String> {
+    let query = engine.compile(source).map_err(|e| e.render(source))?;
+    let value = query.evaluate(context).map_err(|e| e.to_string())?;
+    Ok(serde_json::to_string_pretty(&to_json(&value)).unwrap_or_default())
+}
+
+pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
+    let (engine, library) = engine(args);
+    let mut context = Context::new(Arc::new(library));
+    if let Some(path) = &args.data {
+        match load_data(path) {
+            Ok(data) => context = context.with("$", data),
+            Err(e) => {
+                eprintln!("murano: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let source = match (&args.expression, &args.file) {
+        (Some(e), _) => e.clone(),
+        (None, Some(f)) => match read_text(f) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("murano: cannot read {f}: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        (None, None) => return interactive(&engine, &context),
+    };
+    match evaluate(&engine, &context, &source) {
+        Ok(out) => {
+            println!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// A prompt with history; input continues on the next line while the
+/// expression is unfinished. Ctrl-D ends.
+fn interactive(engine: &Engine, context: &Context) -> ExitCode {
+    let Ok(mut editor) = rustyline::DefaultEditor::new() else {
+        eprintln!("murano: no terminal for the interactive prompt");
+        return ExitCode::from(2);
+    };
+    let grammar: &Grammar = engine.grammar();
+    let mut pending = String::new();
+    loop {
+        let prompt = if pending.is_empty() {
+            "yaql> "
+        } else {
+            "...   "
+        };
+        match editor.readline(prompt) {
+            Ok(line) => {
+                if !pending.is_empty() {
+                    pending.push('\n');
+                }
+                pending.push_str(&line);
+                if pending.trim().is_empty() {
+                    pending.clear();
+                    continue;
+                }
+                if let Err(e) = grammar.parse(&pending) {
+                    if matches!(e.kind(), ParseErrorKind::UnexpectedEnd) {
+                        continue;
+                    }
+                }
+                let _ = editor.add_history_entry(pending.as_str());
+                match evaluate(engine, context, &pending) {
+                    Ok(out) => println!("{out}"),
+                    Err(e) => eprintln!("{e}"),
+                }
+                pending.clear();
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
+            Err(_) => return ExitCode::SUCCESS,
+        }
+    }
+}

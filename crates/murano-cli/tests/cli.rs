@@ -1,0 +1,216 @@
+//! The real `murano` binary on the bundled examples and on broken copies
+//! of them. Rendered diagnostics are compared with golden files in
+//! tests/golden/ (set UPDATE_GOLDEN=1 to rewrite them after a deliberate
+//! change, then review the diff).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn murano() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_murano"))
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn examples() -> PathBuf {
+    workspace().join("examples/packages")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A scratch folder removed at the end of the test.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("murano-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(actual, expected, "output differs from tests/golden/{name}");
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The bundled library and application check clean.
+#[test]
+fn examples_check_clean() {
+    let out = murano()
+        .arg("check")
+        .arg(examples().join("shop"))
+        .arg(examples().join("greetings"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("checked 2 packages: 0 errors, 0 warnings"),
+        "{stderr}"
+    );
+}
+
+/// A broken copy of the shop: each kind of mistake, rendered like rustc,
+/// as JSON and as SARIF.
+#[test]
+fn broken_copy_diagnostics() {
+    let scratch = Scratch::new("broken");
+    let pkg = scratch.0.join("shop");
+    copy_dir(&examples().join("shop"), &pkg);
+    std::fs::remove_file(pkg.join("LICENSE")).unwrap();
+    let manifest = std::fs::read_to_string(pkg.join("manifest.yaml")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        manifest
+            .replace("Type: Application", "Type: Aplication")
+            .replace("Database.yaml", "Db.yaml"),
+    )
+    .unwrap();
+    let class = std::fs::read_to_string(pkg.join("Classes/Shop.yaml")).unwrap();
+    std::fs::write(
+        pkg.join("Classes/Shop.yaml"),
+        class.replace("    Usage: Out", "    Usage: Outt").replace(
+            "  deploy:\n    Body:",
+            "  deploy:\n    Bodyy:\n      - $.x()\n    Body:",
+        ),
+    )
+    .unwrap();
+
+    let run = |format: &str| {
+        let out = murano()
+            .current_dir(&scratch.0)
+            .args(["check", "shop", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        text(&out).0
+    };
+    golden("broken.txt", &run("text"));
+    golden("broken.json", &run("json"));
+    golden("broken.sarif", &run("sarif"));
+
+    let out = murano()
+        .current_dir(&scratch.0)
+        .args(["check", "shop", "--deny", "warnings", "--pkgcheck-only"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// Usage and I/O errors exit with 2.
+#[test]
+fn usage_errors() {
+    let out = murano()
+        .args(["check", "/nonexistent/package"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = murano().args(["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn yaql_evaluates_with_data() {
+    let scratch = Scratch::new("yaql");
+    let data = scratch.0.join("data.yaml");
+    std::fs::write(
+        &data,
+        "people:\n  - {name: a, age: 40}\n  - {name: b, age: 20}\n",
+    )
+    .unwrap();
+    let out = murano()
+        .args([
+            "yaql",
+            "$.people.where($.age > 30).select($.name)",
+            "--data",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(text(&out).0, "[\n  \"a\"\n]\n");
+    let out = murano()
+        .args(["yaql", "sequence().len()"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).1.contains("Collection length exceeds"));
+}
+
+#[test]
+fn parse_prints_canonical_trees() {
+    let out = murano()
+        .args(["parse", "--grammar", "murano", "-f"])
+        .arg(workspace().join("examples/expressions/murano.yaql"))
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.starts_with("#operator_.($, name)\n"), "{stdout}");
+}
+
+#[test]
+fn hot_builds_a_package_that_inspect_and_check_read() {
+    let scratch = Scratch::new("hot");
+    let zip = scratch.0.join("hello.zip");
+    let out = murano()
+        .arg("hot")
+        .arg(examples().join("hello-hot/template.yaml"))
+        .arg("-o")
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let out = murano().arg("inspect").arg(&zip).output().unwrap();
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("io.murano.apps.generated.Template"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("$.int().check($ >= 1 and $ <= 65535)"),
+        "{stdout}"
+    );
+    let out = murano().arg("check").arg(&zip).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn completions_are_generated() {
+    let out = murano().args(["completions", "bash"]).output().unwrap();
+    assert!(text(&out).0.contains("murano"));
+}
