@@ -1,0 +1,2 @@
+//! JSON-schema conformance (being written).
+fn main() {}
