@@ -1,0 +1,513 @@
+//! Evaluation of templates and the application into an object model, with
+//! the dashboard's YAQL functions (`repeat`, `generateHostname`, `ref`,
+//! `name`, `encryptData`).
+//!
+//! ```
+//! use murano_ui::evaluate::{int2base, template_value, Walker};
+//! use murano_dsl::yaml::{load_ui_file, LoadOptions};
+//!
+//! assert_eq!(int2base(1_500_000_000_000, 36), "j5399reo");
+//! let node = load_ui_file(b"a: $.x + 1\n", &LoadOptions::default())?.unwrap();
+//! let v = template_value(&node);
+//! let walker = Walker::plain();
+//! let ctx = walker.context().with("$", murano_yaql::eval::Value::dict([(
+//!     murano_yaql::eval::Value::str("x"),
+//!     murano_yaql::eval::Value::Int(1),
+//! )]));
+//! let out = walker.walk(&v, &ctx).map_err(|e| e.to_string())?;
+//! assert_eq!(murano_ui::evaluate::to_json(&out, false).to_string(), r#"{"a":2}"#);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use murano_dsl::yaml::{Int, Node, Value as Y};
+use murano_yaql::eval::{
+    Context, Engine, Error as YError, ErrorKind, FunctionDef, HostObject, Library, Options, Value,
+};
+use murano_yaql::Grammar;
+
+use crate::host::{Entropy, Host};
+
+/// Converts a YAML node to a template value: constants become plain
+/// values, expressions opaque host objects that [`Walker::walk`]
+/// evaluates.
+pub fn template_value(node: &Node) -> Value {
+    match &node.value {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(*b),
+        Y::Int(Int::Small(n)) => Value::Int(*n),
+        Y::Int(Int::Big(s)) => Value::str(s),
+        Y::Float(f) => Value::Float(*f),
+        Y::Str(s) => Value::str(s),
+        Y::Yaql(y) => Value::Object(Arc::new(Expr(y.text.clone()))),
+        Y::Seq(items) | Y::Set(items) => {
+            Value::List(Arc::new(items.iter().map(template_value).collect()))
+        }
+        Y::Map(pairs) | Y::Pairs(pairs) => Value::dict(
+            pairs
+                .iter()
+                .map(|(k, v)| (template_value(k), template_value(v))),
+        ),
+        other => Value::str(&other.python_str()),
+    }
+}
+
+/// The expression object used in template values.
+#[derive(Debug)]
+struct Expr(String);
+
+impl HostObject for Expr {
+    fn type_name(&self) -> &str {
+        "YaqlExpression"
+    }
+    fn property(&self, name: &str) -> Option<Value> {
+        (name == "\u{0}text").then(|| Value::str(&self.0))
+    }
+}
+
+fn object_id_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Object(o) if o.type_name() == "ObjectID" => o
+            .property("\u{0}id")
+            .and_then(|v| v.as_str().map(str::to_owned)),
+        _ => None,
+    }
+}
+
+#[derive(Debug)]
+struct Oid(String);
+
+impl HostObject for Oid {
+    fn type_name(&self) -> &str {
+        "ObjectID"
+    }
+    fn property(&self, name: &str) -> Option<Value> {
+        (name == "\u{0}id").then(|| Value::str(&self.0))
+    }
+    fn host_eq(&self, other: &dyn HostObject) -> bool {
+        other.type_name() == "ObjectID"
+            && other
+                .property("\u{0}id")
+                .and_then(|v| v.as_str().map(str::to_owned))
+                == Some(self.0.clone())
+    }
+}
+
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Object(o) if o.type_name() == "YaqlExpression" => o
+            .property("\u{0}text")
+            .and_then(|v| v.as_str().map(str::to_owned)),
+        _ => None,
+    }
+}
+
+/// Python's `int2base` for non-negative numbers.
+pub fn int2base(mut x: u64, base: u64) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    if x == 0 {
+        return "0".into();
+    }
+    let mut out = Vec::new();
+    while x > 0 {
+        out.push(DIGITS[(x % base) as usize]);
+        x /= base;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Mutable state shared by the dashboard functions during one submission.
+pub struct Session {
+    /// The host.
+    pub host: Option<Arc<dyn Host + Send + Sync>>,
+    /// Randomness.
+    pub entropy: Box<dyn Entropy + Send>,
+    /// `generateHostname` counter.
+    pub counter: u64,
+    /// `ref()` store.
+    pub refs: HashMap<String, Value>,
+    /// Templates (unevaluated).
+    pub templates: Vec<(String, Value)>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("counter", &self.counter)
+            .finish()
+    }
+}
+
+/// Evaluates template values in a context; knows the dashboard engine.
+#[derive(Clone)]
+pub struct Walker {
+    engine: Engine,
+    library: Arc<Library>,
+}
+
+impl std::fmt::Debug for Walker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Walker")
+    }
+}
+
+/// The dashboard's engine: standard grammar, iterator limit 10000.
+pub fn dashboard_engine() -> Engine {
+    let options = Options {
+        limit_iterators: Some(10_000),
+        memory_quota: Some(1_000_000),
+        ..Options::default()
+    };
+    Engine::new(Grammar::standard(), options)
+}
+
+fn host_err(kind: ErrorKind, msg: impl Into<String>) -> YError {
+    YError::new(kind, msg)
+}
+
+impl Walker {
+    /// Standard + legacy functions only (field-level validators).
+    pub fn plain() -> Walker {
+        Walker {
+            engine: dashboard_engine(),
+            library: Arc::new(Library::legacy()),
+        }
+    }
+
+    /// With the dashboard functions bound to `session`. `with_ref`: whether
+    /// `ref()` can reach the service (false in form validators).
+    pub fn dashboard(session: Arc<Mutex<Session>>, with_ref: bool) -> Walker {
+        let engine = dashboard_engine();
+        let mut lib = Library::legacy();
+        lib.push_layer();
+        let base = Arc::new(Library::legacy());
+        let walker_base = Walker {
+            engine: engine.clone(),
+            library: base,
+        };
+        // repeat
+        let w = walker_base.clone();
+        lib.register(FunctionDef::native(
+            "repeat",
+            "template, times",
+            move |call| {
+                let template = call.value(0)?.clone();
+                let times = match call.value(1)? {
+                    Value::Int(n) => *n,
+                    _ => return Err(YError::mismatch()),
+                };
+                let mut out = Vec::new();
+                let mut ctx = call.context().child();
+                for i in 0..times.max(0) {
+                    ctx.set("index", Value::Int(i + 1));
+                    out.push(w.walk_with_library(&template, &ctx)?);
+                }
+                Ok(Value::List(Arc::new(out)))
+            },
+        ));
+        // generateHostname
+        let s = session.clone();
+        lib.register(FunctionDef::native(
+            "generateHostname",
+            "pattern, number",
+            move |call| {
+                let pattern = match call.value(0)? {
+                    Value::Str(p) => p.to_string(),
+                    _ => return Err(YError::mismatch()),
+                };
+                let number = match call.value(1)? {
+                    Value::Int(n) => *n,
+                    _ => return Err(YError::mismatch()),
+                };
+                if !pattern.is_empty() {
+                    return Ok(Value::str(&pattern.replace('#', &number.to_string())));
+                }
+                let mut st = s
+                    .lock()
+                    .map_err(|_| host_err(ErrorKind::Host, "session poisoned"))?;
+                let counter = if st.counter == 0 { 1 } else { st.counter };
+                let mut name: String = (0..5).map(|_| st.entropy.random_lowercase()).collect();
+                let ts = int2base(st.entropy.now_millis(), 36);
+                name.extend(ts.chars().take(8));
+                name.push_str(&int2base(counter, 36));
+                st.counter = (counter + 1) % 1296;
+                Ok(Value::str(&name))
+            },
+        ));
+        // name
+        lib.register(FunctionDef::native("name", "", |_call| {
+            Err(host_err(
+                ErrorKind::TypeError,
+                "'method' object is not subscriptable",
+            ))
+        }));
+        // encryptData
+        let s = session.clone();
+        lib.register(FunctionDef::native("encryptData", "data", move |call| {
+            let data = match call.value(0)? {
+                Value::Str(p) => p.to_string(),
+                _ => return Err(YError::mismatch()),
+            };
+            let host = s
+                .lock()
+                .map_err(|_| host_err(ErrorKind::Host, "session poisoned"))?
+                .host
+                .clone();
+            match host {
+                Some(h) => h
+                    .encrypt_data(&data)
+                    .map(|r| Value::str(&r))
+                    .map_err(|e| host_err(ErrorKind::Host, e)),
+                None => Err(host_err(ErrorKind::Host, "no key manager")),
+            }
+        }));
+        // ref
+        let s = session;
+        let w = walker_base;
+        lib.register(FunctionDef::native(
+            "ref",
+            "templateName, parameterName=, idOnly=",
+            move |call| {
+                let template_name = match call.value(0)? {
+                    Value::Str(p) => p.to_string(),
+                    _ => return Err(YError::mismatch()),
+                };
+                let parameter_name = match call.opt(1)? {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Str(p)) => Some(p.to_string()),
+                    _ => return Err(YError::mismatch()),
+                };
+                let id_only = match call.opt(2)? {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Bool(b)) => Some(*b),
+                    _ => return Err(YError::mismatch()),
+                };
+                if !with_ref {
+                    return Err(host_err(ErrorKind::KeyError, "'?service'"));
+                }
+                let key = format!(
+                    "#{}",
+                    parameter_name
+                        .filter(|p| !p.is_empty())
+                        .unwrap_or_else(|| template_name.clone())
+                );
+                let (stored, template) = {
+                    let st = s
+                        .lock()
+                        .map_err(|_| host_err(ErrorKind::Host, "session poisoned"))?;
+                    (
+                        st.refs.get(&key).cloned(),
+                        st.templates
+                            .iter()
+                            .find(|(n, _)| *n == template_name)
+                            .map(|(_, t)| t.clone()),
+                    )
+                };
+                let data = match (stored, template) {
+                    (Some(d), _) => d,
+                    (None, Some(t)) => {
+                        let d = w.walk_with_library(&t, call.context())?;
+                        s.lock()
+                            .map_err(|_| host_err(ErrorKind::Host, "session poisoned"))?
+                            .refs
+                            .insert(key.clone(), d.clone());
+                        d
+                    }
+                    (None, None) => Value::Null,
+                };
+                let Value::Dict(d) = &data else {
+                    return Ok(Value::Null);
+                };
+                let existing = d.get(&Value::str("?")).and_then(|sys| match sys {
+                    Value::Dict(sys) => sys.get(&Value::str("id")).and_then(object_id_of),
+                    _ => None,
+                });
+                match existing {
+                    Some(id) => {
+                        if id_only.unwrap_or(true) {
+                            Ok(Value::Object(Arc::new(Oid(id))))
+                        } else {
+                            Ok(data.clone())
+                        }
+                    }
+                    None => {
+                        let mut st = s
+                            .lock()
+                            .map_err(|_| host_err(ErrorKind::Host, "session poisoned"))?;
+                        let id = st.entropy.uuid4();
+                        let oid = Value::Object(Arc::new(Oid(id)));
+                        let mut dict = (**d).clone();
+                        let mut sys = match dict.get(&Value::str("?")) {
+                            Some(Value::Dict(sys)) => (**sys).clone(),
+                            _ => Default::default(),
+                        };
+                        sys.insert(Value::str("id"), oid.clone());
+                        dict.insert(Value::str("?"), Value::Dict(Arc::new(sys)));
+                        let data = Value::Dict(Arc::new(dict));
+                        st.refs.insert(key, data.clone());
+                        if id_only.unwrap_or(false) {
+                            Ok(oid)
+                        } else {
+                            Ok(data)
+                        }
+                    }
+                }
+            },
+        ));
+        Walker {
+            engine,
+            library: Arc::new(lib),
+        }
+    }
+
+    /// A fresh context over this walker's library.
+    pub fn context(&self) -> Context {
+        Context::new(self.library.clone())
+    }
+
+    /// Evaluates one expression text.
+    pub fn eval_text(&self, text: &str, ctx: &Context) -> Result<Value, YError> {
+        let q = self
+            .engine
+            .compile(text)
+            .map_err(|e| host_err(ErrorKind::Host, e.to_string()))?;
+        q.evaluate(ctx)
+    }
+
+    fn walk_with_library(&self, v: &Value, ctx: &Context) -> Result<Value, YError> {
+        self.walk(v, ctx)
+    }
+
+    /// Walks a template value: expressions are evaluated (and their results
+    /// walked again), mappings and lists rebuilt in order.
+    pub fn walk(&self, v: &Value, ctx: &Context) -> Result<Value, YError> {
+        if let Some(text) = text_of(v) {
+            let r = self.eval_text(&text, ctx)?;
+            return self.walk(&r, ctx);
+        }
+        match v {
+            Value::Dict(d) => {
+                let mut out = murano_yaql::eval::Dict::default();
+                for (k, x) in d.iter() {
+                    let k = self.walk(k, ctx)?;
+                    let x = self.walk(x, ctx)?;
+                    out.insert(k, x);
+                }
+                Ok(Value::Dict(Arc::new(out)))
+            }
+            Value::List(items) => Ok(Value::List(Arc::new(
+                items
+                    .iter()
+                    .map(|x| self.walk(x, ctx))
+                    .collect::<Result<_, _>>()?,
+            ))),
+            Value::Tuple(items) => Ok(Value::Tuple(Arc::new(
+                items
+                    .iter()
+                    .map(|x| self.walk(x, ctx))
+                    .collect::<Result<_, _>>()?,
+            ))),
+            other => Ok(other.clone()),
+        }
+    }
+}
+
+/// The dashboard's `insert_hidden_ids`: every `?` mapping without a
+/// `ref()` id gets a fresh one; `ref()` ids become text.
+pub fn insert_hidden_ids(v: &Value, entropy: &mut dyn Entropy) -> Value {
+    match v {
+        Value::Dict(d) => {
+            let mut out = murano_yaql::eval::Dict::default();
+            for (k, x) in d.iter() {
+                if k.as_str() == Some("?") {
+                    if let Value::Dict(sys) = x {
+                        let has_ref = sys.get(&Value::str("id")).and_then(object_id_of).is_some();
+                        if !has_ref {
+                            let mut sys = (**sys).clone();
+                            sys.insert(Value::str("id"), Value::str(&entropy.uuid4()));
+                            out.insert(k.clone(), Value::Dict(Arc::new(sys)));
+                            continue;
+                        }
+                    }
+                }
+                out.insert(insert_hidden_ids(k, entropy), insert_hidden_ids(x, entropy));
+            }
+            Value::Dict(Arc::new(out))
+        }
+        Value::List(items) | Value::Tuple(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|x| insert_hidden_ids(x, entropy))
+                .collect(),
+        )),
+        other => match object_id_of(other) {
+            Some(id) => Value::str(&id),
+            None => other.clone(),
+        },
+    }
+}
+
+fn json_key(k: &Value) -> String {
+    match k {
+        Value::Str(s) => s.to_string(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(n) => n.to_string(),
+        Value::Float(f) => murano_yaql::python_float_repr(*f),
+        other => object_id_of(other).unwrap_or_else(|| other.py_str()),
+    }
+}
+
+/// A YAQL value as JSON; `tag_tuples` writes tuples `{"tuple": [...]}`.
+pub fn to_json(v: &Value, tag_tuples: bool) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(n) => J::from(*n),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        Value::Str(s) => J::String(s.to_string()),
+        Value::List(items) => J::Array(items.iter().map(|x| to_json(x, tag_tuples)).collect()),
+        Value::Tuple(items) => {
+            let arr = J::Array(items.iter().map(|x| to_json(x, tag_tuples)).collect());
+            if tag_tuples {
+                let mut m = serde_json::Map::new();
+                m.insert("tuple".into(), arr);
+                J::Object(m)
+            } else {
+                arr
+            }
+        }
+        Value::Set(items) => J::Array(items.iter().map(|x| to_json(x, tag_tuples)).collect()),
+        Value::Dict(d) => {
+            let mut m = serde_json::Map::new();
+            for (k, x) in d.iter() {
+                m.insert(json_key(k), to_json(x, tag_tuples));
+            }
+            J::Object(m)
+        }
+        other => match object_id_of(other) {
+            Some(id) => J::String(id),
+            None => J::String(other.py_str()),
+        },
+    }
+}
+
+/// JSON (from the host) as a YAQL value.
+pub fn from_json(v: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Null => Value::Null,
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => n
+            .as_i64()
+            .map(Value::Int)
+            .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(0.0))),
+        J::String(s) => Value::str(s),
+        J::Array(items) => Value::List(Arc::new(items.iter().map(from_json).collect())),
+        J::Object(m) => Value::dict(m.iter().map(|(k, x)| (Value::str(k), from_json(x)))),
+    }
+}
