@@ -27,13 +27,14 @@ from yaql.language import factory
 SHARED = sys.argv[1]
 RUST = sys.argv[2]
 REPETITIONS = int(sys.argv[3])
+ZIPS = sys.argv[4]
 QUICK = "--quick" in sys.argv
 
 
-def median_time(work):
+def median_time(work, repetitions=None):
     work()  # warm-up
     samples = []
-    for _ in range(REPETITIONS):
+    for _ in range(repetitions or REPETITIONS):
         start = time.perf_counter()
         work()
         samples.append(time.perf_counter() - start)
@@ -105,6 +106,51 @@ def class_loader(engine):
     return load
 
 
+def plain_json(value):
+    """True for data without the oracle's special encodings."""
+    if isinstance(value, dict):
+        return all(not k.startswith("$") and plain_json(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(plain_json(v) for v in value)
+    return True
+
+
+def eval_cases():
+    """The runnable standard-mode cases of yaql's own suite whose data is
+    plain JSON (the Rust side selects the same ones)."""
+    out = []
+    with open(os.path.join(SHARED, "conformance/yaql/cases.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            c = json.loads(line)
+            if (c.get("mode") != "standard" or c.get("unsupported") or c.get("custom_context")
+                    or c.get("nondeterministic") or c.get("outcome") != "value"
+                    or not plain_json(c.get("data"))):
+                continue
+            out.append(c)
+    return out
+
+
+def zip_trees():
+    """Every corpus package tree as a zip file (built once, outside the
+    timing), as murano-pkg-check reads packages."""
+    import zipfile
+    os.makedirs(ZIPS, exist_ok=True)
+    paths = []
+    with open(os.path.join(SHARED, "corpus/packages/index.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row.get("note"):
+                continue
+            tree = os.path.join(SHARED, "corpus", row["package"])
+            target = os.path.join(ZIPS, row["package"].replace("/", "_") + ".zip")
+            if not os.path.exists(target):
+                with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+                    for entry in sorted(row["files"], key=lambda e: e["path"]):
+                        z.write(os.path.join(tree, entry["path"]), entry["path"])
+            paths.append(target)
+    return sorted(paths)
+
+
 def main():
     expressions = corpus_expressions()
     class_files = []
@@ -139,23 +185,60 @@ def main():
                 pass
         return n
 
+    cases = eval_cases()
+    options = cases[0]["engine"]["options"] if cases else {}
+    eval_engine = factory.YaqlFactory(allow_delegates=True).create(options=options)
+    root = yaql.create_context(delegates=True)
+    compiled = [(eval_engine(c["expr"]), c.get("data")) for c in cases]
+
+    def eval_all():
+        n = 0
+        for statement, data in compiled:
+            ctx = root.create_child_context()
+            try:
+                if data is None:
+                    statement.evaluate(context=ctx)
+                else:
+                    statement.evaluate(data=data, context=ctx)
+                n += 1
+            except Exception:
+                pass
+        return n
+
+    zips = zip_trees()
+    if QUICK:
+        zips = zips[: len(zips) // 4]
+    from muranopkgcheck import manager
+
+    def check_all():
+        n = 0
+        for path in zips:
+            m = manager.Manager(path)
+            m.load_plugins()
+            n += len(m.validate())
+        return n
+
     python = {
         "yaql-parse": median_time(parse_all),
         "class-load": median_time(load_all),
+        "yaql-eval": median_time(eval_all),
+        # murano-pkg-check takes seconds per run: at most 3 runs.
+        "package-check": median_time(check_all, min(REPETITIONS, 3)),
     }
-    args = [RUST, SHARED, str(REPETITIONS)] + (["--quick"] if QUICK else [])
+    args = [RUST, SHARED, str(REPETITIONS), ZIPS] + (["--quick"] if QUICK else [])
     rust = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}")
     print(f"python {platform.python_version()}, yaql 3.2.0, PyYAML {yaml.__version__}")
     print(f"inputs: {len(expressions)} expressions, {len(class_files)} class files; {REPETITIONS} repetitions, medians")
-    print(f"parsed: python {parse_all()}, rust {rust['yaql-parse-count']}; loaded: python {load_all()}, rust {rust['class-load-count']}")
-    for name in ["yaql-parse", "class-load"]:
+    print(f"parsed: python {parse_all()}, rust {rust['yaql-parse-count']}; "
+          f"loaded: python {load_all()}, rust {rust['class-load-count']}; "
+          f"evaluated: python {eval_all()}/{len(cases)}, rust {rust['yaql-eval-count']}; "
+          f"packages: {len(zips)} zips, diagnostics python {check_all()}, rust {rust['package-check-count']} "
+          f"(rust checks one package at a time here)")
+    for name in ["yaql-parse", "class-load", "yaql-eval", "package-check"]:
         p, r = python[name], rust[name]
         print(f"ratio {name}: {p / r:.1f}x (python {p * 1000:.1f} ms, rust {r * 1000:.2f} ms)")
-    for name, why in [("yaql-eval", "the evaluator has not landed yet"),
-                      ("package-check", "static checks have not landed yet")]:
-        print(f"skipped {name}: {why}")
 
 
 main()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Side-by-side comparison with the Python reference (yaql 3.2.0, PyYAML).
+# Side-by-side comparison with the Python reference (yaql 3.2.0, PyYAML,
+# murano-pkg-check 0.3.0).
 # Usage: benches/compare/run.sh [--quick]
 #   --quick: a tenth of the inputs, 3 repetitions (well under two minutes).
 # The data root is $MURANO_SHARED, default ../shared beside the workspace.
@@ -16,7 +17,7 @@ if [[ "${1:-}" == "--quick" ]]; then
 fi
 if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet yaql==3.2.0 PyYAML==6.0.3
+    "$venv/bin/pip" install --quiet yaql==3.2.0 PyYAML==6.0.3 murano-pkg-check==0.3.0
 fi
 cargo build --quiet --release -p murano-benches --bin compare --manifest-path "$root/Cargo.toml"
-"$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "${quick[@]}"
+"$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "$root/target/compare-zips" "${quick[@]}"

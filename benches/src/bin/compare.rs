@@ -2,14 +2,65 @@
 //! the Python harness and prints one JSON object of median seconds.
 //!
 //! ```text
-//! compare <shared-dir> <repetitions> [--quick]
+//! compare <shared-dir> <repetitions> <zips-dir> [--quick]
 //! ```
 
 use std::path::Path;
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use murano_dsl::yaml::{load_class_file, LoadOptions};
+use murano_packages::check::{check_package, CheckOptions};
+use murano_packages::source::FileMap;
+use murano_yaql::eval::{convert_input, Context, Engine, Library, Options, Value};
 use murano_yaql::Grammar;
+
+/// True for data without the oracle's special encodings (as compare.py).
+fn plain_json(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .all(|(k, v)| !k.starts_with('$') && plain_json(v)),
+        serde_json::Value::Array(items) => items.iter().all(plain_json),
+        _ => true,
+    }
+}
+
+fn to_value(value: &serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::String(s) => Value::str(s),
+        serde_json::Value::Array(items) => {
+            Value::List(Arc::new(items.iter().map(to_value).collect()))
+        }
+        serde_json::Value::Object(map) => {
+            Value::dict(map.iter().map(|(k, v)| (Value::str(k), to_value(v))))
+        }
+    }
+}
+
+/// The same cases compare.py selects from yaql's own suite.
+fn eval_cases(shared: &Path) -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(shared.join("conformance/yaql/cases.jsonl")).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|c| {
+            c["mode"] == "standard"
+                && c.get("unsupported").is_none_or(serde_json::Value::is_null)
+                && c["custom_context"] != true
+                && c["nondeterministic"] != true
+                && c["outcome"] == "value"
+                && plain_json(&c["data"])
+        })
+        .collect()
+}
 
 fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
@@ -32,6 +83,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let shared = Path::new(args.get(1).map(String::as_str).unwrap_or("../shared"));
     let repetitions: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(5);
+    let zips = Path::new(
+        args.get(3)
+            .map(String::as_str)
+            .unwrap_or("target/compare-zips"),
+    );
     let quick = args.iter().any(|a| a == "--quick");
 
     let mut expressions = murano_benches::corpus_expressions(shared, "class").expressions;
@@ -59,7 +115,60 @@ fn main() {
             .filter(|b| load_class_file(b, &options).is_ok())
             .count()
     });
+    // yaql.eval style: pre-parsed, a fresh child context per evaluation.
+    let cases = eval_cases(shared);
+    let mut options = Options::default();
+    if let Some(map) = cases
+        .first()
+        .and_then(|c| c["engine"]["options"].as_object())
+    {
+        for (name, value) in map {
+            options.set_yaql_option(name, &to_value(value));
+        }
+    }
+    let engine = Engine::new(Grammar::standard_with_delegates(), options);
+    let root = Context::new(Arc::new(Library::standard(true)));
+    let compiled: Vec<_> = cases
+        .iter()
+        .filter_map(|c| {
+            let query = engine.compile(c["expr"].as_str()?).ok()?;
+            let data = c
+                .get("data")
+                .filter(|d| !d.is_null())
+                .map(|d| convert_input(to_value(d)));
+            Some((query, data))
+        })
+        .collect();
+    let (eval, evaluated) = time(repetitions, || {
+        compiled
+            .iter()
+            .filter(|(query, data)| {
+                let mut ctx = root.child();
+                if let Some(data) = data {
+                    ctx = ctx.with("$", data.clone());
+                }
+                query.evaluate(&ctx).is_ok()
+            })
+            .count()
+    });
+
+    let mut zip_paths = murano_benches::sorted_files(zips, ".zip");
+    if quick {
+        zip_paths.truncate(zip_paths.len() / 4);
+    }
+    let archives: Vec<Vec<u8>> = zip_paths
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .collect();
+    let check_options = CheckOptions::default();
+    let (check, diagnostics) = time(repetitions, || {
+        archives
+            .iter()
+            .filter_map(|bytes| FileMap::from_zip(bytes, &Default::default()).ok())
+            .map(|files| check_package(&files, &check_options).len())
+            .sum()
+    });
     println!(
-        "{{\"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}}}"
+        "{{\"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}, \"yaql-eval\": {eval}, \"yaql-eval-count\": {evaluated}, \"package-check\": {check}, \"package-check-count\": {diagnostics}}}"
     );
 }
