@@ -8,6 +8,7 @@ mod files;
 mod hot;
 mod inspect;
 mod parse;
+mod ui;
 mod yaql;
 
 use std::process::ExitCode;
@@ -28,6 +29,7 @@ enum Command {
     Inspect(inspect::InspectArgs),
     Hot(hot::HotArgs),
     Yaql(yaql::YaqlArgs),
+    Ui(ui::UiArgs),
     Parse(parse::ParseArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(&args),
         Command::Hot(args) => hot::run(&args),
         Command::Yaql(args) => yaql::run(&args),
+        Command::Ui(args) => ui::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());

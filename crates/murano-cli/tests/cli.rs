@@ -214,3 +214,68 @@ fn completions_are_generated() {
     let out = murano().args(["completions", "bash"]).output().unwrap();
     assert!(text(&out).0.contains("murano"));
 }
+
+#[test]
+fn ui_fills_the_forms_offline() {
+    let ui_examples = workspace().join("examples/ui");
+    let out = murano()
+        .arg("ui")
+        .arg(examples().join("shop"))
+        .arg("--values")
+        .arg(ui_examples.join("shop-values.yaml"))
+        .arg("--cloud")
+        .arg(ui_examples.join("cloud.yaml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let body: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(body["?"]["type"], "com.example.Shop");
+    assert_eq!(body["name"], "my-shop");
+    assert_eq!(body["port"], 8080);
+    assert_eq!(body["currencies"], serde_json::json!(["EUR", "USD"]));
+    assert_eq!(body["instance"]["image"], "img-ubuntu");
+    assert_eq!(body["instance"]["name"], "shop-1");
+
+    let scratch = Scratch::new("ui-invalid");
+    let values = scratch.0.join("values.yaml");
+    std::fs::write(
+        &values,
+        "settings: {name: ab, port: '0', currencies: eur, flavor: m1.small, image: img-windows}\n",
+    )
+    .unwrap();
+    let out = murano()
+        .arg("ui")
+        .arg(examples().join("shop"))
+        .arg("--values")
+        .arg(&values)
+        .arg("--cloud")
+        .arg(ui_examples.join("cloud.yaml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("step \"settings\" is not valid:"),
+        "{stdout}"
+    );
+    for field in ["name:", "port:", "currencies:", "image:"] {
+        assert!(stdout.contains(field), "{field} missing in {stdout}");
+    }
+    assert!(stdout.contains("Three-letter currency codes"), "{stdout}");
+
+    // A HOT package's UI is generated from its template parameters.
+    let empty = scratch.0.join("empty.yaml");
+    std::fs::write(&empty, "{}\n").unwrap();
+    let out = murano()
+        .arg("ui")
+        .arg(examples().join("hello-hot"))
+        .arg("--values")
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("step \"group0\" is not valid:"), "{stdout}");
+    assert!(stdout.contains("name: This field is required."), "{stdout}");
+}

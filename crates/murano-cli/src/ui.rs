@@ -1,0 +1,290 @@
+//! `murano ui`: fill in a package's Dynamic UI offline and print what the
+//! dashboard would send, or the errors of each field.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use murano_dsl::yaml::{load_single, Flavor as YamlFlavor, LoadOptions, Node, Value};
+use murano_packages::PluginRegistry;
+use murano_ui::definition::{Definition, FormDef, WF_MANAGEMENT};
+use murano_ui::host::{
+    AvailabilityZone, ExistingApp, Flavor, Host, Image, ImageInfo, Named, Network, SystemEntropy,
+};
+use murano_ui::wizard::{Package, StepOutcome, Wizard};
+
+use crate::files::read_package;
+
+/// Validate form values against a package's UI definition and print the
+/// object model the dashboard would send, or the errors per field.
+///
+/// Example:
+///
+///   murano ui path/to/package --values values.yaml [--cloud cloud.yaml]
+///
+/// The values file maps each form (step) name to its fields' raw values,
+/// in the order of the forms:
+///
+///   settings:
+///     name: my-shop
+///     port: "8080"
+///
+/// The optional cloud file describes what the dashboard would ask
+/// OpenStack for (flavors, images, keypairs, zones, networks):
+///
+///   flavors: [{name: m1.small, vcpus: 1, ram: 2048, disk: 20}]
+///   images: [{name: ubuntu, type: linux}]
+///   keypairs: [mykey]
+///   zones: [nova]
+///   networks: [{name: private, id: net-1}]
+///
+/// The exit status is 0 when every step is valid, 1 when a step is not
+/// or the dashboard would fail, 2 on a usage or I/O error.
+#[derive(Args)]
+#[command(verbatim_doc_comment)]
+pub(crate) struct UiArgs {
+    /// A package directory or .zip archive.
+    package: PathBuf,
+    /// The form values (YAML or JSON).
+    #[arg(long, value_name = "FILE")]
+    values: PathBuf,
+    /// The cloud resources the forms may list (YAML or JSON).
+    #[arg(long, value_name = "FILE")]
+    cloud: Option<PathBuf>,
+}
+
+/// A cloud described by a file: nothing is fetched.
+#[derive(Default)]
+struct OfflineCloud {
+    flavors: Vec<Flavor>,
+    images: Vec<Image>,
+    keypairs: Vec<String>,
+    zones: Vec<AvailabilityZone>,
+    networks: Vec<Network>,
+}
+
+fn text(node: Option<&Node>) -> String {
+    node.map(|n| n.value.python_str()).unwrap_or_default()
+}
+
+fn number(node: Option<&Node>) -> i64 {
+    text(node).parse().unwrap_or(0)
+}
+
+fn items<'a>(doc: &'a Node, key: &str) -> &'a [Node] {
+    match doc.value.get(key).map(|n| &n.value) {
+        Some(Value::Seq(items)) => items,
+        _ => &[],
+    }
+}
+
+impl OfflineCloud {
+    fn from_node(doc: &Node) -> OfflineCloud {
+        OfflineCloud {
+            flavors: items(doc, "flavors")
+                .iter()
+                .map(|f| Flavor {
+                    id: text(f.value.get("id").or(f.value.get("name"))),
+                    name: text(f.value.get("name")),
+                    ram: number(f.value.get("ram")),
+                    vcpus: number(f.value.get("vcpus")),
+                    disk: number(f.value.get("disk")),
+                })
+                .collect(),
+            images: items(doc, "images")
+                .iter()
+                .map(|i| Image {
+                    id: text(i.value.get("id").or(i.value.get("name"))),
+                    name: text(i.value.get("name")),
+                    status: "active".into(),
+                    snapshot: false,
+                    info: i.value.get("type").map(|t| ImageInfo {
+                        title: Some(text(i.value.get("name"))),
+                        image_type: Some(t.value.python_str()),
+                    }),
+                })
+                .collect(),
+            keypairs: items(doc, "keypairs")
+                .iter()
+                .map(|k| k.value.python_str())
+                .collect(),
+            zones: items(doc, "zones")
+                .iter()
+                .map(|z| AvailabilityZone {
+                    name: z.value.python_str(),
+                    available: true,
+                })
+                .collect(),
+            networks: items(doc, "networks")
+                .iter()
+                .map(|n| Network {
+                    id: text(n.value.get("id").or(n.value.get("name"))),
+                    name: text(n.value.get("name")),
+                    external: false,
+                    subnets: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Host for OfflineCloud {
+    fn region(&self) -> String {
+        "RegionOne".into()
+    }
+    fn flavors(&self) -> Vec<Flavor> {
+        self.flavors.clone()
+    }
+    fn images(&self) -> Vec<Image> {
+        self.images.clone()
+    }
+    fn keypairs(&self) -> Vec<String> {
+        self.keypairs.clone()
+    }
+    fn availability_zones(&self) -> Vec<AvailabilityZone> {
+        self.zones.clone()
+    }
+    fn networks(&self) -> Vec<Network> {
+        self.networks.clone()
+    }
+    fn environments(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn security_groups(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn volumes(&self) -> Vec<Named> {
+        Vec::new()
+    }
+    fn volume_snapshots(&self) -> Vec<Named> {
+        Vec::new()
+    }
+    fn dns_zones(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn package_exists(&self, _fqn: &str) -> bool {
+        false
+    }
+    fn environment_services(&self, _environment_id: Option<&str>) -> Vec<ExistingApp> {
+        Vec::new()
+    }
+    fn encrypt_data(&self, _data: &str) -> Result<String, String> {
+        Err("no secret store offline".into())
+    }
+    fn call_static_action(&self, _body: &serde_json::Value) -> Result<serde_json::Value, String> {
+        Err("no Murano API offline".into())
+    }
+}
+
+fn load_yaml(path: &Path) -> Result<Node, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    load_single(&bytes, YamlFlavor::Plain, &LoadOptions::default())
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .ok_or_else(|| format!("{}: empty", path.display()))
+}
+
+/// What a browser would post for fields the user left untouched: the
+/// constant `initial` of each field, and the last part of the package
+/// name for the management form's `application_name` (the dashboard's
+/// initial value).
+/// Unchecked boxes post nothing, as in a browser.
+fn browser_defaults(form: &FormDef, fqn: &str) -> BTreeMap<String, String> {
+    let mut posted = BTreeMap::new();
+    for field in &form.fields {
+        let initial = match &field.initial {
+            Some(node) => match &node.value {
+                Value::Map(_) | Value::Seq(_) | Value::Null => continue,
+                Value::Bool(false) => continue,
+                Value::Bool(true) => "on".to_owned(),
+                other => other.python_str(),
+            },
+            None if form.name == WF_MANAGEMENT && field.name == "application_name" => {
+                fqn.rsplit('.').next().unwrap_or(fqn).to_owned()
+            }
+            None => continue,
+        };
+        posted.insert(field.name.clone(), initial);
+    }
+    posted
+}
+
+fn run_wizard(args: &UiArgs) -> Result<bool, String> {
+    let loaded = read_package(&args.package)?;
+    let package = PluginRegistry::with_builtins()
+        .load(loaded.files)
+        .map_err(|e| format!("{}: {e}", args.package.display()))?;
+    let ui = package.ui().map_err(|e| e.to_string())?.ok_or_else(|| {
+        format!(
+            "{}: the package has no UI definition",
+            args.package.display()
+        )
+    })?;
+    let definition = Definition::load(&ui).map_err(|e| e.to_string())?;
+    let values = load_yaml(&args.values)?;
+    let cloud = match &args.cloud {
+        Some(path) => OfflineCloud::from_node(&load_yaml(path)?),
+        None => OfflineCloud::default(),
+    };
+    let info = Package {
+        fqn: package.full_name().to_owned(),
+        name: package.display_name().value.python_str(),
+        id: package.full_name().to_owned(),
+        version: package.version().to_string(),
+    };
+    let names = definition.form_names();
+    let defaults: Vec<BTreeMap<String, String>> = definition
+        .forms
+        .iter()
+        .map(|form| browser_defaults(form, &info.fqn))
+        .collect();
+    let mut wizard = Wizard::new(
+        Arc::new(definition),
+        info,
+        None,
+        Some(Arc::new(cloud)),
+        Box::new(SystemEntropy::default()),
+    )
+    .map_err(|e| e.to_string())?;
+    for (index, name) in names.iter().enumerate() {
+        let mut posted = defaults[index].clone();
+        if let Some(step) = values.value.get(name).and_then(|n| n.value.as_map()) {
+            for (k, v) in step {
+                posted.insert(k.value.python_str(), v.value.python_str());
+            }
+        }
+        match wizard.submit(index, &posted).map_err(|e| e.to_string())? {
+            StepOutcome::Valid(_) => {}
+            StepOutcome::Invalid(errors) => {
+                println!("step {name:?} is not valid:");
+                for (field, list) in errors {
+                    for error in list {
+                        match &error.code {
+                            Some(code) => println!("  {field}: {} ({code})", error.message),
+                            None => println!("  {field}: {}", error.message),
+                        }
+                    }
+                }
+                return Ok(false);
+            }
+        }
+    }
+    let body = wizard.finish().map_err(|e| e.to_string())?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&body).unwrap_or_default()
+    );
+    Ok(true)
+}
+
+pub(crate) fn run(args: &UiArgs) -> ExitCode {
+    match run_wizard(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("murano: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
