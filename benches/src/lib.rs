@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use murano_yaql::eval::Value;
 use murano_yaql::Grammar;
 
 /// Which grammar an expression is parsed with.
@@ -166,4 +169,53 @@ pub fn all_expression_sets() -> Vec<ExpressionSet> {
     }
     sets.retain(|s| !s.expressions.is_empty());
     sets
+}
+
+/// True for data without the oracle's special encodings (as compare.py).
+fn plain_json(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .all(|(k, v)| !k.starts_with('$') && plain_json(v)),
+        serde_json::Value::Array(items) => items.iter().all(plain_json),
+        _ => true,
+    }
+}
+
+/// JSON data as a YAQL value (integers stay integers).
+pub fn json_to_value(value: &serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::String(s) => Value::str(s),
+        serde_json::Value::Array(items) => {
+            Value::List(Arc::new(items.iter().map(json_to_value).collect()))
+        }
+        serde_json::Value::Object(map) => {
+            Value::dict(map.iter().map(|(k, v)| (Value::str(k), json_to_value(v))))
+        }
+    }
+}
+
+/// The cases of yaql's own suite that both sides of the comparison
+/// evaluate (the selection compare.py makes): standard mode, plain JSON
+/// data, a value expected, no custom context.
+pub fn yaql_eval_cases(shared: &Path) -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(shared.join("conformance/yaql/cases.jsonl")).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|c| {
+            c["mode"] == "standard"
+                && c.get("unsupported").is_none_or(serde_json::Value::is_null)
+                && c["custom_context"] != true
+                && c["nondeterministic"] != true
+                && c["outcome"] == "value"
+                && plain_json(&c["data"])
+        })
+        .collect()
 }

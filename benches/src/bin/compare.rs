@@ -10,57 +10,12 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
+use murano_benches::json_to_value;
 use murano_dsl::yaml::{load_class_file, LoadOptions};
 use murano_packages::check::{check_package, CheckOptions};
 use murano_packages::source::FileMap;
-use murano_yaql::eval::{convert_input, Context, Engine, Library, Options, Value};
+use murano_yaql::eval::{convert_input, Context, Engine, Library, Options};
 use murano_yaql::Grammar;
-
-/// True for data without the oracle's special encodings (as compare.py).
-fn plain_json(value: &serde_json::Value) -> bool {
-    match value {
-        serde_json::Value::Object(map) => map
-            .iter()
-            .all(|(k, v)| !k.starts_with('$') && plain_json(v)),
-        serde_json::Value::Array(items) => items.iter().all(plain_json),
-        _ => true,
-    }
-}
-
-fn to_value(value: &serde_json::Value) -> Value {
-    match value {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(0.0)),
-        },
-        serde_json::Value::String(s) => Value::str(s),
-        serde_json::Value::Array(items) => {
-            Value::List(Arc::new(items.iter().map(to_value).collect()))
-        }
-        serde_json::Value::Object(map) => {
-            Value::dict(map.iter().map(|(k, v)| (Value::str(k), to_value(v))))
-        }
-    }
-}
-
-/// The same cases compare.py selects from yaql's own suite.
-fn eval_cases(shared: &Path) -> Vec<serde_json::Value> {
-    let text =
-        std::fs::read_to_string(shared.join("conformance/yaql/cases.jsonl")).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|c| {
-            c["mode"] == "standard"
-                && c.get("unsupported").is_none_or(serde_json::Value::is_null)
-                && c["custom_context"] != true
-                && c["nondeterministic"] != true
-                && c["outcome"] == "value"
-                && plain_json(&c["data"])
-        })
-        .collect()
-}
 
 fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
@@ -116,14 +71,14 @@ fn main() {
             .count()
     });
     // yaql.eval style: pre-parsed, a fresh child context per evaluation.
-    let cases = eval_cases(shared);
+    let cases = murano_benches::yaql_eval_cases(shared);
     let mut options = Options::default();
     if let Some(map) = cases
         .first()
         .and_then(|c| c["engine"]["options"].as_object())
     {
         for (name, value) in map {
-            options.set_yaql_option(name, &to_value(value));
+            options.set_yaql_option(name, &json_to_value(value));
         }
     }
     let engine = Engine::new(Grammar::standard_with_delegates(), options);
@@ -135,7 +90,7 @@ fn main() {
             let data = c
                 .get("data")
                 .filter(|d| !d.is_null())
-                .map(|d| convert_input(to_value(d)));
+                .map(|d| convert_input(json_to_value(d)));
             Some((query, data))
         })
         .collect();
