@@ -8,6 +8,7 @@ mod files;
 mod hot;
 mod inspect;
 mod parse;
+mod schema;
 mod ui;
 mod yaql;
 
@@ -30,6 +31,7 @@ enum Command {
     Hot(hot::HotArgs),
     Yaql(yaql::YaqlArgs),
     Ui(ui::UiArgs),
+    Schema(schema::SchemaArgs),
     Parse(parse::ParseArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::Hot(args) => hot::run(&args),
         Command::Yaql(args) => yaql::run(&args),
         Command::Ui(args) => ui::run(&args),
+        Command::Schema(args) => schema::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());

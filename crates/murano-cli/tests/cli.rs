@@ -279,3 +279,45 @@ fn ui_fills_the_forms_offline() {
     assert!(stdout.contains("step \"group0\" is not valid:"), "{stdout}");
     assert!(stdout.contains("name: This field is required."), "{stdout}");
 }
+
+#[test]
+fn schema_needs_the_classes_it_uses() {
+    let out = murano()
+        .arg("schema")
+        .arg(examples().join("shop"))
+        .arg("com.example.Shop")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("not found: NoPackageFound: Package \"io.murano\" is not found"),
+        "{stderr}"
+    );
+
+    // With Murano's core library from the shared data, when present.
+    let shared = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    let core = shared.join("corpus/packages/murano/meta/io.murano");
+    if !core.is_dir() {
+        eprintln!("shared core library absent: skipping the schema output check");
+        return;
+    }
+    let out = murano()
+        .arg("schema")
+        .arg(examples().join("shop"))
+        .arg("com.example.Shop")
+        .arg("--catalog")
+        .arg(&core)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let schemas: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let class = &schemas[""];
+    assert_eq!(class["properties"]["name"]["title"], "Shop name");
+    assert_eq!(class["properties"]["port"]["default"], 8080);
+    assert_eq!(class["formSections"]["main"]["title"], "Shop settings");
+    assert!(schemas.get("fromCatalogue").is_some(), "{stdout}");
+}

@@ -1,0 +1,106 @@
+//! `murano schema`: the JSON schema Murano's API would answer for a class
+//! and its model builders (`GET /schemas/{className}[/{methods}]`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use murano_packages::PluginRegistry;
+use murano_schema::{generate, CatalogBuilder, ErrorStatus, SchemaRequest};
+
+use crate::files::{find_packages, read_package};
+
+/// Print the JSON schema of a class and of its model builders.
+///
+/// Examples:
+///
+///   murano schema path/to/package com.example.App --catalog path/to/core-library
+///   murano schema app.zip com.example.App createModel --version '>=1.0'
+///
+/// The classes the class extends or names in its contracts and meta (such
+/// as Murano's core library `io.murano`) must be in the package or in a
+/// `--catalog` folder. The output maps "" (the class) and each model
+/// builder to a draft-04 JSON schema. The exit status is 0 with a schema,
+/// 1 when Murano would answer the request with an error (printed with its
+/// HTTP class: not found or bad request), 2 on a usage or I/O error.
+#[derive(Args)]
+#[command(verbatim_doc_comment)]
+pub(crate) struct SchemaArgs {
+    /// A package directory or .zip archive.
+    package: PathBuf,
+    /// The full name of the class.
+    class: String,
+    /// Model builders to include (default: every one).
+    methods: Vec<String>,
+    /// A version spec the class's package must match.
+    #[arg(long, value_name = "SPEC")]
+    version: Option<String>,
+    /// Packages (folders searched recursively, or .zip files) the class may
+    /// use, e.g. Murano's core library.
+    #[arg(long, value_name = "DIR")]
+    catalog: Vec<PathBuf>,
+}
+
+fn build_request(args: &SchemaArgs, package_name: &str) -> SchemaRequest {
+    let mut request = SchemaRequest::new(args.class.clone()).package(package_name);
+    if let Some(spec) = &args.version {
+        request = request.version(spec.clone());
+    }
+    if !args.methods.is_empty() {
+        request = request.methods(args.methods.iter().cloned());
+    }
+    request
+}
+
+fn add(builder: &mut CatalogBuilder, path: &std::path::Path) -> Result<String, String> {
+    let loaded = read_package(path)?;
+    let package = PluginRegistry::with_builtins()
+        .load(loaded.files)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let skipped = builder
+        .add_package(package.as_ref())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    for (class, reason) in skipped {
+        eprintln!(
+            "murano: {}: class {class} left out: {reason}",
+            path.display()
+        );
+    }
+    Ok(package.full_name().to_owned())
+}
+
+pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
+    let mut builder = CatalogBuilder::new();
+    let name = match add(&mut builder, &args.package) {
+        Ok(name) => name,
+        Err(e) => {
+            eprintln!("murano: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for dir in &args.catalog {
+        for path in find_packages(dir) {
+            if let Err(e) = add(&mut builder, &path) {
+                eprintln!("murano: catalog: {e}");
+            }
+        }
+    }
+    let catalog = builder.build();
+    match generate(&catalog, &build_request(args, &name)) {
+        Ok(schemas) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&schemas).unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let status = match e.status() {
+                ErrorStatus::NotFound => "not found",
+                ErrorStatus::BadRequest => "bad request",
+            };
+            eprintln!("murano: {status}: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
