@@ -30,8 +30,29 @@ pub fn is_python_word(c: char) -> bool {
 /// True when the whole text matches `^[\s\w\d.]*$`: such text is always
 /// a plain string, even when it would parse (`not true`, `a and b`).
 pub fn is_plain_words(text: &str) -> bool {
-    text.chars()
-        .all(|c| c == '.' || is_python_space(c) || is_python_word(c))
+    all_chars(text, false)
+}
+
+/// Python's `\s`, `\w` (and so `\d`) and `.` for ASCII bytes, plus `:`
+/// when `colon`.
+fn is_plain_word_byte(b: u8, colon: bool) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(b, b'_' | b'.' | b' ' | b'\t'..=b'\r' | 0x1c..=0x1f)
+        || (colon && b == b':')
+}
+
+/// The word-regex test: ASCII bytes by table, any other character by its
+/// Unicode properties.
+fn all_chars(text: &str, colon: bool) -> bool {
+    let bytes = text.as_bytes();
+    match bytes.iter().position(|&b| !is_plain_word_byte(b, colon)) {
+        None => true,
+        Some(i) if bytes[i] < 0x80 => false,
+        Some(i) => text.get(i..).is_some_and(|rest| {
+            rest.chars()
+                .all(|c| c == '.' || (colon && c == ':') || is_python_space(c) || is_python_word(c))
+        }),
+    }
 }
 
 /// The dashboard's grammar (yaql's standard one, no delegates), built once.
@@ -43,8 +64,7 @@ pub fn dashboard_grammar() -> &'static Grammar {
 /// True when the whole text matches the dashboard's `^[\s\w\d.:]*$`:
 /// such text is a plain string in UI files.
 pub fn is_dashboard_plain_words(text: &str) -> bool {
-    text.chars()
-        .all(|c| c == '.' || c == ':' || is_python_space(c) || is_python_word(c))
+    all_chars(text, true)
 }
 
 /// The dashboard's `YaqlExpression.match` for a plain scalar of a UI file.
@@ -109,5 +129,27 @@ mod tests {
             assert_eq!(is_expression(no), Ok(false), "{no}");
         }
         assert!(is_expression(r"$.f('\xZZ')").is_err());
+    }
+
+    #[test]
+    fn word_test_matches_the_character_definition() {
+        let slow = |t: &str, colon: bool| {
+            t.chars()
+                .all(|c| c == '.' || (colon && c == ':') || is_python_space(c) || is_python_word(c))
+        };
+        let mut samples: Vec<String> = (0u32..0x3000)
+            .filter_map(char::from_u32)
+            .map(|c| format!("ab{c}9"))
+            .collect();
+        samples.extend(
+            [
+                "", "a.b c", "x:y", "é:ü", "a\u{1c}b", "a\u{85}", "a\u{a0}b", "٣", "a-b",
+            ]
+            .map(String::from),
+        );
+        for t in &samples {
+            assert_eq!(is_plain_words(t), slow(t, false), "{t:?}");
+            assert_eq!(is_dashboard_plain_words(t), slow(t, true), "{t:?}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::compose::{self, RawKind, RawNode};
+use super::compose::{RawKind, RawNode, Span, Tag};
 use super::error::{Mark, YamlError, YamlErrorClass};
 use super::parser::py_repr_str;
 use super::value::{Date, Int, Node, Timestamp, Value, YaqlScalar};
@@ -11,6 +11,8 @@ use super::Flavor;
 
 pub(crate) struct Constructor<'a> {
     nodes: &'a mut Vec<RawNode>,
+    items: &'a [usize],
+    pairs: &'a mut Vec<(usize, usize)>,
     flavor: Flavor,
     in_progress: Vec<bool>,
     budget: usize,
@@ -36,10 +38,20 @@ fn kind_id(kind: &RawKind) -> &'static str {
 }
 
 impl<'a> Constructor<'a> {
-    pub(crate) fn new(nodes: &'a mut Vec<RawNode>, flavor: Flavor, max_nodes: usize) -> Self {
+    pub(crate) fn new(
+        (nodes, items, pairs): (
+            &'a mut Vec<RawNode>,
+            &'a [usize],
+            &'a mut Vec<(usize, usize)>,
+        ),
+        flavor: Flavor,
+        max_nodes: usize,
+    ) -> Self {
         let count = nodes.len();
         Constructor {
             nodes,
+            items,
+            pairs,
             flavor,
             in_progress: vec![false; count],
             budget: max_nodes,
@@ -73,24 +85,16 @@ impl<'a> Constructor<'a> {
             });
         }
         let tag = self.nodes[id].tag.clone();
-        let value = match tag.as_str() {
-            compose::SEQ => self.collection(id, |c, id| c.sequence(id))?,
-            compose::MAP => self.collection(id, |c, id| Ok(Value::Map(c.mapping(id)?)))?,
-            "tag:yaml.org,2002:set" => self.collection(id, |c, id| {
-                Ok(Value::Set(
-                    c.mapping(id)?.into_iter().map(|(k, _)| k).collect(),
-                ))
-            })?,
-            "tag:yaml.org,2002:omap" | "tag:yaml.org,2002:pairs" => {
-                self.collection(id, |c, id| c.pairs(id))?
-            }
-            compose::YAQL if self.flavor.has_yaql() => self.yaql(id)?,
-            compose::STR => Value::Str(self.scalar(id)?),
-            compose::NULL => {
+        let value = match &tag {
+            Tag::Seq => self.collection(id, |c, id| c.sequence(id))?,
+            Tag::Map => self.collection(id, |c, id| Ok(Value::Map(c.mapping(id)?)))?,
+            Tag::Yaql if self.flavor.has_yaql() => self.yaql(id)?,
+            Tag::Str => Value::Str(self.scalar(id)?),
+            Tag::Null => {
                 self.scalar(id)?;
                 Value::Null
             }
-            compose::BOOL => {
+            Tag::Bool => {
                 let text = self.scalar(id)?;
                 match text.to_lowercase().as_str() {
                     "yes" | "true" | "on" => Value::Bool(true),
@@ -104,10 +108,22 @@ impl<'a> Constructor<'a> {
                     }
                 }
             }
-            compose::INT => Value::Int(construct_int(&self.scalar(id)?, start)?),
-            compose::FLOAT => Value::Float(construct_float(&self.scalar(id)?, start)?),
-            compose::TIMESTAMP => construct_timestamp(&self.scalar(id)?, start)?,
-            "tag:yaml.org,2002:binary" => {
+            Tag::Int => Value::Int(construct_int(&self.scalar(id)?, start)?),
+            Tag::Float => Value::Float(construct_float(&self.scalar(id)?, start)?),
+            Tag::Timestamp => construct_timestamp(&self.scalar(id)?, start)?,
+            Tag::Other(name) if name == "tag:yaml.org,2002:set" => {
+                self.collection(id, |c, id| {
+                    Ok(Value::Set(
+                        c.mapping(id)?.into_iter().map(|(k, _)| k).collect(),
+                    ))
+                })?
+            }
+            Tag::Other(name)
+                if name == "tag:yaml.org,2002:omap" || name == "tag:yaml.org,2002:pairs" =>
+            {
+                self.collection(id, |c, id| c.pairs(id))?
+            }
+            Tag::Other(name) if name == "tag:yaml.org,2002:binary" => {
                 Value::Binary(construct_binary(&self.scalar(id)?, start)?)
             }
             _ => {
@@ -115,7 +131,7 @@ impl<'a> Constructor<'a> {
                     None,
                     format!(
                         "could not determine a constructor for the tag {}",
-                        py_repr_str(&tag)
+                        py_repr_str(tag.as_str())
                     ),
                     start,
                 ))
@@ -136,21 +152,24 @@ impl<'a> Constructor<'a> {
     }
 
     /// The text of a scalar node; for a mapping, the value of its `=` key
-    /// (PyYAML's `construct_scalar` in the safe constructor).
+    /// (PyYAML's `construct_scalar` in the safe constructor). The text of a
+    /// node no alias can reach again is moved out, not copied.
     fn scalar(&mut self, id: usize) -> KResult<String> {
-        match &self.nodes[id].kind {
-            RawKind::Scalar(text) => Ok(text.clone()),
-            RawKind::Map(pairs) => {
-                let value_key = pairs
-                    .iter()
-                    .find(|(k, _)| self.nodes[*k].tag == compose::VALUE)
-                    .map(|(_, v)| *v);
-                match value_key {
-                    Some(v) => self.scalar(v),
-                    None => Err(self.expected(id, "a scalar")),
-                }
-            }
-            RawKind::Seq(_) => Err(self.expected(id, "a scalar")),
+        let shared = self.nodes[id].shared;
+        let span = match &mut self.nodes[id].kind {
+            RawKind::Scalar(text) if shared => return Ok(text.clone()),
+            RawKind::Scalar(text) => return Ok(std::mem::take(text)),
+            RawKind::Seq(_) => return Err(self.expected(id, "a scalar")),
+            RawKind::Map(span) => *span,
+        };
+        match self
+            .pairs_of(span)
+            .iter()
+            .find(|(k, _)| self.nodes[*k].tag == Tag::Value)
+            .map(|(_, v)| *v)
+        {
+            Some(v) => self.scalar(v),
+            None => Err(self.expected(id, "a scalar")),
         }
     }
 
@@ -165,7 +184,12 @@ impl<'a> Constructor<'a> {
 
     fn yaql(&mut self, id: usize) -> KResult<Value> {
         let text = self.scalar(id)?;
-        let expression = match self.nodes[id].parsed.clone() {
+        let parsed = if self.nodes[id].shared {
+            self.nodes[id].parsed.clone()
+        } else {
+            self.nodes[id].parsed.take()
+        };
+        let expression = match parsed {
             Some(parsed) => parsed,
             None => Arc::new(self.flavor.parse_expression(&text)?),
         };
@@ -176,21 +200,40 @@ impl<'a> Constructor<'a> {
         }))
     }
 
+    fn items_of(&self, span: Span) -> &[usize] {
+        self.items.get(span.range()).unwrap_or(&[])
+    }
+
+    fn pairs_of(&self, span: Span) -> &[(usize, usize)] {
+        self.pairs.get(span.range()).unwrap_or(&[])
+    }
+
     fn sequence(&mut self, id: usize) -> KResult<Value> {
-        let RawKind::Seq(items) = self.nodes[id].kind.clone() else {
+        let RawKind::Seq(span) = self.nodes[id].kind else {
             return Err(self.expected(id, "a sequence"));
         };
-        let mut out = Vec::with_capacity(items.len());
-        for item in items {
+        let mut out = Vec::with_capacity(span.len);
+        // A sequence's items never change.
+        for i in 0..span.len {
+            let Some(&item) = self.items_of(span).get(i) else {
+                break;
+            };
             out.push(self.construct(item)?);
         }
         Ok(Value::Seq(out))
     }
 
+    fn map_pair(&self, id: usize, i: usize) -> Option<(usize, usize)> {
+        match self.nodes[id].kind {
+            RawKind::Map(span) => self.pairs_of(span).get(i).copied(),
+            _ => None,
+        }
+    }
+
     fn pairs(&mut self, id: usize) -> KResult<Value> {
         let start = self.nodes[id].start;
         let context = "while constructing an ordered map";
-        let RawKind::Seq(items) = self.nodes[id].kind.clone() else {
+        let RawKind::Seq(items) = self.nodes[id].kind else {
             return Err(constructor_error(
                 Some((context, start)),
                 format!(
@@ -201,9 +244,12 @@ impl<'a> Constructor<'a> {
             ));
         };
         let mut out = Vec::new();
-        for item in items {
+        for i in 0..items.len {
+            let Some(&item) = self.items_of(items).get(i) else {
+                break;
+            };
             let item_start = self.nodes[item].start;
-            let RawKind::Map(pairs) = self.nodes[item].kind.clone() else {
+            let RawKind::Map(pairs) = self.nodes[item].kind else {
                 return Err(constructor_error(
                     Some((context, start)),
                     format!(
@@ -213,17 +259,19 @@ impl<'a> Constructor<'a> {
                     item_start,
                 ));
             };
-            if pairs.len() != 1 {
-                return Err(constructor_error(
-                    Some((context, start)),
-                    format!(
-                        "expected a single mapping item, but found {} items",
-                        pairs.len()
-                    ),
-                    item_start,
-                ));
-            }
-            let (k, v) = pairs[0];
+            let (k, v) = match self.pairs_of(pairs) {
+                &[pair] => pair,
+                other => {
+                    return Err(constructor_error(
+                        Some((context, start)),
+                        format!(
+                            "expected a single mapping item, but found {} items",
+                            other.len()
+                        ),
+                        item_start,
+                    ))
+                }
+            };
             let key = self.construct(k)?;
             let value = self.construct(v)?;
             out.push((key, value));
@@ -238,12 +286,16 @@ impl<'a> Constructor<'a> {
             return Err(self.expected(id, "a mapping"));
         }
         self.flatten(id, 0)?;
-        let RawKind::Map(pairs) = self.nodes[id].kind.clone() else {
+        let RawKind::Map(span) = self.nodes[id].kind else {
             return Err(self.expected(id, "a mapping"));
         };
         let start = self.nodes[id].start;
-        let mut out: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
-        for (k, v) in pairs {
+        let mut out: Vec<(Node, Node)> = Vec::with_capacity(span.len);
+        // By index: constructing a value may flatten this node again (a
+        // merge of an alias to it), which leaves its pairs as they are.
+        let mut i = 0;
+        while let Some((k, v)) = self.map_pair(id, i) {
+            i += 1;
             let key = self.construct(k)?;
             if !is_hashable(&key.value) {
                 return Err(constructor_error(
@@ -266,7 +318,8 @@ impl<'a> Constructor<'a> {
 
     /// PyYAML's `flatten_mapping`: `<<` entries are replaced by the merged
     /// mappings' entries (in front), and `=` keys become strings. Like
-    /// PyYAML it rewrites the node itself.
+    /// PyYAML it rewrites the node itself (its new pairs go to the end of
+    /// the pair arena).
     fn flatten(&mut self, id: usize, depth: u32) -> KResult<()> {
         if depth > 64 {
             return Err(YamlError::new(
@@ -275,25 +328,36 @@ impl<'a> Constructor<'a> {
                 Some(self.nodes[id].start),
             ));
         }
-        let RawKind::Map(pairs) = self.nodes[id].kind.clone() else {
+        let RawKind::Map(span) = self.nodes[id].kind else {
             return Ok(());
         };
+        if !self
+            .pairs_of(span)
+            .iter()
+            .any(|&(k, _)| matches!(self.nodes[k].tag, Tag::Merge | Tag::Value))
+        {
+            return Ok(());
+        }
+        let pairs = self.pairs_of(span).to_vec();
         let start = self.nodes[id].start;
         let context = "while constructing a mapping";
         let mut merge: Vec<(usize, usize)> = Vec::new();
         let mut kept = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
-            if self.nodes[k].tag == compose::MERGE {
-                match self.nodes[v].kind.clone() {
+            if self.nodes[k].tag == Tag::Merge {
+                match self.nodes[v].kind {
                     RawKind::Map(_) => {
                         self.flatten(v, depth + 1)?;
-                        if let RawKind::Map(sub) = &self.nodes[v].kind {
-                            merge.extend(sub.iter().copied());
+                        if let RawKind::Map(sub) = self.nodes[v].kind {
+                            merge.extend_from_slice(self.pairs_of(sub));
                         }
                     }
                     RawKind::Seq(items) => {
                         let mut submerge = Vec::new();
-                        for sub in items {
+                        for i in 0..items.len {
+                            let Some(&sub) = self.items_of(items).get(i) else {
+                                break;
+                            };
                             if !matches!(self.nodes[sub].kind, RawKind::Map(_)) {
                                 return Err(constructor_error(
                                     Some((context, start)),
@@ -305,8 +369,8 @@ impl<'a> Constructor<'a> {
                                 ));
                             }
                             self.flatten(sub, depth + 1)?;
-                            if let RawKind::Map(p) = &self.nodes[sub].kind {
-                                submerge.push(p.clone());
+                            if let RawKind::Map(p) = self.nodes[sub].kind {
+                                submerge.push(self.pairs_of(p).to_vec());
                             }
                         }
                         for p in submerge.into_iter().rev() {
@@ -323,8 +387,8 @@ impl<'a> Constructor<'a> {
                     }
                 }
             } else {
-                if self.nodes[k].tag == compose::VALUE {
-                    self.nodes[k].tag = compose::STR.to_owned();
+                if self.nodes[k].tag == Tag::Value {
+                    self.nodes[k].tag = Tag::Str;
                 }
                 kept.push((k, v));
             }
@@ -333,7 +397,12 @@ impl<'a> Constructor<'a> {
             merge.extend(kept);
             kept = merge;
         }
-        self.nodes[id].kind = RawKind::Map(kept);
+        let first = self.pairs.len();
+        self.pairs.extend(kept);
+        self.nodes[id].kind = RawKind::Map(Span {
+            start: first,
+            len: self.pairs.len() - first,
+        });
         Ok(())
     }
 }

@@ -56,22 +56,22 @@ impl Flavor {
         self != Flavor::Plain
     }
 
-    /// The implicit YAQL resolver: `Some` when the plain scalar is YAQL.
-    fn detect_expression(self, text: &str) -> Result<Option<murano_yaql::Expression>, YamlError> {
-        let (plain_words, grammar) = match self {
-            Flavor::Engine => (
-                expression::is_plain_words(text),
-                expression::engine_grammar(),
-            ),
-            Flavor::Dashboard => (
-                expression::is_dashboard_plain_words(text),
-                expression::dashboard_grammar(),
-            ),
-            Flavor::Plain => return Ok(None),
-        };
-        if plain_words {
-            return Ok(None);
+    /// The first half of the implicit YAQL resolver: false when the plain
+    /// scalar cannot be YAQL (no YAQL in this flavor, or only words).
+    fn may_be_expression(self, text: &str) -> bool {
+        match self {
+            Flavor::Engine => !expression::is_plain_words(text),
+            Flavor::Dashboard => !expression::is_dashboard_plain_words(text),
+            Flavor::Plain => false,
         }
+    }
+
+    /// The second half: `Some` when the candidate parses.
+    fn parse_candidate(self, text: &str) -> Result<Option<murano_yaql::Expression>, YamlError> {
+        let grammar = match self {
+            Flavor::Dashboard => expression::dashboard_grammar(),
+            _ => expression::engine_grammar(),
+        };
         match grammar.parse(text) {
             Ok(parsed) => Ok(Some(parsed)),
             Err(e) if e.class().is_yaql_parsing_error() => Ok(None),
@@ -147,11 +147,12 @@ fn check_len(len: usize, options: &LoadOptions) -> Result<(), YamlError> {
     Ok(())
 }
 
-fn composer(chars: Vec<char>, flavor: Flavor, options: &LoadOptions) -> compose::Composer {
+fn composer<'a>(text: &'a str, flavor: Flavor, options: &LoadOptions) -> compose::Composer<'a> {
     compose::Composer::new(
-        parser::Parser::new(scanner::Scanner::new(chars)),
+        parser::Parser::new(scanner::Scanner::new(text)),
         flavor,
         options,
+        text.len(),
     )
 }
 
@@ -162,22 +163,29 @@ pub fn load_all(
     options: &LoadOptions,
 ) -> Result<Vec<Node>, YamlError> {
     check_len(bytes.len(), options)?;
-    let chars = reader::decode(bytes)?;
-    load_all_chars(chars, flavor, options)
+    let text = reader::decode(bytes)?;
+    load_all_text(&text, flavor, options)
 }
 
-fn load_all_chars(
-    chars: Vec<char>,
+fn load_all_text(
+    text: &str,
     flavor: Flavor,
     options: &LoadOptions,
 ) -> Result<Vec<Node>, YamlError> {
-    let mut composer = composer(chars, flavor, options);
+    let mut composer = composer(text, flavor, options);
     composer.start()?;
     let mut documents = Vec::new();
     while !composer.at_stream_end()? {
         let root = composer.document()?;
-        let mut constructor =
-            construct::Constructor::new(&mut composer.nodes, flavor, options.max_nodes);
+        let mut constructor = construct::Constructor::new(
+            (
+                &mut composer.nodes,
+                &composer.item_arena,
+                &mut composer.pair_arena,
+            ),
+            flavor,
+            options.max_nodes,
+        );
         documents.push(constructor.construct(root)?);
     }
     Ok(documents)
@@ -191,16 +199,16 @@ pub fn load_single(
     options: &LoadOptions,
 ) -> Result<Option<Node>, YamlError> {
     check_len(bytes.len(), options)?;
-    let chars = reader::decode(bytes)?;
-    load_single_chars(chars, flavor, options)
+    let text = reader::decode(bytes)?;
+    load_single_text(&text, flavor, options)
 }
 
-fn load_single_chars(
-    chars: Vec<char>,
+fn load_single_text(
+    text: &str,
     flavor: Flavor,
     options: &LoadOptions,
 ) -> Result<Option<Node>, YamlError> {
-    let mut composer = composer(chars, flavor, options);
+    let mut composer = composer(text, flavor, options);
     composer.start()?;
     if composer.at_stream_end()? {
         return Ok(None);
@@ -216,8 +224,15 @@ fn load_single_chars(
         )
         .with_context("expected a single document in the stream", Some(first)));
     }
-    let mut constructor =
-        construct::Constructor::new(&mut composer.nodes, flavor, options.max_nodes);
+    let mut constructor = construct::Constructor::new(
+        (
+            &mut composer.nodes,
+            &composer.item_arena,
+            &mut composer.pair_arena,
+        ),
+        flavor,
+        options.max_nodes,
+    );
     Ok(Some(constructor.construct(root)?))
 }
 
@@ -253,6 +268,6 @@ pub fn load_ui_file(bytes: &[u8], options: &LoadOptions) -> Result<Option<Node>,
 /// decoded text).
 pub fn load_manifest(text: &str, options: &LoadOptions) -> Result<Option<Node>, YamlError> {
     check_len(text.len(), options)?;
-    let chars = reader::from_str(text)?;
-    load_single_chars(chars, Flavor::Plain, options)
+    let text = reader::from_str(text)?;
+    load_single_text(text, Flavor::Plain, options)
 }

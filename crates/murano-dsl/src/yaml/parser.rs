@@ -1,41 +1,73 @@
 //! Events from tokens: PyYAML's parser state machine.
 
+use std::borrow::Cow;
+
 use super::error::{Mark, YamlError, YamlErrorClass};
-use super::scanner::{ScalarStyle, Scanner, Token, TokenKind};
+use super::scanner::{ScalarStyle, Scanner, TokenKind};
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum EventKind {
+pub(crate) enum EventKind<'a> {
     StreamStart,
     StreamEnd,
     DocumentStart,
     DocumentEnd,
     Alias(String),
     Scalar {
-        anchor: Option<String>,
-        tag: Option<String>,
+        props: Option<Box<Props>>,
         /// PyYAML's `implicit[0]`: plain without a specific tag, so the
         /// implicit resolvers apply.
         plain_implicit: bool,
-        value: String,
+        value: Cow<'a, str>,
         style: ScalarStyle,
     },
     SequenceStart {
-        anchor: Option<String>,
-        tag: Option<String>,
+        props: Option<Box<Props>>,
     },
     SequenceEnd,
     MappingStart {
-        anchor: Option<String>,
-        tag: Option<String>,
+        props: Option<Box<Props>>,
     },
     MappingEnd,
 }
 
+/// A node's anchor and tag (boxed: most nodes have neither, and events
+/// stay small).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Event {
-    pub(crate) kind: EventKind,
+pub(crate) struct Props {
+    pub(crate) anchor: Option<String>,
+    pub(crate) tag: Option<String>,
+}
+
+impl Props {
+    fn boxed(anchor: Option<String>, tag: Option<String>) -> Option<Box<Props>> {
+        if anchor.is_none() && tag.is_none() {
+            None
+        } else {
+            Some(Box::new(Props { anchor, tag }))
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Event<'a> {
+    pub(crate) kind: EventKind<'a>,
     pub(crate) start: Mark,
     pub(crate) end: Mark,
+}
+
+/// What the parser needs to know of a token it has not taken yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Scalar,
+    FlowSequenceStart,
+    FlowMappingStart,
+    BlockSequenceStart,
+    BlockMappingStart,
+    BlockEntry,
+    Key,
+    FlowSequenceEnd,
+    DocumentEnd,
+    Other,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,12 +96,12 @@ enum State {
     End,
 }
 
-pub(crate) struct Parser {
-    scanner: Scanner,
+pub(crate) struct Parser<'a> {
+    scanner: Scanner<'a>,
     state: State,
     states: Vec<State>,
     marks: Vec<Mark>,
-    peeked: Option<Event>,
+    peeked: Option<Event<'a>>,
 }
 
 type PResult<T> = Result<T, YamlError>;
@@ -82,8 +114,8 @@ fn parser_error(context: Option<(&str, Mark)>, problem: String, mark: Mark) -> Y
     }
 }
 
-impl Parser {
-    pub(crate) fn new(scanner: Scanner) -> Parser {
+impl<'a> Parser<'a> {
+    pub(crate) fn new(scanner: Scanner<'a>) -> Parser<'a> {
         Parser {
             scanner,
             state: State::StreamStart,
@@ -94,25 +126,86 @@ impl Parser {
     }
 
     /// The next event without consuming it.
-    pub(crate) fn peek_event(&mut self) -> PResult<&Event> {
+    #[inline]
+    pub(crate) fn peek_event(&mut self) -> PResult<&Event<'a>> {
         if self.peeked.is_none() {
-            let event = self.produce()?;
-            self.peeked = Some(event);
+            self.fill()?;
         }
-        Ok(self.peeked.as_ref().expect("just filled"))
+        match &self.peeked {
+            Some(event) => Ok(event),
+            None => Err(YamlError::new(
+                YamlErrorClass::Parser,
+                "no more events",
+                None,
+            )),
+        }
+    }
+
+    /// The next event, to take parts of it in place; then
+    /// [`Parser::discard_event`] consumes it.
+    #[inline]
+    pub(crate) fn peek_event_mut(&mut self) -> PResult<&mut Event<'a>> {
+        if self.peeked.is_none() {
+            self.fill()?;
+        }
+        match &mut self.peeked {
+            Some(event) => Ok(event),
+            None => Err(YamlError::new(
+                YamlErrorClass::Parser,
+                "no more events",
+                None,
+            )),
+        }
+    }
+
+    /// Consumes the peeked event.
+    #[inline]
+    pub(crate) fn discard_event(&mut self) {
+        self.peeked = None;
+    }
+
+    /// Produces the next event into the peek slot (out of line, so that
+    /// peeking at a produced event stays cheap).
+    #[inline(never)]
+    fn fill(&mut self) -> PResult<()> {
+        let event = self.produce()?;
+        self.peeked = Some(event);
+        Ok(())
     }
 
     /// Consumes the next event.
-    pub(crate) fn next_event(&mut self) -> PResult<Event> {
-        self.peek_event()?;
-        Ok(self.peeked.take().expect("peeked above"))
+    #[inline]
+    pub(crate) fn next_event(&mut self) -> PResult<Event<'a>> {
+        match self.peeked.take() {
+            Some(event) => Ok(event),
+            None => self.produce(),
+        }
     }
 
-    fn peek_kind(&mut self) -> PResult<&TokenKind> {
+    fn peek_kind(&mut self) -> PResult<&TokenKind<'a>> {
         Ok(&self.scanner.peek_token()?.kind)
     }
 
-    fn check(&mut self, f: fn(&TokenKind) -> bool) -> PResult<bool> {
+    /// The shape and marks of the next token, without copying it.
+    fn peek_shape(&mut self) -> PResult<(Shape, Mark, Mark)> {
+        let token = self.scanner.peek_token()?;
+        let shape = match token.kind {
+            TokenKind::Scalar(..) => Shape::Scalar,
+            TokenKind::FlowSequenceStart => Shape::FlowSequenceStart,
+            TokenKind::FlowMappingStart => Shape::FlowMappingStart,
+            TokenKind::BlockSequenceStart => Shape::BlockSequenceStart,
+            TokenKind::BlockMappingStart => Shape::BlockMappingStart,
+            TokenKind::BlockEntry => Shape::BlockEntry,
+            TokenKind::Key => Shape::Key,
+            TokenKind::FlowSequenceEnd => Shape::FlowSequenceEnd,
+            TokenKind::DocumentEnd => Shape::DocumentEnd,
+            _ => Shape::Other,
+        };
+        Ok((shape, token.start, token.end))
+    }
+
+    #[inline]
+    fn check(&mut self, f: impl FnOnce(&TokenKind<'a>) -> bool) -> PResult<bool> {
         Ok(f(self.peek_kind()?))
     }
 
@@ -120,7 +213,7 @@ impl Parser {
         self.states.pop().unwrap_or(State::End)
     }
 
-    fn produce(&mut self) -> PResult<Event> {
+    fn produce(&mut self) -> PResult<Event<'a>> {
         match self.state {
             State::StreamStart => {
                 let token = self.scanner.next_token()?;
@@ -144,13 +237,13 @@ impl Parser {
             }
             State::DocumentStart => self.document_start(),
             State::DocumentEnd => {
-                let token = self.scanner.peek_token()?.clone();
-                let mut end = token.start;
-                if token.kind == TokenKind::DocumentEnd {
+                let (shape, start, _) = self.peek_shape()?;
+                let mut end = start;
+                if shape == Shape::DocumentEnd {
                     end = self.scanner.next_token()?.end;
                 }
                 self.state = State::DocumentStart;
-                Ok(event(EventKind::DocumentEnd, token.start, end))
+                Ok(event(EventKind::DocumentEnd, start, end))
             }
             State::DocumentContent => {
                 if self.check(|k| {
@@ -206,7 +299,7 @@ impl Parser {
                 }
             }
             State::FlowSequenceEntryMappingValue => {
-                if self.check(|k| *k == TokenKind::Value)? {
+                if self.check(|k| matches!(k, TokenKind::Value))? {
                     let token = self.scanner.next_token()?;
                     if self
                         .check(|k| matches!(k, TokenKind::FlowEntry | TokenKind::FlowSequenceEnd))?
@@ -235,7 +328,7 @@ impl Parser {
             }
             State::FlowMappingKey => self.flow_mapping_key(false),
             State::FlowMappingValue => {
-                if self.check(|k| *k == TokenKind::Value)? {
+                if self.check(|k| matches!(k, TokenKind::Value))? {
                     let token = self.scanner.next_token()?;
                     if self
                         .check(|k| matches!(k, TokenKind::FlowEntry | TokenKind::FlowMappingEnd))?
@@ -265,11 +358,11 @@ impl Parser {
         }
     }
 
-    fn document_start(&mut self) -> PResult<Event> {
-        while self.check(|k| *k == TokenKind::DocumentEnd)? {
+    fn document_start(&mut self) -> PResult<Event<'a>> {
+        while self.check(|k| matches!(k, TokenKind::DocumentEnd))? {
             self.scanner.next_token()?;
         }
-        if self.check(|k| *k == TokenKind::StreamEnd)? {
+        if self.check(|k| matches!(k, TokenKind::StreamEnd))? {
             let token = self.scanner.next_token()?;
             self.state = State::End;
             return Ok(event(EventKind::StreamEnd, token.start, token.end));
@@ -277,16 +370,16 @@ impl Parser {
         let start = self.scanner.peek_token()?.start;
         // Directives are accepted and ignored: the default tag handles
         // always apply.
-        while self.check(|k| *k == TokenKind::Directive)? {
+        while self.check(|k| matches!(k, TokenKind::Directive))? {
             self.scanner.next_token()?;
         }
         let token = self.scanner.peek_token()?.clone();
-        if token.kind != TokenKind::DocumentStart {
+        if !matches!(token.kind, TokenKind::DocumentStart) {
             return Err(parser_error(
                 None,
                 format!(
                     "expected '<document start>', but found {}",
-                    quoted_id(&token)
+                    quoted_id(token.kind.id())
                 ),
                 token.start,
             ));
@@ -297,7 +390,7 @@ impl Parser {
         Ok(event(EventKind::DocumentStart, start, token.end))
     }
 
-    fn node(&mut self, block: bool, indentless_sequence: bool) -> PResult<Event> {
+    fn node(&mut self, block: bool, indentless_sequence: bool) -> PResult<Event<'a>> {
         if let TokenKind::Alias(_) = self.peek_kind()? {
             let token = self.scanner.next_token()?;
             let TokenKind::Alias(name) = token.kind else {
@@ -323,7 +416,8 @@ impl Parser {
                     let token = self.scanner.next_token()?;
                     tag_mark = Some(token.start);
                     end = Some(token.end);
-                    if let TokenKind::Tag(h, s) = token.kind {
+                    if let TokenKind::Tag(parts) = token.kind {
+                        let (h, s) = *parts;
                         tag_parts = Some((h, s));
                     }
                 }
@@ -333,7 +427,8 @@ impl Parser {
                 start = Some(token.start);
                 tag_mark = Some(token.start);
                 end = Some(token.end);
-                if let TokenKind::Tag(h, s) = token.kind {
+                if let TokenKind::Tag(parts) = token.kind {
+                    let (h, s) = *parts;
                     tag_parts = Some((h, s));
                 }
                 if let TokenKind::Anchor(_) = self.peek_kind()? {
@@ -364,28 +459,30 @@ impl Parser {
             }
             Some((None, suffix)) => Some(suffix),
         };
-        let token = self.scanner.peek_token()?.clone();
-        let start = start.unwrap_or(token.start);
-        let mut end = end.unwrap_or(token.start);
+        let (shape, token_start, token_end) = self.peek_shape()?;
+        let start = start.unwrap_or(token_start);
+        let mut end = end.unwrap_or(token_start);
         let implicit = tag.is_none() || tag.as_deref() == Some("!");
-        if indentless_sequence && token.kind == TokenKind::BlockEntry {
-            end = token.end;
+        let no_tag = tag.is_none();
+        let bang_tag = tag.as_deref() == Some("!");
+        let has_props = anchor.is_some() || tag.is_some();
+        let props = Props::boxed(anchor, tag);
+        if indentless_sequence && shape == Shape::BlockEntry {
+            end = token_end;
             self.state = State::IndentlessSequenceEntry;
-            return Ok(event(EventKind::SequenceStart { anchor, tag }, start, end));
+            return Ok(event(EventKind::SequenceStart { props }, start, end));
         }
-        match token.kind {
-            TokenKind::Scalar(..) => {
+        match shape {
+            Shape::Scalar => {
                 let token = self.scanner.next_token()?;
                 let TokenKind::Scalar(value, style) = token.kind else {
                     unreachable!("checked above")
                 };
-                let plain_implicit =
-                    (style == ScalarStyle::Plain && tag.is_none()) || tag.as_deref() == Some("!");
+                let plain_implicit = (style == ScalarStyle::Plain && no_tag) || bang_tag;
                 self.state = self.pop_state();
                 Ok(event(
                     EventKind::Scalar {
-                        anchor,
-                        tag,
+                        props,
                         plain_implicit,
                         value,
                         style,
@@ -394,46 +491,33 @@ impl Parser {
                     token.end,
                 ))
             }
-            TokenKind::FlowSequenceStart => {
+            Shape::FlowSequenceStart => {
                 self.state = State::FlowSequenceFirstEntry;
-                Ok(event(
-                    EventKind::SequenceStart { anchor, tag },
-                    start,
-                    token.end,
-                ))
+                Ok(event(EventKind::SequenceStart { props }, start, token_end))
             }
-            TokenKind::FlowMappingStart => {
+            Shape::FlowMappingStart => {
                 self.state = State::FlowMappingFirstKey;
-                Ok(event(
-                    EventKind::MappingStart { anchor, tag },
-                    start,
-                    token.end,
-                ))
+                Ok(event(EventKind::MappingStart { props }, start, token_end))
             }
-            TokenKind::BlockSequenceStart if block => {
+            Shape::BlockSequenceStart if block => {
                 self.state = State::BlockSequenceFirstEntry;
                 Ok(event(
-                    EventKind::SequenceStart { anchor, tag },
+                    EventKind::SequenceStart { props },
                     start,
-                    token.start,
+                    token_start,
                 ))
             }
-            TokenKind::BlockMappingStart if block => {
+            Shape::BlockMappingStart if block => {
                 self.state = State::BlockMappingFirstKey;
-                Ok(event(
-                    EventKind::MappingStart { anchor, tag },
-                    start,
-                    token.start,
-                ))
+                Ok(event(EventKind::MappingStart { props }, start, token_start))
             }
-            _ if anchor.is_some() || tag.is_some() => {
+            _ if has_props => {
                 self.state = self.pop_state();
                 Ok(event(
                     EventKind::Scalar {
-                        anchor,
-                        tag,
+                        props,
                         plain_implicit: implicit,
-                        value: String::new(),
+                        value: Cow::Borrowed(""),
                         style: ScalarStyle::Plain,
                     },
                     start,
@@ -442,17 +526,18 @@ impl Parser {
             }
             _ => {
                 let what = if block { "block" } else { "flow" };
+                let id = self.peek_kind()?.id();
                 Err(parser_error(
                     Some((&format!("while parsing a {what} node"), start)),
-                    format!("expected the node content, but found {}", quoted_id(&token)),
-                    token.start,
+                    format!("expected the node content, but found {}", quoted_id(id)),
+                    token_start,
                 ))
             }
         }
     }
 
-    fn block_sequence_entry(&mut self) -> PResult<Event> {
-        if self.check(|k| *k == TokenKind::BlockEntry)? {
+    fn block_sequence_entry(&mut self) -> PResult<Event<'a>> {
+        if self.check(|k| matches!(k, TokenKind::BlockEntry))? {
             let token = self.scanner.next_token()?;
             if self.check(|k| matches!(k, TokenKind::BlockEntry | TokenKind::BlockEnd))? {
                 self.state = State::BlockSequenceEntry;
@@ -462,10 +547,13 @@ impl Parser {
             return self.node(true, false);
         }
         let token = self.scanner.peek_token()?.clone();
-        if token.kind != TokenKind::BlockEnd {
+        if !matches!(token.kind, TokenKind::BlockEnd) {
             return Err(parser_error(
                 Some(("while parsing a block collection", self.last_mark())),
-                format!("expected <block end>, but found {}", quoted_id(&token)),
+                format!(
+                    "expected <block end>, but found {}",
+                    quoted_id(token.kind.id())
+                ),
                 token.start,
             ));
         }
@@ -475,8 +563,8 @@ impl Parser {
         Ok(event(EventKind::SequenceEnd, token.start, token.end))
     }
 
-    fn indentless_sequence_entry(&mut self) -> PResult<Event> {
-        if self.check(|k| *k == TokenKind::BlockEntry)? {
+    fn indentless_sequence_entry(&mut self) -> PResult<Event<'a>> {
+        if self.check(|k| matches!(k, TokenKind::BlockEntry))? {
             let token = self.scanner.next_token()?;
             if self.check(|k| {
                 matches!(
@@ -495,8 +583,8 @@ impl Parser {
         Ok(event(EventKind::SequenceEnd, mark, mark))
     }
 
-    fn block_mapping_key(&mut self) -> PResult<Event> {
-        if self.check(|k| *k == TokenKind::Key)? {
+    fn block_mapping_key(&mut self) -> PResult<Event<'a>> {
+        if self.check(|k| matches!(k, TokenKind::Key))? {
             let token = self.scanner.next_token()?;
             if self
                 .check(|k| matches!(k, TokenKind::Key | TokenKind::Value | TokenKind::BlockEnd))?
@@ -508,10 +596,13 @@ impl Parser {
             return self.node(true, true);
         }
         let token = self.scanner.peek_token()?.clone();
-        if token.kind != TokenKind::BlockEnd {
+        if !matches!(token.kind, TokenKind::BlockEnd) {
             return Err(parser_error(
                 Some(("while parsing a block mapping", self.last_mark())),
-                format!("expected <block end>, but found {}", quoted_id(&token)),
+                format!(
+                    "expected <block end>, but found {}",
+                    quoted_id(token.kind.id())
+                ),
                 token.start,
             ));
         }
@@ -521,8 +612,8 @@ impl Parser {
         Ok(event(EventKind::MappingEnd, token.start, token.end))
     }
 
-    fn block_mapping_value(&mut self) -> PResult<Event> {
-        if self.check(|k| *k == TokenKind::Value)? {
+    fn block_mapping_value(&mut self) -> PResult<Event<'a>> {
+        if self.check(|k| matches!(k, TokenKind::Value))? {
             let token = self.scanner.next_token()?;
             if self
                 .check(|k| matches!(k, TokenKind::Key | TokenKind::Value | TokenKind::BlockEnd))?
@@ -538,33 +629,33 @@ impl Parser {
         Ok(empty_scalar(mark))
     }
 
-    fn flow_sequence_entry(&mut self, first: bool) -> PResult<Event> {
-        if !self.check(|k| *k == TokenKind::FlowSequenceEnd)? {
+    fn flow_sequence_entry(&mut self, first: bool) -> PResult<Event<'a>> {
+        if !self.check(|k| matches!(k, TokenKind::FlowSequenceEnd))? {
             if !first {
-                if self.check(|k| *k == TokenKind::FlowEntry)? {
+                if self.check(|k| matches!(k, TokenKind::FlowEntry))? {
                     self.scanner.next_token()?;
                 } else {
                     let token = self.scanner.peek_token()?.clone();
                     return Err(parser_error(
                         Some(("while parsing a flow sequence", self.last_mark())),
-                        format!("expected ',' or ']', but got {}", quoted_id(&token)),
+                        format!(
+                            "expected ',' or ']', but got {}",
+                            quoted_id(token.kind.id())
+                        ),
                         token.start,
                     ));
                 }
             }
-            let token = self.scanner.peek_token()?.clone();
-            if token.kind == TokenKind::Key {
+            let (shape, token_start, token_end) = self.peek_shape()?;
+            if shape == Shape::Key {
                 self.state = State::FlowSequenceEntryMappingKey;
                 return Ok(event(
-                    EventKind::MappingStart {
-                        anchor: None,
-                        tag: None,
-                    },
-                    token.start,
-                    token.end,
+                    EventKind::MappingStart { props: None },
+                    token_start,
+                    token_end,
                 ));
             }
-            if token.kind != TokenKind::FlowSequenceEnd {
+            if shape != Shape::FlowSequenceEnd {
                 self.states.push(State::FlowSequenceEntry);
                 return self.node(false, false);
             }
@@ -575,21 +666,24 @@ impl Parser {
         Ok(event(EventKind::SequenceEnd, token.start, token.end))
     }
 
-    fn flow_mapping_key(&mut self, first: bool) -> PResult<Event> {
-        if !self.check(|k| *k == TokenKind::FlowMappingEnd)? {
+    fn flow_mapping_key(&mut self, first: bool) -> PResult<Event<'a>> {
+        if !self.check(|k| matches!(k, TokenKind::FlowMappingEnd))? {
             if !first {
-                if self.check(|k| *k == TokenKind::FlowEntry)? {
+                if self.check(|k| matches!(k, TokenKind::FlowEntry))? {
                     self.scanner.next_token()?;
                 } else {
                     let token = self.scanner.peek_token()?.clone();
                     return Err(parser_error(
                         Some(("while parsing a flow mapping", self.last_mark())),
-                        format!("expected ',' or '}}', but got {}", quoted_id(&token)),
+                        format!(
+                            "expected ',' or '}}', but got {}",
+                            quoted_id(token.kind.id())
+                        ),
                         token.start,
                     ));
                 }
             }
-            if self.check(|k| *k == TokenKind::Key)? {
+            if self.check(|k| matches!(k, TokenKind::Key))? {
                 let token = self.scanner.next_token()?;
                 if self.check(|k| {
                     matches!(
@@ -603,7 +697,7 @@ impl Parser {
                 self.states.push(State::FlowMappingValue);
                 return self.node(false, false);
             }
-            if !self.check(|k| *k == TokenKind::FlowMappingEnd)? {
+            if !self.check(|k| matches!(k, TokenKind::FlowMappingEnd))? {
                 self.states.push(State::FlowMappingEmptyValue);
                 return self.node(false, false);
             }
@@ -619,17 +713,16 @@ impl Parser {
     }
 }
 
-fn event(kind: EventKind, start: Mark, end: Mark) -> Event {
+fn event(kind: EventKind<'_>, start: Mark, end: Mark) -> Event<'_> {
     Event { kind, start, end }
 }
 
-fn empty_scalar(mark: Mark) -> Event {
+fn empty_scalar<'a>(mark: Mark) -> Event<'a> {
     event(
         EventKind::Scalar {
-            anchor: None,
-            tag: None,
+            props: None,
             plain_implicit: true,
-            value: String::new(),
+            value: Cow::Borrowed(""),
             style: ScalarStyle::Plain,
         },
         mark,
@@ -637,8 +730,7 @@ fn empty_scalar(mark: Mark) -> Event {
     )
 }
 
-fn quoted_id(token: &Token) -> String {
-    let id = token.kind.id();
+fn quoted_id(id: &str) -> String {
     if id.starts_with('\'') {
         format!("\"{id}\"")
     } else {

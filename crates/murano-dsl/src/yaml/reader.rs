@@ -1,18 +1,20 @@
 //! From bytes to characters, as PyYAML's reader does it.
 
+use std::borrow::Cow;
+
 use super::error::{YamlError, YamlErrorClass};
 
 /// Decodes a byte stream: UTF-16 (either order) when it starts with that
 /// byte order mark, UTF-8 otherwise. A UTF-8 byte order mark stays in the
-/// text (the scanner skips it, as PyYAML does).
-pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<char>, YamlError> {
-    let chars: Vec<char> = if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
-        utf16(rest, u16::from_le_bytes)?
+/// text (the scanner skips it, as PyYAML does). UTF-8 input is borrowed.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, YamlError> {
+    let text: Cow<'_, str> = if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
+        Cow::Owned(utf16(rest, u16::from_le_bytes)?)
     } else if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
-        utf16(rest, u16::from_be_bytes)?
+        Cow::Owned(utf16(rest, u16::from_be_bytes)?)
     } else {
         match std::str::from_utf8(bytes) {
-            Ok(text) => text.chars().collect(),
+            Ok(text) => Cow::Borrowed(text),
             Err(e) => {
                 return Err(YamlError::new(
                     YamlErrorClass::Reader,
@@ -26,18 +28,17 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<char>, YamlError> {
             }
         }
     };
-    check_printable(&chars)?;
-    Ok(chars)
+    check_printable(&text)?;
+    Ok(text)
 }
 
-/// Characters of a text string (manifests are read as text).
-pub(crate) fn from_str(text: &str) -> Result<Vec<char>, YamlError> {
-    let chars: Vec<char> = text.chars().collect();
-    check_printable(&chars)?;
-    Ok(chars)
+/// Checks a text string (manifests are read as text).
+pub(crate) fn from_str(text: &str) -> Result<&str, YamlError> {
+    check_printable(text)?;
+    Ok(text)
 }
 
-fn utf16(bytes: &[u8], word: fn([u8; 2]) -> u16) -> Result<Vec<char>, YamlError> {
+fn utf16(bytes: &[u8], word: fn([u8; 2]) -> u16) -> Result<String, YamlError> {
     let bad = || {
         YamlError::new(
             YamlErrorClass::Reader,
@@ -50,7 +51,7 @@ fn utf16(bytes: &[u8], word: fn([u8; 2]) -> u16) -> Result<Vec<char>, YamlError>
     }
     let words = bytes.chunks_exact(2).map(|c| word([c[0], c[1]]));
     char::decode_utf16(words)
-        .collect::<Result<Vec<char>, _>>()
+        .collect::<Result<String, _>>()
         .map_err(|_| bad())
 }
 
@@ -62,17 +63,45 @@ pub(crate) fn is_printable(c: char) -> bool {
         | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }
 
-fn check_printable(chars: &[char]) -> Result<(), YamlError> {
-    match chars.iter().position(|&c| !is_printable(c)) {
+fn is_printable_ascii(b: u8) -> bool {
+    (0x20..=0x7E).contains(&b) | (b == b'\t') | (b == b'\n') | (b == b'\r')
+}
+
+fn check_printable(text: &str) -> Result<(), YamlError> {
+    let bytes = text.as_bytes();
+    // ASCII fast path, a block at a time (branch-free, so it vectorizes);
+    // the first byte that is not printable ASCII starts a character.
+    let mut clean = 0;
+    for block in bytes.chunks(64) {
+        if !block.iter().fold(true, |ok, &b| ok & is_printable_ascii(b)) {
+            break;
+        }
+        clean += block.len();
+    }
+    let ascii = bytes[clean..].iter().position(|&b| !is_printable_ascii(b));
+    let Some(first) = ascii.map(|i| clean + i) else {
+        return Ok(());
+    };
+    let Some(rest) = text.get(first..) else {
+        return Ok(());
+    };
+    let found = rest
+        .char_indices()
+        .find(|&(_, c)| !is_printable(c))
+        .map(|(at, c)| (first + at, c));
+    match found {
         None => Ok(()),
-        Some(index) => Err(YamlError::new(
-            YamlErrorClass::Reader,
-            format!(
-                "unacceptable character #x{:04x}: special characters are not allowed (position {index})",
-                chars[index] as u32
-            ),
-            // PyYAML's ReaderError carries no mark.
-            None,
-        )),
+        Some((at, c)) => {
+            let index = text.get(..at).map_or(0, |t| t.chars().count());
+            Err(YamlError::new(
+                YamlErrorClass::Reader,
+                format!(
+                    "unacceptable character #x{:04x}: special characters are not allowed (position {index})",
+                    c as u32
+                ),
+                // PyYAML's ReaderError carries no mark.
+                None,
+            ))
+        }
     }
 }

@@ -6,7 +6,12 @@
 //! ends at `: ` (or, in flow context, at `:` before a flow indicator and at
 //! `,?[]{}`). Marks count characters; a byte order mark does not move the
 //! column.
+//!
+//! The scanner reads the decoded text in place: it keeps a byte position
+//! beside the mark (which counts characters), and a plain scalar that fits
+//! on one line is a slice of the text.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use super::error::{Mark, YamlError, YamlErrorClass};
@@ -27,7 +32,7 @@ pub enum ScalarStyle {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum TokenKind {
+pub(crate) enum TokenKind<'a> {
     StreamStart,
     StreamEnd,
     Directive,
@@ -46,12 +51,13 @@ pub(crate) enum TokenKind {
     FlowEntry,
     Alias(String),
     Anchor(String),
-    /// Handle (`None` for a verbatim `!<…>` or a lone `!`) and suffix.
-    Tag(Option<String>, String),
-    Scalar(String, ScalarStyle),
+    /// Handle (`None` for a verbatim `!<…>` or a lone `!`) and suffix
+    /// (boxed: tags are rare, and tokens stay small).
+    Tag(Box<(Option<String>, String)>),
+    Scalar(Cow<'a, str>, ScalarStyle),
 }
 
-impl TokenKind {
+impl TokenKind<'_> {
     /// PyYAML's token id, used in messages.
     pub(crate) fn id(&self) -> &'static str {
         match self {
@@ -80,8 +86,8 @@ impl TokenKind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Token {
-    pub(crate) kind: TokenKind,
+pub(crate) struct Token<'a> {
+    pub(crate) kind: TokenKind<'a>,
     pub(crate) start: Mark,
     pub(crate) end: Mark,
 }
@@ -114,18 +120,74 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '-' || c == '_'
 }
 
-pub(crate) struct Scanner {
-    chars: Vec<char>,
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+/// Bytes that may end a piece of plain scalar in block context (`:` only
+/// before a blank), or start a character that may (every non-ASCII
+/// byte: line breaks beyond ASCII).
+static BLOCK_STOPS: [bool; 256] = stop_table(b" \t\r\n:");
+
+/// The same in flow context, where the flow indicators end it too.
+static FLOW_STOPS: [bool; 256] = stop_table(b" \t\r\n:,?[]{}");
+
+const fn stop_table(ascii: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0x80;
+    while i < 256 {
+        table[i] = true;
+        i += 1;
+    }
+    let mut j = 0;
+    while j < ascii.len() {
+        table[ascii[j] as usize] = true;
+        j += 1;
+    }
+    table
+}
+
+/// Appends a piece to a scalar under construction, borrowing while the
+/// scalar is a single piece.
+#[inline]
+fn append<'a>(chunks: &mut Cow<'a, str>, piece: Cow<'a, str>) {
+    if piece.is_empty() {
+        return;
+    }
+    if chunks.is_empty() {
+        *chunks = piece;
+    } else if let Cow::Owned(text) = chunks {
+        text.push_str(&piece);
+    } else {
+        // A second piece: the scalar spans lines; leave room for more.
+        let mut text = String::with_capacity(2 * (chunks.len() + piece.len()));
+        text.push_str(chunks);
+        text.push_str(&piece);
+        *chunks = Cow::Owned(text);
+    }
+}
+
+pub(crate) struct Scanner<'a> {
+    text: &'a str,
+    /// Byte offset of `mark.index`.
+    pos: usize,
     mark: Mark,
     done: bool,
     flow_level: usize,
-    tokens: VecDeque<Token>,
+    tokens: VecDeque<Token<'a>>,
     tokens_taken: usize,
     indent: isize,
     indents: Vec<isize>,
     allow_simple_key: bool,
     /// One slot per flow level (index 0 = block context).
     possible_simple_keys: Vec<Option<SimpleKey>>,
+    /// The character index of the last stale-key check that passed: the
+    /// check depends only on the mark and the keys, and a key is saved at
+    /// the mark, so it need not run again until the mark moves.
+    checked_at: usize,
+    /// The front token is final: nothing has been fetched or taken since
+    /// `need_more_tokens` last said no.
+    ready: bool,
 }
 
 type SResult<T> = Result<T, YamlError>;
@@ -138,19 +200,22 @@ fn scanner_error(context: Option<(&str, Mark)>, problem: String, mark: Mark) -> 
     }
 }
 
-impl Scanner {
-    pub(crate) fn new(chars: Vec<char>) -> Scanner {
+impl<'a> Scanner<'a> {
+    pub(crate) fn new(text: &'a str) -> Scanner<'a> {
         let mut scanner = Scanner {
-            chars,
+            text,
+            pos: 0,
             mark: Mark::default(),
             done: false,
             flow_level: 0,
-            tokens: VecDeque::new(),
+            tokens: VecDeque::with_capacity(8),
             tokens_taken: 0,
             indent: -1,
             indents: Vec::new(),
             allow_simple_key: true,
             possible_simple_keys: vec![None],
+            checked_at: usize::MAX,
+            ready: false,
         };
         let mark = scanner.mark;
         scanner.tokens.push_back(Token {
@@ -163,52 +228,154 @@ impl Scanner {
 
     // ----- reading -----
 
-    fn peek_at(&self, offset: usize) -> char {
-        self.chars
-            .get(self.mark.index + offset)
-            .copied()
-            .unwrap_or(NUL)
+    /// The character starting at byte `p`; NUL past the end.
+    #[inline]
+    fn char_at(&self, p: usize) -> char {
+        match self.text.as_bytes().get(p) {
+            None => NUL,
+            Some(&b) if b < 0x80 => char::from(b),
+            Some(_) => self
+                .text
+                .get(p..)
+                .and_then(|s| s.chars().next())
+                .unwrap_or(NUL),
+        }
     }
 
+    /// The byte position of the character after the one at `p`.
+    #[inline]
+    fn next_pos(&self, p: usize) -> usize {
+        match self.text.as_bytes().get(p) {
+            None => p + 1,
+            Some(&b) if b < 0x80 => p + 1,
+            Some(&b) if b >= 0xF0 => p + 4,
+            Some(&b) if b >= 0xE0 => p + 3,
+            Some(_) => p + 2,
+        }
+    }
+
+    /// The slice from the current position to byte `end`.
+    fn slice_to(&self, end: usize) -> &'a str {
+        let text: &'a str = self.text;
+        text.get(self.pos..end).unwrap_or("")
+    }
+
+    fn peek_at(&self, offset: usize) -> char {
+        let mut p = self.pos;
+        for _ in 0..offset {
+            p = self.next_pos(p);
+        }
+        self.char_at(p)
+    }
+
+    #[inline]
     fn peek(&self) -> char {
-        self.peek_at(0)
+        self.char_at(self.pos)
     }
 
     /// PyYAML's reader ends the text with a NUL; a NUL in the text itself
     /// never gets here (the reader refuses it).
     fn at_end(&self) -> bool {
-        self.mark.index >= self.chars.len()
+        self.pos >= self.text.len()
     }
 
-    fn prefix(&self, length: usize) -> String {
-        let start = self.mark.index.min(self.chars.len());
-        let end = (self.mark.index + length).min(self.chars.len());
-        self.chars[start..end].iter().collect()
+    /// The next `length` characters.
+    fn prefix(&self, length: usize) -> &'a str {
+        let mut p = self.pos;
+        for _ in 0..length {
+            if p >= self.text.len() {
+                break;
+            }
+            p = self.next_pos(p);
+        }
+        self.slice_to(p.min(self.text.len()))
     }
 
     fn forward(&mut self, length: usize) {
         for _ in 0..length {
-            let Some(&c) = self.chars.get(self.mark.index) else {
+            let Some(&b) = self.text.as_bytes().get(self.pos) else {
                 return;
             };
             self.mark.index += 1;
-            let next = self.chars.get(self.mark.index).copied().unwrap_or(NUL);
-            if matches!(c, '\n' | '\u{85}' | '\u{2028}' | '\u{2029}') || (c == '\r' && next != '\n')
-            {
-                self.mark.line += 1;
-                self.mark.column = 0;
-            } else if c != '\u{FEFF}' {
-                self.mark.column += 1;
+            if b < 0x80 {
+                self.pos += 1;
+                if b == b'\n' || (b == b'\r' && self.text.as_bytes().get(self.pos) != Some(&b'\n'))
+                {
+                    self.mark.line += 1;
+                    self.mark.column = 0;
+                } else {
+                    self.mark.column += 1;
+                }
+            } else {
+                let c = self.char_at(self.pos);
+                self.pos += c.len_utf8();
+                if matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}') {
+                    self.mark.line += 1;
+                    self.mark.column = 0;
+                } else if c != '\u{FEFF}' {
+                    self.mark.column += 1;
+                }
             }
         }
+    }
+
+    /// Moves to byte `end` (a character boundary after the position).
+    fn advance_to(&mut self, end: usize) {
+        let Some(span) = self.text.as_bytes().get(self.pos..end) else {
+            return;
+        };
+        if span.iter().all(|&b| b < 0x80 && b != b'\n' && b != b'\r') {
+            self.pos = end;
+            self.mark.index += span.len();
+            self.mark.column += span.len();
+        } else {
+            while self.pos < end {
+                self.forward(1);
+            }
+        }
+    }
+
+    /// Moves over `n` spaces known to be there.
+    fn forward_spaces(&mut self, n: usize) {
+        self.pos += n;
+        self.mark.index += n;
+        self.mark.column += n;
+    }
+
+    /// The number of spaces at the position.
+    fn count_spaces(&self) -> usize {
+        self.text.as_bytes()[self.pos.min(self.text.len())..]
+            .iter()
+            .take_while(|&&b| b == b' ')
+            .count()
+    }
+
+    /// The byte position of the first line break or the end, from `p`.
+    fn line_end_from(&self, mut p: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        while let Some(&b) = bytes.get(p) {
+            if b < 0x80 {
+                if b == b'\n' || b == b'\r' {
+                    return p;
+                }
+                p += 1;
+            } else {
+                if is_break(self.char_at(p)) {
+                    return p;
+                }
+                p = self.next_pos(p);
+            }
+        }
+        bytes.len()
     }
 
     // ----- the token queue -----
 
     /// The next token without consuming it.
-    pub(crate) fn peek_token(&mut self) -> SResult<&Token> {
-        while self.need_more_tokens()? {
-            self.fetch_more_tokens()?;
+    #[inline]
+    pub(crate) fn peek_token(&mut self) -> SResult<&Token<'a>> {
+        if !self.ready {
+            self.fill()?;
         }
         match self.tokens.front() {
             Some(token) => Ok(token),
@@ -220,9 +387,22 @@ impl Scanner {
         }
     }
 
+    /// Scans until the front token is final (the scanning itself, out of
+    /// line so that peeking at a ready token stays cheap).
+    #[inline(never)]
+    fn fill(&mut self) -> SResult<()> {
+        while self.need_more_tokens()? {
+            self.fetch_more_tokens()?;
+        }
+        self.ready = true;
+        Ok(())
+    }
+
     /// Consumes the next token.
-    pub(crate) fn next_token(&mut self) -> SResult<Token> {
+    #[inline]
+    pub(crate) fn next_token(&mut self) -> SResult<Token<'a>> {
         self.peek_token()?;
+        self.ready = false;
         self.tokens_taken += 1;
         self.tokens.pop_front().ok_or_else(|| {
             YamlError::new(YamlErrorClass::Parser, "no more tokens", Some(self.mark))
@@ -248,11 +428,12 @@ impl Scanner {
             .min()
     }
 
-    fn push(&mut self, kind: TokenKind, start: Mark, end: Mark) {
+    fn push(&mut self, kind: TokenKind<'a>, start: Mark, end: Mark) {
         self.tokens.push_back(Token { kind, start, end });
     }
 
     fn fetch_more_tokens(&mut self) -> SResult<()> {
+        self.ready = false;
         self.scan_to_next_token();
         self.stale_possible_simple_keys()?;
         self.unwind_indent(self.mark.column as isize);
@@ -273,11 +454,11 @@ impl Scanner {
             ']' => return self.fetch_flow_collection_end(TokenKind::FlowSequenceEnd),
             '}' => return self.fetch_flow_collection_end(TokenKind::FlowMappingEnd),
             ',' => return self.fetch_flow_entry(),
-            '-' if is_blank_or_end(self.peek_at(1)) => return self.fetch_block_entry(),
-            '?' if self.flow_level > 0 || is_blank_or_end(self.peek_at(1)) => {
+            '-' if is_blank_or_end(self.char_at(self.pos + 1)) => return self.fetch_block_entry(),
+            '?' if self.flow_level > 0 || is_blank_or_end(self.char_at(self.pos + 1)) => {
                 return self.fetch_key()
             }
-            ':' if self.flow_level > 0 || is_blank_or_end(self.peek_at(1)) => {
+            ':' if self.flow_level > 0 || is_blank_or_end(self.char_at(self.pos + 1)) => {
                 return self.fetch_value()
             }
             '*' => return self.fetch_anchor(true),
@@ -303,17 +484,40 @@ impl Scanner {
     }
 
     fn check_document_indicator(&self, c: char) -> bool {
+        let b = c as u8;
+        let bytes = self.text.as_bytes();
         self.mark.column == 0
-            && self.peek_at(0) == c
-            && self.peek_at(1) == c
-            && self.peek_at(2) == c
-            && is_blank_or_end(self.peek_at(3))
+            && bytes.get(self.pos) == Some(&b)
+            && bytes.get(self.pos + 1) == Some(&b)
+            && bytes.get(self.pos + 2) == Some(&b)
+            && is_blank_or_end(self.char_at(self.pos + 3))
     }
 
     fn check_plain(&self) -> bool {
         let c = self.peek();
         let next = self.peek_at(1);
-        !(is_blank_or_end(c) || "-?:,[]{}#&*!|>'\"%@`".contains(c))
+        !(is_blank_or_end(c)
+            || matches!(
+                c,
+                '-' | '?'
+                    | ':'
+                    | ','
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '#'
+                    | '&'
+                    | '*'
+                    | '!'
+                    | '|'
+                    | '>'
+                    | '\''
+                    | '"'
+                    | '%'
+                    | '@'
+                    | '`'
+            ))
             || (!is_blank_or_end(next)
                 && (c == '-' || (self.flow_level == 0 && (c == '?' || c == ':'))))
     }
@@ -321,6 +525,9 @@ impl Scanner {
     // ----- simple keys -----
 
     fn stale_possible_simple_keys(&mut self) -> SResult<()> {
+        if self.checked_at == self.mark.index {
+            return Ok(());
+        }
         for level in 0..self.possible_simple_keys.len() {
             let Some(key) = self.possible_simple_keys[level] else {
                 continue;
@@ -336,6 +543,7 @@ impl Scanner {
                 self.possible_simple_keys[level] = None;
             }
         }
+        self.checked_at = self.mark.index;
         Ok(())
     }
 
@@ -415,8 +623,7 @@ impl Scanner {
         // Directives (%YAML, %TAG) are read to the end of the line; the
         // parser only needs to know there was one.
         self.forward(1);
-        let name_len = (0..).take_while(|&i| is_word_char(self.peek_at(i))).count();
-        if name_len == 0 {
+        if !is_word_char(self.peek()) {
             return Err(scanner_error(
                 Some(("while scanning a directive", start)),
                 format!(
@@ -426,26 +633,25 @@ impl Scanner {
                 self.mark,
             ));
         }
-        while !is_break_or_nul(self.peek()) {
-            self.forward(1);
-        }
+        let end_pos = self.line_end_from(self.pos);
+        self.advance_to(end_pos);
         let end = self.mark;
         self.push(TokenKind::Directive, start, end);
         Ok(())
     }
 
-    fn fetch_document_indicator(&mut self, kind: TokenKind) -> SResult<()> {
+    fn fetch_document_indicator(&mut self, kind: TokenKind<'a>) -> SResult<()> {
         self.unwind_indent(-1);
         self.remove_possible_simple_key()?;
         self.allow_simple_key = false;
         let start = self.mark;
-        self.forward(3);
+        self.forward_spaces(3);
         let end = self.mark;
         self.push(kind, start, end);
         Ok(())
     }
 
-    fn fetch_flow_collection_start(&mut self, kind: TokenKind) -> SResult<()> {
+    fn fetch_flow_collection_start(&mut self, kind: TokenKind<'a>) -> SResult<()> {
         self.save_possible_simple_key()?;
         self.flow_level += 1;
         if self.possible_simple_keys.len() <= self.flow_level {
@@ -454,13 +660,13 @@ impl Scanner {
         self.possible_simple_keys[self.flow_level] = None;
         self.allow_simple_key = true;
         let start = self.mark;
-        self.forward(1);
+        self.forward_spaces(1);
         let end = self.mark;
         self.push(kind, start, end);
         Ok(())
     }
 
-    fn fetch_flow_collection_end(&mut self, kind: TokenKind) -> SResult<()> {
+    fn fetch_flow_collection_end(&mut self, kind: TokenKind<'a>) -> SResult<()> {
         self.remove_possible_simple_key()?;
         if self.flow_level > 0 {
             self.possible_simple_keys[self.flow_level] = None;
@@ -468,7 +674,7 @@ impl Scanner {
         }
         self.allow_simple_key = false;
         let start = self.mark;
-        self.forward(1);
+        self.forward_spaces(1);
         let end = self.mark;
         self.push(kind, start, end);
         Ok(())
@@ -478,7 +684,7 @@ impl Scanner {
         self.allow_simple_key = true;
         self.remove_possible_simple_key()?;
         let start = self.mark;
-        self.forward(1);
+        self.forward_spaces(1);
         let end = self.mark;
         self.push(TokenKind::FlowEntry, start, end);
         Ok(())
@@ -501,7 +707,7 @@ impl Scanner {
         self.allow_simple_key = true;
         self.remove_possible_simple_key()?;
         let start = self.mark;
-        self.forward(1);
+        self.forward_spaces(1);
         let end = self.mark;
         self.push(TokenKind::BlockEntry, start, end);
         Ok(())
@@ -524,7 +730,7 @@ impl Scanner {
         self.allow_simple_key = self.flow_level == 0;
         self.remove_possible_simple_key()?;
         let start = self.mark;
-        self.forward(1);
+        self.forward_spaces(1);
         let end = self.mark;
         self.push(TokenKind::Key, start, end);
         Ok(())
@@ -570,7 +776,7 @@ impl Scanner {
             self.remove_possible_simple_key()?;
         }
         let start = self.mark;
-        self.forward(1);
+        self.forward_spaces(1);
         let end = self.mark;
         self.push(TokenKind::Value, start, end);
         Ok(())
@@ -580,8 +786,11 @@ impl Scanner {
         self.save_possible_simple_key()?;
         self.allow_simple_key = false;
         let start = self.mark;
-        self.forward(1);
-        let length = (0..).take_while(|&i| is_word_char(self.peek_at(i))).count();
+        self.forward_spaces(1);
+        let length = self.text.as_bytes()[self.pos.min(self.text.len())..]
+            .iter()
+            .take_while(|&&b| is_word_byte(b))
+            .count();
         let name_kind = if alias { "alias" } else { "anchor" };
         if length == 0 {
             return Err(scanner_error(
@@ -593,10 +802,10 @@ impl Scanner {
                 self.mark,
             ));
         }
-        let name = self.prefix(length);
-        self.forward(length);
+        let name = self.slice_to(self.pos + length).to_owned();
+        self.forward_spaces(length);
         let c = self.peek();
-        if !(is_blank_or_end(c) || "?:,]}%@`".contains(c)) {
+        if !(is_blank_or_end(c) || matches!(c, '?' | ':' | ',' | ']' | '}' | '%' | '@' | '`')) {
             return Err(scanner_error(
                 Some((&format!("while scanning an {name_kind}"), start)),
                 format!(
@@ -620,10 +829,10 @@ impl Scanner {
         self.save_possible_simple_key()?;
         self.allow_simple_key = false;
         let start = self.mark;
-        let next = self.peek_at(1);
+        let next = self.char_at(self.pos + 1);
         let (handle, suffix);
         if next == '<' {
-            self.forward(2);
+            self.forward_spaces(2);
             suffix = self.scan_tag_uri("while scanning a tag", start)?;
             if self.peek() != '>' {
                 return Err(scanner_error(
@@ -639,7 +848,7 @@ impl Scanner {
             handle = None;
             suffix = "!".to_owned();
         } else {
-            let mut length = 1;
+            let mut p = self.pos + 1;
             let mut use_handle = false;
             let mut c = next;
             while !(c == NUL || c == ' ' || is_break(c)) {
@@ -647,8 +856,8 @@ impl Scanner {
                     use_handle = true;
                     break;
                 }
-                length += 1;
-                c = self.peek_at(length);
+                p = self.next_pos(p);
+                c = self.char_at(p);
             }
             if use_handle {
                 handle = Some(self.scan_tag_handle(start)?);
@@ -667,17 +876,18 @@ impl Scanner {
             ));
         }
         let end = self.mark;
-        self.push(TokenKind::Tag(handle, suffix), start, end);
+        self.push(TokenKind::Tag(Box::new((handle, suffix))), start, end);
         Ok(())
     }
 
     fn scan_tag_handle(&mut self, start: Mark) -> SResult<String> {
+        // The handle starts with '!' (ASCII), and word characters are ASCII.
         let mut length = 1;
-        let mut c = self.peek_at(1);
+        let mut c = self.char_at(self.pos + 1);
         if c != ' ' {
             while is_word_char(c) {
                 length += 1;
-                c = self.peek_at(length);
+                c = self.char_at(self.pos + length);
             }
             if c != '!' {
                 self.forward(length);
@@ -689,7 +899,7 @@ impl Scanner {
             }
             length += 1;
         }
-        let value = self.prefix(length);
+        let value = self.slice_to(self.pos + length).to_owned();
         self.forward(length);
         Ok(value)
     }
@@ -769,17 +979,15 @@ impl Scanner {
     // ----- white space -----
 
     fn scan_to_next_token(&mut self) {
-        if self.mark.index == 0 && self.peek() == '\u{FEFF}' {
+        if self.pos == 0 && self.peek() == '\u{FEFF}' {
             self.forward(1);
         }
         loop {
-            while self.peek() == ' ' {
-                self.forward(1);
-            }
-            if self.peek() == '#' {
-                while !is_break_or_nul(self.peek()) {
-                    self.forward(1);
-                }
+            let spaces = self.count_spaces();
+            self.forward_spaces(spaces);
+            if self.text.as_bytes().get(self.pos) == Some(&b'#') {
+                let end = self.line_end_from(self.pos);
+                self.advance_to(end);
             }
             if self.scan_line_break().is_some() {
                 if self.flow_level == 0 {
@@ -793,19 +1001,36 @@ impl Scanner {
 
     /// Consumes one line break; `\r\n`, `\r`, `\n` and NEL read as `\n`.
     fn scan_line_break(&mut self) -> Option<char> {
-        let c = self.peek();
-        match c {
-            '\r' | '\n' | '\u{85}' => {
-                if c == '\r' && self.peek_at(1) == '\n' {
+        let bytes = self.text.as_bytes();
+        match bytes.get(self.pos) {
+            Some(b'\n') => {
+                self.pos += 1;
+                self.mark.index += 1;
+                self.mark.line += 1;
+                self.mark.column = 0;
+                Some('\n')
+            }
+            Some(b'\r') => {
+                if bytes.get(self.pos + 1) == Some(&b'\n') {
                     self.forward(2);
                 } else {
                     self.forward(1);
                 }
                 Some('\n')
             }
-            '\u{2028}' | '\u{2029}' => {
-                self.forward(1);
-                Some(c)
+            Some(&b) if b >= 0x80 => {
+                let c = self.peek();
+                match c {
+                    '\u{85}' => {
+                        self.forward(1);
+                        Some('\n')
+                    }
+                    '\u{2028}' | '\u{2029}' => {
+                        self.forward(1);
+                        Some(c)
+                    }
+                    _ => None,
+                }
             }
             _ => None,
         }
@@ -813,36 +1038,30 @@ impl Scanner {
 
     // ----- plain scalars -----
 
-    fn scan_plain(&mut self) -> SResult<Token> {
-        let mut chunks = String::new();
+    fn scan_plain(&mut self) -> SResult<Token<'a>> {
+        let mut chunks: Cow<'a, str> = Cow::Borrowed("");
         let start = self.mark;
         let mut end = self.mark;
         let indent = self.indent + 1;
-        let mut spaces = String::new();
+        let flow = self.flow_level > 0;
+        let mut spaces: Cow<'a, str> = Cow::Borrowed("");
         loop {
             if self.peek() == '#' {
                 break;
             }
-            let mut length = 0;
-            loop {
-                let c = self.peek_at(length);
-                let next = self.peek_at(length + 1);
-                let flow = self.flow_level > 0;
-                if is_blank_or_end(c)
-                    || (c == ':' && (is_blank_or_end(next) || (flow && ",[]{}".contains(next))))
-                    || (flow && ",?[]{}".contains(c))
-                {
-                    break;
-                }
-                length += 1;
-            }
-            if length == 0 {
+            let (p, ascii) = self.plain_piece_end(flow);
+            if p == self.pos {
                 break;
             }
             self.allow_simple_key = false;
-            chunks.push_str(&spaces);
-            chunks.push_str(&self.prefix(length));
-            self.forward(length);
+            append(&mut chunks, std::mem::take(&mut spaces));
+            append(&mut chunks, Cow::Borrowed(self.slice_to(p)));
+            if ascii {
+                // No line break and no byte order mark in the piece.
+                self.forward_spaces(p - self.pos);
+            } else {
+                self.advance_to(p);
+            }
             end = self.mark;
             spaces = match self.scan_plain_spaces() {
                 Some(s) => s,
@@ -850,7 +1069,7 @@ impl Scanner {
             };
             if spaces.is_empty()
                 || self.peek() == '#'
-                || (self.flow_level == 0 && (self.mark.column as isize) < indent)
+                || (!flow && (self.mark.column as isize) < indent)
             {
                 break;
             }
@@ -862,92 +1081,139 @@ impl Scanner {
         })
     }
 
+    /// Where the piece of plain scalar at the position ends (at a blank,
+    /// a line break, the end, `: `, or in flow context at `,?[]{}` or `:`
+    /// before one of `,[]{}`), and whether the piece is all ASCII.
+    fn plain_piece_end(&self, flow: bool) -> (usize, bool) {
+        let bytes = self.text.as_bytes();
+        let stops = if flow { &FLOW_STOPS } else { &BLOCK_STOPS };
+        let mut p = self.pos;
+        let mut ascii = true;
+        loop {
+            while let Some(&b) = bytes.get(p) {
+                if stops[usize::from(b)] {
+                    break;
+                }
+                p += 1;
+            }
+            let Some(&b) = bytes.get(p) else {
+                break;
+            };
+            if b >= 0x80 {
+                ascii = false;
+                let c = self.char_at(p);
+                if is_break(c) {
+                    break;
+                }
+                p += c.len_utf8();
+            } else if b == b':' {
+                let next = self.char_at(p + 1);
+                if is_blank_or_end(next) || (flow && matches!(next, ',' | '[' | ']' | '{' | '}')) {
+                    break;
+                }
+                p += 1;
+            } else {
+                // A blank, a line break, or a flow indicator in flow context.
+                break;
+            }
+        }
+        (p, ascii)
+    }
+
     /// The white space after a piece of plain scalar, folded. `None` when a
     /// document marker follows a line break (the scalar ends there).
-    fn scan_plain_spaces(&mut self) -> Option<String> {
-        let mut chunks = String::new();
-        let length = (0..).take_while(|&i| self.peek_at(i) == ' ').count();
-        let whitespaces = self.prefix(length);
-        self.forward(length);
-        let c = self.peek();
-        if is_break(c) {
-            let line_break = self.scan_line_break().unwrap_or('\n');
+    fn scan_plain_spaces(&mut self) -> Option<Cow<'a, str>> {
+        let length = self.count_spaces();
+        let whitespaces = self.slice_to(self.pos + length);
+        self.forward_spaces(length);
+        if let Some(line_break) = self.scan_line_break() {
             self.allow_simple_key = true;
             if self.at_document_marker() {
                 return None;
             }
             let mut breaks = String::new();
-            while self.peek() == ' ' || is_break(self.peek()) {
-                if self.peek() == ' ' {
-                    self.forward(1);
-                } else {
-                    breaks.push(self.scan_line_break().unwrap_or('\n'));
+            loop {
+                let spaces = self.count_spaces();
+                if spaces > 0 {
+                    self.forward_spaces(spaces);
+                } else if let Some(b) = self.scan_line_break() {
+                    breaks.push(b);
                     if self.at_document_marker() {
                         return None;
                     }
+                } else {
+                    break;
                 }
             }
-            if line_break != '\n' {
-                chunks.push(line_break);
+            Some(if line_break != '\n' {
+                breaks.insert(0, line_break);
+                Cow::Owned(breaks)
             } else if breaks.is_empty() {
-                chunks.push(' ');
-            }
-            chunks.push_str(&breaks);
-        } else if !whitespaces.is_empty() {
-            chunks.push_str(&whitespaces);
+                Cow::Borrowed(" ")
+            } else {
+                Cow::Owned(breaks)
+            })
+        } else {
+            Some(Cow::Borrowed(whitespaces))
         }
-        Some(chunks)
     }
 
     fn at_document_marker(&self) -> bool {
-        let p = self.prefix(3);
-        (p == "---" || p == "...") && is_blank_or_end(self.peek_at(3))
+        let rest = &self.text.as_bytes()[self.pos.min(self.text.len())..];
+        (rest.starts_with(b"---") || rest.starts_with(b"..."))
+            && is_blank_or_end(self.char_at(self.pos + 3))
     }
 
     // ----- quoted scalars -----
 
-    fn scan_flow_scalar(&mut self, style: ScalarStyle) -> SResult<Token> {
+    fn scan_flow_scalar(&mut self, style: ScalarStyle) -> SResult<Token<'a>> {
         let double = style == ScalarStyle::DoubleQuoted;
         let mut chunks = String::new();
         let start = self.mark;
         let quote = self.peek();
         self.forward(1);
-        chunks.push_str(&self.scan_flow_scalar_non_spaces(double, start)?);
+        self.scan_flow_scalar_non_spaces(double, start, &mut chunks)?;
         while self.peek() != quote {
-            chunks.push_str(&self.scan_flow_scalar_spaces(start)?);
-            chunks.push_str(&self.scan_flow_scalar_non_spaces(double, start)?);
+            self.scan_flow_scalar_spaces(start, &mut chunks)?;
+            self.scan_flow_scalar_non_spaces(double, start, &mut chunks)?;
         }
         self.forward(1);
         let end = self.mark;
         Ok(Token {
-            kind: TokenKind::Scalar(chunks, style),
+            kind: TokenKind::Scalar(Cow::Owned(chunks), style),
             start,
             end,
         })
     }
 
-    fn scan_flow_scalar_non_spaces(&mut self, double: bool, start: Mark) -> SResult<String> {
-        let mut chunks = String::new();
+    fn scan_flow_scalar_non_spaces(
+        &mut self,
+        double: bool,
+        start: Mark,
+        chunks: &mut String,
+    ) -> SResult<()> {
         loop {
-            let length = (0..)
-                .take_while(|&i| {
-                    let c = self.peek_at(i);
-                    !("'\"\\".contains(c) || is_blank_or_end(c))
-                })
-                .count();
-            if length > 0 {
-                chunks.push_str(&self.prefix(length));
-                self.forward(length);
+            let mut p = self.pos;
+            loop {
+                let c = self.char_at(p);
+                if matches!(c, '\'' | '"' | '\\') || is_blank_or_end(c) {
+                    break;
+                }
+                p = self.next_pos(p);
+            }
+            if p > self.pos {
+                chunks.push_str(self.slice_to(p));
+                self.advance_to(p);
             }
             let c = self.peek();
-            if !double && c == '\'' && self.peek_at(1) == '\'' {
+            if !double && c == '\'' && self.char_at(self.pos + 1) == '\'' {
                 chunks.push('\'');
-                self.forward(2);
+                self.forward_spaces(2);
             } else if (double && c == '\'') || (!double && (c == '"' || c == '\\')) {
                 chunks.push(c);
-                self.forward(1);
+                self.forward_spaces(1);
             } else if double && c == '\\' {
-                self.forward(1);
+                self.forward_spaces(1);
                 let e = self.peek();
                 if let Some(replacement) = escape_replacement(e) {
                     chunks.push(replacement);
@@ -971,11 +1237,12 @@ impl Scanner {
                             ));
                         }
                     }
-                    let code = u32::from_str_radix(&self.prefix(len), 16).unwrap_or(u32::MAX);
+                    let digits = self.prefix(len);
+                    let code = u32::from_str_radix(digits, 16).unwrap_or(u32::MAX);
                     let Some(decoded) = char::from_u32(code) else {
                         return Err(scanner_error(
                             Some(("while scanning a double-quoted scalar", start)),
-                            format!("escape \\{e}{} is not a character", self.prefix(len)),
+                            format!("escape \\{e}{digits} is not a character"),
                             self.mark,
                         ));
                     };
@@ -992,19 +1259,18 @@ impl Scanner {
                     ));
                 }
             } else {
-                return Ok(chunks);
+                return Ok(());
             }
         }
     }
 
-    fn scan_flow_scalar_spaces(&mut self, start: Mark) -> SResult<String> {
-        let mut chunks = String::new();
-        let length = (0..)
-            .take_while(|&i| matches!(self.peek_at(i), ' ' | '\t'))
+    fn scan_flow_scalar_spaces(&mut self, start: Mark, chunks: &mut String) -> SResult<()> {
+        let length = self.text.as_bytes()[self.pos.min(self.text.len())..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
             .count();
-        let whitespaces = self.prefix(length);
-        self.forward(length);
-        let c = self.peek();
+        let whitespaces = self.slice_to(self.pos + length);
+        self.forward_spaces(length);
         if self.at_end() {
             return Err(scanner_error(
                 Some(("while scanning a quoted scalar", start)),
@@ -1012,8 +1278,7 @@ impl Scanner {
                 self.mark,
             ));
         }
-        if is_break(c) {
-            let line_break = self.scan_line_break().unwrap_or('\n');
+        if let Some(line_break) = self.scan_line_break() {
             let breaks = self.scan_flow_scalar_breaks(start)?;
             if line_break != '\n' {
                 chunks.push(line_break);
@@ -1022,9 +1287,9 @@ impl Scanner {
             }
             chunks.push_str(&breaks);
         } else {
-            chunks.push_str(&whitespaces);
+            chunks.push_str(whitespaces);
         }
-        Ok(chunks)
+        Ok(())
     }
 
     fn scan_flow_scalar_breaks(&mut self, start: Mark) -> SResult<String> {
@@ -1038,19 +1303,18 @@ impl Scanner {
                 ));
             }
             while matches!(self.peek(), ' ' | '\t') {
-                self.forward(1);
+                self.forward_spaces(1);
             }
-            if is_break(self.peek()) {
-                chunks.push(self.scan_line_break().unwrap_or('\n'));
-            } else {
-                return Ok(chunks);
+            match self.scan_line_break() {
+                Some(b) => chunks.push(b),
+                None => return Ok(chunks),
             }
         }
     }
 
     // ----- block scalars -----
 
-    fn scan_block_scalar(&mut self, style: ScalarStyle) -> SResult<Token> {
+    fn scan_block_scalar(&mut self, style: ScalarStyle) -> SResult<Token<'a>> {
         let folded = style == ScalarStyle::Folded;
         let mut chunks = String::new();
         let start = self.mark;
@@ -1069,43 +1333,43 @@ impl Scanner {
                 (breaks, indent, end)
             }
         };
-        let mut line_break = String::new();
+        let mut line_break: Option<char> = None;
         while self.mark.column == indent && !self.at_end() {
             chunks.push_str(&breaks);
             let leading_non_space = !matches!(self.peek(), ' ' | '\t');
-            let length = (0..)
-                .take_while(|&i| !is_break_or_nul(self.peek_at(i)))
-                .count();
-            chunks.push_str(&self.prefix(length));
-            self.forward(length);
-            line_break = self.scan_line_break().map(String::from).unwrap_or_default();
+            let line_end = self.line_end_from(self.pos);
+            chunks.push_str(self.slice_to(line_end));
+            self.advance_to(line_end);
+            line_break = self.scan_line_break();
             let (b, e) = self.scan_block_scalar_breaks(indent);
             breaks = b;
             end = e;
             if self.mark.column == indent && !self.at_end() {
                 if folded
-                    && line_break == "\n"
+                    && line_break == Some('\n')
                     && leading_non_space
                     && !matches!(self.peek(), ' ' | '\t')
                 {
                     if breaks.is_empty() {
                         chunks.push(' ');
                     }
-                } else {
-                    chunks.push_str(&line_break);
+                } else if let Some(b) = line_break {
+                    chunks.push(b);
                 }
             } else {
                 break;
             }
         }
         if chomping != Some(false) {
-            chunks.push_str(&line_break);
+            if let Some(b) = line_break {
+                chunks.push(b);
+            }
         }
         if chomping == Some(true) {
             chunks.push_str(&breaks);
         }
         Ok(Token {
-            kind: TokenKind::Scalar(chunks, style),
+            kind: TokenKind::Scalar(Cow::Owned(chunks), style),
             start,
             end,
         })
@@ -1164,13 +1428,11 @@ impl Scanner {
     }
 
     fn scan_block_scalar_ignored_line(&mut self, start: Mark) -> SResult<()> {
-        while self.peek() == ' ' {
-            self.forward(1);
-        }
+        let spaces = self.count_spaces();
+        self.forward_spaces(spaces);
         if self.peek() == '#' {
-            while !is_break_or_nul(self.peek()) {
-                self.forward(1);
-            }
+            let end = self.line_end_from(self.pos);
+            self.advance_to(end);
         }
         let c = self.peek();
         if !is_break_or_nul(c) {
@@ -1191,13 +1453,16 @@ impl Scanner {
         let mut chunks = String::new();
         let mut max_indent = 0;
         let mut end = self.mark;
-        while self.peek() == ' ' || is_break(self.peek()) {
-            if self.peek() != ' ' {
-                chunks.push(self.scan_line_break().unwrap_or('\n'));
+        loop {
+            let spaces = self.count_spaces();
+            if spaces > 0 {
+                self.forward_spaces(spaces);
+                max_indent = max_indent.max(self.mark.column);
+            } else if let Some(b) = self.scan_line_break() {
+                chunks.push(b);
                 end = self.mark;
             } else {
-                self.forward(1);
-                max_indent = max_indent.max(self.mark.column);
+                break;
             }
         }
         (chunks, max_indent, end)
@@ -1206,17 +1471,20 @@ impl Scanner {
     fn scan_block_scalar_breaks(&mut self, indent: usize) -> (String, Mark) {
         let mut chunks = String::new();
         let mut end = self.mark;
-        while self.mark.column < indent && self.peek() == ' ' {
-            self.forward(1);
-        }
-        while is_break(self.peek()) {
-            chunks.push(self.scan_line_break().unwrap_or('\n'));
+        self.skip_indentation(indent);
+        while let Some(b) = self.scan_line_break() {
+            chunks.push(b);
             end = self.mark;
-            while self.mark.column < indent && self.peek() == ' ' {
-                self.forward(1);
-            }
+            self.skip_indentation(indent);
         }
         (chunks, end)
+    }
+
+    /// Spaces up to column `indent`.
+    fn skip_indentation(&mut self, indent: usize) {
+        let room = indent.saturating_sub(self.mark.column);
+        let spaces = self.count_spaces().min(room);
+        self.forward_spaces(spaces);
     }
 }
 
