@@ -39,56 +39,56 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    println!("package:   {} {}", package.full_name(), package.version());
-    println!(
+    outln!("package:   {} {}", package.full_name(), package.version());
+    outln!(
         "format:    {}/{}",
         package.format_name(),
         package.runtime_version()
     );
-    println!("type:      {}", package.package_type().as_str());
-    println!("name:      {}", package.display_name().value.python_str());
+    outln!("type:      {}", package.package_type().as_str());
+    outln!("name:      {}", package.display_name().value.python_str());
     let description = package.description().value.python_str();
     if description != "None" {
-        println!("description: {}", description.trim());
+        outln!("description: {}", description.trim());
     }
     if let Ok(tags) = package.tags() {
         let tags: Vec<String> = tags.iter().map(|t| t.value.python_str()).collect();
-        println!("tags:      {}", tags.join(", "));
+        outln!("tags:      {}", tags.join(", "));
     }
     let requirements = package.requirements();
     if let Some(pairs) = requirements.value.as_map() {
         if !pairs.is_empty() {
-            println!("requires:");
+            outln!("requires:");
             for (name, spec) in pairs {
-                println!("  {}: {}", name.value.python_str(), spec.value.python_str());
+                outln!("  {}: {}", name.value.python_str(), spec.value.python_str());
             }
         }
     }
     let generated = package.format_name() == "Heat.HOT";
     match package.classes() {
         Ok(classes) => {
-            println!("classes:");
+            outln!("classes:");
             for class in &classes {
                 match package.get_class(class) {
                     Ok(source) => {
-                        println!("  {class} ({}, {} bytes)", source.file, source.bytes.len());
+                        outln!("  {class} ({}, {} bytes)", source.file, source.bytes.len());
                         if generated || args.classes {
-                            println!("{}", indent(&String::from_utf8_lossy(&source.bytes)));
+                            outln!("{}", indent(&String::from_utf8_lossy(&source.bytes)));
                         }
                     }
-                    Err(e) => println!("  {class}: {e}"),
+                    Err(e) => outln!("  {class}: {e}"),
                 }
             }
         }
-        Err(e) => println!("classes: {e}"),
+        Err(e) => outln!("classes: {e}"),
     }
     match package.ui() {
         Ok(Some(ui)) if generated => {
-            println!("ui (generated):\n{}", indent(&String::from_utf8_lossy(&ui)))
+            outln!("ui (generated):\n{}", indent(&String::from_utf8_lossy(&ui)))
         }
-        Ok(Some(ui)) => println!("ui: {} bytes", ui.len()),
-        Ok(None) => println!("ui: none"),
-        Err(e) => println!("ui: {e}"),
+        Ok(Some(ui)) => outln!("ui: {} bytes", ui.len()),
+        Ok(None) => outln!("ui: none"),
+        Err(e) => outln!("ui: {e}"),
     }
     ExitCode::SUCCESS
 }

@@ -3,6 +3,17 @@
 
 #![forbid(unsafe_code)]
 
+/// `println!` for results: when stdout is closed (`murano … | head`), stop
+/// quietly with status 0, as a pipeline expects, instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 mod check;
 mod files;
 mod hot;

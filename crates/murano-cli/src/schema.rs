@@ -15,7 +15,7 @@ use crate::files::{find_packages, read_package};
 /// Examples:
 ///
 ///   murano schema path/to/package com.example.App --catalog path/to/core-library
-///   murano schema app.zip com.example.App createModel --version '>=1.0'
+///   murano schema app.zip com.example.App --method createModel --version '>=1.0'
 ///
 /// The classes the class extends or names in its contracts and meta (such
 /// as Murano's core library `io.murano`) must be in the package or in a
@@ -30,7 +30,8 @@ pub(crate) struct SchemaArgs {
     package: PathBuf,
     /// The full name of the class.
     class: String,
-    /// Model builders to include (default: every one).
+    /// A model builder to include (repeatable; default: every one).
+    #[arg(long = "method", value_name = "NAME")]
     methods: Vec<String>,
     /// A version spec the class's package must match.
     #[arg(long, value_name = "SPEC")]
@@ -88,7 +89,7 @@ pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
     let catalog = builder.build();
     match generate(&catalog, &build_request(args, &name)) {
         Ok(schemas) => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&schemas).unwrap_or_default()
             );

@@ -257,12 +257,12 @@ fn run_wizard(args: &UiArgs) -> Result<bool, String> {
         match wizard.submit(index, &posted).map_err(|e| e.to_string())? {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
-                println!("step {name:?} is not valid:");
+                outln!("step {name:?} is not valid:");
                 for (field, list) in errors {
                     for error in list {
                         match &error.code {
-                            Some(code) => println!("  {field}: {} ({code})", error.message),
-                            None => println!("  {field}: {}", error.message),
+                            Some(code) => outln!("  {field}: {} ({code})", error.message),
+                            None => outln!("  {field}: {}", error.message),
                         }
                     }
                 }
@@ -271,7 +271,7 @@ fn run_wizard(args: &UiArgs) -> Result<bool, String> {
         }
     }
     let body = wizard.finish().map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(&body).unwrap_or_default()
     );

@@ -167,7 +167,7 @@ pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
     };
     match evaluate(&engine, &context, &source) {
         Ok(out) => {
-            println!("{out}");
+            outln!("{out}");
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -209,7 +209,7 @@ fn interactive(engine: &Engine, context: &Context) -> ExitCode {
                 }
                 let _ = editor.add_history_entry(pending.as_str());
                 match evaluate(engine, context, &pending) {
-                    Ok(out) => println!("{out}"),
+                    Ok(out) => outln!("{out}"),
                     Err(e) => eprintln!("{e}"),
                 }
                 pending.clear();
