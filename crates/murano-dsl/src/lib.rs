@@ -14,6 +14,15 @@
 //! assert!(!is_expression("a => b")?); // does not parse
 //! # Ok::<(), murano_yaql::ParseError>(())
 //! ```
+//!
+//! # Features
+//! - `serde`: `serde::Serialize` on the model types (class model and
+//!   instruction trees, YAML nodes and marks, contract trees, versions and
+//!   specs, object models, registry diagnostics), for tools that write them
+//!   as JSON. YAQL expressions serialize as their text, versions, specs,
+//!   dates and paths as their canonical text; [`version::Version`] and
+//!   [`version::VersionSpec`] also deserialize from it. Enables
+//!   `murano-yaql/serde`.
 
 #![forbid(unsafe_code)]
 
@@ -22,5 +31,7 @@ pub mod expression;
 pub mod model;
 pub mod object_model;
 pub mod registry;
+#[cfg(feature = "serde")]
+mod serde_impls;
 pub mod version;
 pub mod yaml;

@@ -167,6 +167,7 @@ pub const OBJECT_CLASS: &str = "io.murano.Object";
 
 /// A package of a registry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PackageId(usize);
 
 impl PackageId {
@@ -178,6 +179,7 @@ impl PackageId {
 
 /// A class of a registry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ClassId(usize);
 
 impl ClassId {

@@ -29,6 +29,8 @@
 //! # Features
 //! - `unicode-names` (default): decode `\N{NAME}` escapes in strings. Without
 //!   it such escapes are errors.
+//! - `serde`: `serde::Serialize` for [`Expression`] (its source text),
+//!   [`Expr`] (source text that parses back to it) and [`Span`].
 
 #![forbid(unsafe_code)]
 
@@ -41,6 +43,8 @@ mod lexer;
 mod operators;
 mod parser;
 mod print;
+#[cfg(feature = "serde")]
+mod serde_impls;
 mod span;
 mod tokens;
 

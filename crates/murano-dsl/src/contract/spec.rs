@@ -24,6 +24,7 @@ use crate::yaml::{Int, Node, Value as YamlValue};
 /// # Ok::<(), murano_dsl::contract::ContractError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum ContractSpec {
     /// A YAQL expression (`$.int().notNull()`, `$`).
     Expression(ExprContract),
@@ -33,7 +34,13 @@ pub enum ContractSpec {
     /// A mapping: fixed keys and at most one expression key.
     Dict(DictContract),
     /// Any other YAML value: the data must equal it.
-    Scalar(Value),
+    Scalar(
+        #[cfg_attr(
+            feature = "serde",
+            serde(serialize_with = "crate::serde_impls::yaql_value")
+        )]
+        Value,
+    ),
 }
 
 impl ContractSpec {
@@ -257,6 +264,7 @@ impl ListContract {
 
 /// A dictionary contract, entries in document order.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DictContract {
     /// Keys and their value contracts.
     pub entries: Vec<(DictKey, ContractSpec)>,
@@ -282,9 +290,16 @@ impl DictContract {
 
 /// A key of a dictionary contract.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum DictKey {
     /// A fixed key (a string, number, boolean or null).
-    Fixed(Value),
+    Fixed(
+        #[cfg_attr(
+            feature = "serde",
+            serde(serialize_with = "crate::serde_impls::yaql_value")
+        )]
+        Value,
+    ),
     /// An expression that every other key of the data must satisfy.
     Expression(ExprContract),
 }
@@ -292,10 +307,12 @@ pub enum DictKey {
 /// A YAQL contract expression, with its chain of contract methods when it
 /// is one (`$.a().b()…`).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ExprContract {
     /// The expression text.
     pub text: String,
     /// The parsed expression (Murano's engine grammar).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub expression: Arc<Expression>,
     chain: Option<Vec<ChainCall>>,
 }
@@ -334,6 +351,7 @@ impl ExprContract {
 
 /// One call of a contract chain, arguments as parsed YAQL trees.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum ChainCall {
     /// `string()`.

@@ -18,6 +18,7 @@ pub type Block = Vec<Instruction>;
 
 /// One instruction with its span.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Instruction {
     /// What it does.
     pub kind: InstructionKind,
@@ -29,6 +30,7 @@ pub struct Instruction {
 
 /// The instruction kinds of MuranoPL.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum InstructionKind {
     /// A YAQL expression evaluated for its effect.
@@ -137,6 +139,7 @@ pub enum InstructionKind {
 
 /// A handler of a `Try`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CatchClause {
     /// Exception names it handles (`None`: all).
     pub with: Option<Vec<Node>>,
@@ -151,6 +154,7 @@ pub struct CatchClause {
 /// The left-hand side of an assignment, as Murano's engine reads it: a
 /// root, then attribute and index steps.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct AssignTarget {
     /// The key as written.
     pub expression: YaqlScalar,
@@ -162,6 +166,7 @@ pub struct AssignTarget {
 
 /// Where an assignment target starts.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum TargetRoot {
     /// A variable (`$x`, `$`): assigned, or updated through the path.
     Variable(String),
@@ -172,6 +177,7 @@ pub enum TargetRoot {
 
 /// A step of an assignment target.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum TargetStep {
     /// `.name`.
     Attribute(String),

@@ -61,6 +61,7 @@ use instruction::{describe, BodyBuilder};
 /// A problem the engine would refuse when loading the class, kept instead
 /// of failing. Codes are stable.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Issue {
     /// Stable code (`M1xx` class level, `M2xx` members, `M3xx` bodies).
     pub code: &'static str,
@@ -74,6 +75,7 @@ pub struct Issue {
 
 /// A type name as written, and what it resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TypeRef {
     /// The name as written (`std:Application`).
     pub written: String,
@@ -89,6 +91,7 @@ macro_rules! keyword_enum {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize))]
         pub enum $name {
             $($(#[$vdoc])* $variant),+
         }
@@ -207,6 +210,7 @@ keyword_enum!(
 
 /// The meta-class part of a class whose `Usage` is `Meta`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MetaClassInfo {
     /// `Cardinality`.
     pub cardinality: Cardinality,
@@ -218,6 +222,7 @@ pub struct MetaClassInfo {
 
 /// A property declaration.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Property {
     /// The property name.
     pub name: String,
@@ -239,6 +244,7 @@ pub struct Property {
 
 /// A method argument declaration.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Argument {
     /// The argument name.
     pub name: String,
@@ -258,6 +264,7 @@ pub struct Argument {
 
 /// A method declaration.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Method {
     /// The name the engine uses (`initialize` is `.init`, `destroy` is
     /// `.destroy`).
@@ -284,6 +291,7 @@ pub struct Method {
 
 /// A class declared by a document of a class file.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ClassDefinition {
     /// `Name` as written, if any (an unnamed class takes the name the
     /// package gives it).

@@ -6,6 +6,7 @@ use crate::expression::is_python_word;
 
 /// Why a type name could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum NameError {
     /// Not of the form `[prefix:]name(.name)*` (Murano's `ValueError`).

@@ -180,6 +180,7 @@ pub enum ErrorKind {
 
 /// How serious a [`Diagnostic`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Severity {
     /// Murano's engine fails when it loads this object.
     Error,

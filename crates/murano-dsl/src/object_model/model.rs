@@ -13,6 +13,7 @@ use crate::yaml::{self, LoadOptions, Node};
 
 /// What the root of a model is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum ModelKind {
     /// What Murano's engine loads for a deployment: a mapping with
     /// `Objects` (the root object, usually an `io.murano.Environment`),
@@ -31,6 +32,7 @@ pub enum ModelKind {
 /// Which part of a model an object belongs to. Ids are unique within a
 /// part: `ObjectsCopy` repeats the ids of `Objects` on purpose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Section {
     /// `Objects` of a deployment model; the whole model otherwise.
     Main,
@@ -104,6 +106,7 @@ pub struct ObjectRef<'a> {
 /// the property (`$.class(...)` makes it one, `$.string()` does not); this
 /// crate knows no contracts, so every string equal to a known id counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Reference {
     /// Path of the object the property belongs to.
     pub from: Path,

@@ -4,6 +4,7 @@ use std::fmt;
 
 /// One step of a [`Path`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Segment {
     /// A mapping key (a non-string key by its JSON text, an expression
     /// key by its text).

@@ -52,6 +52,7 @@ pub mod codes {
 
 /// A problem found while linking the classes of a registry.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Diagnostic {
     /// Stable code (see [`codes`]).
     pub code: &'static str,

@@ -17,6 +17,7 @@ use std::fmt;
 /// assert!(YamlScalar::Float(f64::NAN).is_truthy());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum YamlScalar {
     /// `null`, `~` or an empty value: Python's `None`.
     Null,

@@ -6,6 +6,7 @@ use std::fmt;
 /// for what people read. Columns count characters, and a byte order mark
 /// does not advance them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Mark {
     /// Index of the character in the decoded text.
     pub index: usize,

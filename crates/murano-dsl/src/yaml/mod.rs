@@ -238,6 +238,7 @@ fn load_single_text(
 
 /// A class file as Murano's engine loads it.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ClassFile {
     /// The documents Murano keeps: the truthy ones, in order.
     pub documents: Vec<Node>,

@@ -7,6 +7,7 @@ use super::error::Mark;
 
 /// A loaded value with the span of the YAML node it came from.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Node {
     /// The value.
     pub value: Value,
@@ -18,6 +19,7 @@ pub struct Node {
 
 /// A Python integer: machine-sized when it fits, decimal digits otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(untagged))]
 pub enum Int {
     /// Fits in 64 bits.
     Small(i64),
@@ -106,6 +108,7 @@ pub struct YaqlScalar {
 /// A loaded value, as PyYAML's safe constructor (plus Murano's `!yaql`)
 /// builds it.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum Value {
     /// `null`, `~`, empty.
