@@ -27,8 +27,7 @@ pub(crate) fn compile(pattern: &str, flags: i64) -> Result<Arc<RegexValue>, Erro
     if flags & DOTALL != 0 {
         prefix.push('s');
     }
-    // Python's `\Z` is the end of the text.
-    let body = pattern.replace("\\Z", "\\z");
+    let body = crate::pyre::translate(pattern, flags & MULTILINE != 0);
     let full = if prefix.is_empty() {
         body
     } else {
@@ -337,4 +336,30 @@ pub(crate) fn register(lib: &mut Library) {
     lib.register(FunctionDef::native("isRegex", "value", |c| {
         Ok(Value::Bool(matches!(c.opt(0)?, Some(Value::Regex(_)))))
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::{Context, Engine, Library, Value};
+    use std::sync::Arc;
+
+    fn eval(text: &str) -> Value {
+        let ctx = Context::new(Arc::new(Library::standard(true)));
+        Engine::standard()
+            .compile(text)
+            .unwrap()
+            .evaluate(&ctx)
+            .unwrap()
+    }
+
+    #[test]
+    fn dollar_matches_before_a_final_newline_as_in_python() {
+        assert_eq!(eval("'abc\n'.matches('c$')"), Value::Bool(true));
+        assert_eq!(eval("'abc\nd'.matches('c$')"), Value::Bool(false));
+        assert_eq!(
+            eval("regex('c$', multiLine => true).matches('abc\nd')"),
+            Value::Bool(true)
+        );
+        assert_eq!(eval("'abc\n'.matches('c\\Z')"), Value::Bool(false));
+    }
 }

@@ -1,0 +1,184 @@
+//! Python `re` pattern syntax on top of `fancy-regex`, shared by the
+//! evaluator's regex functions and the dashboard's validators.
+
+fn octal_escape(chars: &[char], i: usize, out: &mut String) -> usize {
+    // `\0`, `\0d`, `\0dd`: octal, as Python reads it.
+    let mut n = 0u32;
+    let mut k = i + 1;
+    let mut count = 0;
+    while count < 3 && k < chars.len() && ('0'..='7').contains(&chars[k]) {
+        n = n * 8 + chars[k].to_digit(8).unwrap_or(0);
+        k += 1;
+        count += 1;
+    }
+    out.push_str(&format!("\\x{{{n:x}}}"));
+    k
+}
+
+fn is_quantifier(chars: &[char], i: usize) -> bool {
+    // `{n}`, `{n,}`, `{,m}`, `{n,m}` starting at `chars[i] == '{'`.
+    let mut k = i + 1;
+    let mut digits = 0;
+    let mut comma = false;
+    while k < chars.len() {
+        match chars[k] {
+            '0'..='9' => digits += 1,
+            ',' if !comma => comma = true,
+            '}' => return digits > 0,
+            _ => return false,
+        }
+        k += 1;
+    }
+    false
+}
+
+/// Rewrites a Python `re` pattern for `fancy-regex`: `$` (without
+/// `multiline`) also matches before a final newline, `\Z` is the end of
+/// the text, `(?P=name)` is a back-reference, `\0` octal escapes, braces
+/// that are not a quantifier and `[`, `&`, `~` inside classes are literal.
+///
+/// ```
+/// use murano_yaql::pyre::translate;
+/// assert_eq!(translate("a$", false), "a(?:(?=\\n\\z)|\\z)");
+/// assert_eq!(translate("a$", true), "a$");
+/// assert_eq!(translate("x{y}", false), "x\\{y\\}");
+/// ```
+pub fn translate(pattern: &str, multiline: bool) -> String {
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    let mut in_class = false;
+    // In a class: whether the last item can start a range, and whether
+    // we are right after the opening bracket.
+    let mut class_atoms = 0usize;
+    let mut after_range = false;
+    let mut quant_open = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            let n = chars[i + 1];
+            if n == '0' {
+                i = octal_escape(&chars, i + 1, &mut out);
+            } else if !in_class && n == 'Z' {
+                out.push_str("\\z");
+                i += 2;
+            } else {
+                out.push(c);
+                out.push(n);
+                i += 2;
+            }
+            if in_class {
+                class_atoms += 1;
+                after_range = false;
+            }
+            continue;
+        }
+        if in_class {
+            match c {
+                ']' => {
+                    in_class = false;
+                    out.push(']');
+                }
+                '[' => {
+                    out.push_str("\\[");
+                    class_atoms += 1;
+                    after_range = false;
+                }
+                '-' => {
+                    let next = chars.get(i + 1).copied();
+                    let literal = class_atoms == 0 || after_range || next == Some(']');
+                    if literal {
+                        out.push_str("\\-");
+                        class_atoms += 1;
+                        after_range = false;
+                    } else {
+                        out.push('-');
+                        // the range end follows
+                        i += 1;
+                        if chars.get(i) == Some(&'\\') && i + 1 < chars.len() {
+                            if chars[i + 1] == '0' {
+                                i = octal_escape(&chars, i + 1, &mut out);
+                            } else {
+                                out.push('\\');
+                                out.push(chars[i + 1]);
+                                i += 2;
+                            }
+                        } else if let Some(e) = chars.get(i) {
+                            if matches!(e, '[' | '&' | '~' | '-') {
+                                out.push('\\');
+                            }
+                            out.push(*e);
+                            i += 1;
+                        }
+                        after_range = true;
+                        continue;
+                    }
+                }
+                '&' | '~' => {
+                    out.push('\\');
+                    out.push(c);
+                    class_atoms += 1;
+                    after_range = false;
+                }
+                _ => {
+                    out.push(c);
+                    class_atoms += 1;
+                    after_range = false;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            '[' => {
+                in_class = true;
+                class_atoms = 0;
+                after_range = false;
+                out.push('[');
+                if chars.get(i + 1) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                if chars.get(i + 1) == Some(&']') {
+                    out.push_str("\\]");
+                    class_atoms = 1;
+                    i += 1;
+                }
+            }
+            '$' if !multiline => out.push_str("(?:(?=\\n\\z)|\\z)"),
+            '{' => {
+                if is_quantifier(&chars, i) {
+                    quant_open = true;
+                    out.push('{');
+                } else {
+                    out.push_str("\\{");
+                }
+            }
+            '}' => {
+                if quant_open {
+                    quant_open = false;
+                    out.push('}');
+                } else {
+                    out.push_str("\\}");
+                }
+            }
+            '(' if chars.get(i + 1) == Some(&'?')
+                && chars.get(i + 2) == Some(&'P')
+                && chars.get(i + 3) == Some(&'=') =>
+            {
+                let rest: String = chars[i + 4..].iter().collect();
+                if let Some(end) = rest.find(')') {
+                    out.push_str("\\k<");
+                    out.push_str(&rest[..end]);
+                    out.push('>');
+                    i += 4 + rest[..end].chars().count() + 1;
+                    continue;
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
