@@ -235,7 +235,8 @@ impl<'a> Session<'a> {
     }
 
     /// Murano's class lookup from a package: its own classes, then the
-    /// packages it requires (each loaded through the session).
+    /// packages it requires in order (each loaded through the session); a
+    /// requirement the catalog cannot satisfy is an error, as in Murano.
     pub fn find_class(&mut self, from: PackageId, class: &str) -> Result<PackageId, CatalogError> {
         let entry = self.catalog.entry(from);
         if entry.classes.iter().any(|c| c == class) {
@@ -245,9 +246,9 @@ impl<'a> Session<'a> {
             if *name == entry.name {
                 continue;
             }
-            let Ok(id) = self.load_package(name, spec) else {
-                continue;
-            };
+            // A required package that cannot be loaded ends the search,
+            // as in Murano, even if a later requirement has the class.
+            let id = self.load_package(name, spec)?;
             if self.catalog.entry(id).classes.iter().any(|c| c == class) {
                 return Ok(id);
             }
@@ -401,5 +402,15 @@ mod tests {
         assert_eq!(session.find_class(app, "app.Class").unwrap(), app);
         assert_eq!(session.find_class(app, "lib.Class").unwrap(), lib);
         assert!(session.find_class(app, "nowhere.Class").is_err());
+    }
+
+    #[test]
+    fn a_missing_requirement_stops_the_class_search() {
+        let mut catalog = Catalog::new();
+        let app = catalog.add(entry("app", "1.0.0", &[("gone", "1"), ("lib", "1")]));
+        catalog.add(entry("lib", "1.2.0", &[]));
+        let mut session = catalog.session();
+        let err = session.find_class(app, "lib.Class").unwrap_err();
+        assert!(err.to_string().contains("gone"), "{err}");
     }
 }
