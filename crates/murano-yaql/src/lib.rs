@@ -43,6 +43,7 @@ mod lexer;
 mod operators;
 mod parser;
 mod print;
+pub mod pyint;
 pub mod pyre;
 #[cfg(feature = "serde")]
 mod serde_impls;

@@ -3,61 +3,10 @@
 
 use murano_yaql::eval::Value;
 
-/// The code points of `0` in every run of ten Unicode decimal digits
-/// (category `Nd`); Python's `int()` accepts all of them.
-const DIGIT_ZEROS: [u32; 66] = [
-    0x30, 0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66,
-    0xde6, 0xe50, 0xed0, 0xf20, 0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90,
-    0x1b50, 0x1bb0, 0x1c40, 0x1c50, 0xa620, 0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0, 0xff10,
-    0x104a0, 0x10d30, 0x11066, 0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450, 0x114d0, 0x11650,
-    0x116c0, 0x11730, 0x118e0, 0x11950, 0x11c50, 0x11d50, 0x11da0, 0x16a60, 0x16ac0, 0x16b50,
-    0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950, 0x1fbf0,
-];
-
-/// The value of a Unicode decimal digit.
-fn decimal_digit(c: char) -> Option<u32> {
-    let cp = c as u32;
-    let i = DIGIT_ZEROS.partition_point(|&z| z <= cp);
-    let zero = *DIGIT_ZEROS.get(i.checked_sub(1)?)?;
-    (cp - zero < 10).then_some(cp - zero)
-}
-
-/// Python's `str.isspace()`.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `int(text)` in base 10: surrounding whitespace, one sign,
-/// single `_` between digits, any Unicode decimal digits. `None` when
-/// Python raises, or when the number does not fit in 64 bits.
+/// Python's `int(text)` in base 10 (see [`murano_yaql::pyint::parse`]).
+/// `None` when Python raises, or when the number does not fit in 64 bits.
 pub(crate) fn parse_int(text: &str) -> Option<i64> {
-    let s = text.trim_matches(is_py_space);
-    let (negative, body) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    if body.is_empty() || body.starts_with('_') || body.ends_with('_') {
-        return None;
-    }
-    let mut n: i128 = 0;
-    let mut previous_underscore = false;
-    for c in body.chars() {
-        if c == '_' {
-            if previous_underscore {
-                return None;
-            }
-            previous_underscore = true;
-            continue;
-        }
-        previous_underscore = false;
-        let d = decimal_digit(c)?;
-        n = n.checked_mul(10)?.checked_add(i128::from(d))?;
-        if n > i128::from(i64::MAX) + 1 {
-            return None;
-        }
-    }
-    let n = if negative { -n } else { n };
-    i64::try_from(n).ok()
+    murano_yaql::pyint::parse(text).ok()
 }
 
 /// Python's `int(value)`: `None` when Python raises (or the result does

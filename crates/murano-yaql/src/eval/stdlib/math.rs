@@ -127,15 +127,18 @@ pub(crate) fn py_round(x: f64, nd: i64) -> f64 {
 }
 
 pub(crate) fn parse_py_int(s: &str) -> Result<i64, Error> {
-    let t = s.trim().replace('_', "");
-    t.parse::<i64>().map_err(|_| {
-        Error::new(
+    crate::pyint::parse(s).map_err(|e| match e {
+        crate::pyint::IntError::Invalid => Error::new(
             ErrorKind::ValueError,
             format!(
                 "invalid literal for int() with base 10: {}",
                 Value::str(s).repr()
             ),
-        )
+        ),
+        crate::pyint::IntError::Overflow => Error::new(
+            ErrorKind::Overflow,
+            format!("int() of {} does not fit in 64 bits", Value::str(s).repr()),
+        ),
     })
 }
 
