@@ -138,7 +138,7 @@ fn load_data(path: &std::path::Path) -> Result<Value, String> {
 
 fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<String, String> {
     let query = engine.compile(source).map_err(|e| e.render(source))?;
-    let value = query.evaluate(context).map_err(|e| e.to_string())?;
+    let value = query.evaluate(context).map_err(|e| e.render(source))?;
     Ok(serde_json::to_string_pretty(&to_json(&value)).unwrap_or_default())
 }
 

@@ -181,7 +181,7 @@ impl std::error::Error for ParseError {
 }
 
 /// Line `index` (0-based) of `source`, where `\r\n`, `\n` and `\r` end lines.
-fn nth_line(source: &str, index: usize) -> &str {
+pub(crate) fn nth_line(source: &str, index: usize) -> &str {
     let mut rest = source;
     for _ in 0..index {
         match rest.find(['\n', '\r']) {

@@ -172,9 +172,51 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind.python_name(), self.message)?;
         if let Some(span) = self.span {
-            write!(f, " (at {span:?})")?;
+            write!(f, " (bytes {}..{} of the expression)", span.start, span.end)?;
         }
         Ok(())
+    }
+}
+
+impl Error {
+    /// The message, the line and column of the failing part of `source`
+    /// (the expression that was compiled), and that source line with
+    /// carets under the part.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use murano_yaql::eval::{Context, Engine, Library};
+    ///
+    /// let source = "[1, 2].select(\n  $ + 'a')";
+    /// let ctx = Context::new(Arc::new(Library::standard(true)));
+    /// let err = Engine::standard().compile(source)?.evaluate(&ctx).unwrap_err();
+    /// let text = err.render(source);
+    /// assert!(text.contains(" --> 2:3"), "{text}");
+    /// assert!(text.ends_with("  |   ^^^^^^^"), "{text}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn render(&self, source: &str) -> String {
+        let head = format!("{}: {}", self.kind.python_name(), self.message);
+        let Some(span) = self.span else {
+            return head;
+        };
+        let at = span.line_col(source);
+        let line = crate::error::nth_line(source, at.line - 1);
+        let pad: String = line
+            .chars()
+            .take(at.column - 1)
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        let start = (span.start as usize).min(source.len());
+        let end = (span.end as usize).clamp(start, source.len());
+        let width = source
+            .get(start..end)
+            .map_or(1, |part| part.lines().next().unwrap_or("").chars().count())
+            .max(1);
+        format!(
+            "{head}\n --> {at}\n  | {line}\n  | {pad}{}",
+            "^".repeat(width)
+        )
     }
 }
 
