@@ -434,6 +434,14 @@ impl Interp {
     }
 
     fn dot(&self, recv: Value, right: &Node, ctx: &Context) -> Result<Value, Error> {
+        // yaql's legacy library adds a `#operator_.` for context objects:
+        // the right side works on the context's `$0` inside that context.
+        if let Value::Context(inner) = &recv {
+            if ctx.library().legacy {
+                let receiver = inner.get("$0").cloned().unwrap_or_default();
+                return self.dot(receiver, right, inner);
+            }
+        }
         match right {
             Node::Call { .. } => self.eval(right, ctx, Some(&recv)),
             Node::Keyword(name) => self.property(recv, name, ctx),

@@ -3,8 +3,10 @@
 //! and extension-method forms of common functions.
 
 use super::{collect, lazy, pylist, seq};
-use crate::eval::context::Library;
-use crate::eval::error::Error;
+use std::sync::Arc;
+
+use crate::eval::context::{normalize_var, Library};
+use crate::eval::error::{Error, ErrorKind};
 use crate::eval::func::{Arg, Call, FunctionDef};
 use crate::eval::interp::Node;
 use crate::eval::value::Value;
@@ -161,6 +163,52 @@ pub(crate) fn register(lib: &mut Library) {
             }
             Ok(Value::Null)
         })
+        .no_kwargs(),
+    );
+    // `receiver.as(f($) => name, …)`: a context holding each mapping's
+    // value under its name and the receiver as `$0`; a `.` after it then
+    // works on the receiver in that context (see `Interp::dot`).
+    lib.register(
+        FunctionDef::native("as", "receiver, ~*mappings", |c| {
+            let receiver = c.value(0)?.clone();
+            let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
+            for a in c.rest(1) {
+                let (value, name) = match a {
+                    Arg::Mapping(source, destination) => (
+                        eval_with(c, source, &receiver)?,
+                        eval_with(c, destination, &receiver)?,
+                    ),
+                    Arg::Lazy(node) => match eval_with(c, node, &receiver)? {
+                        Value::Tuple(items) | Value::List(items) if items.len() == 2 => {
+                            (items[0].clone(), items[1].clone())
+                        }
+                        Value::Tuple(_) | Value::List(_) => {
+                            return Err(Error::new(
+                                ErrorKind::ValueError,
+                                "as() tuples must be of size 2",
+                            ))
+                        }
+                        _ => {
+                            return Err(Error::new(
+                                ErrorKind::ValueError,
+                                "as() must have tuple parameters",
+                            ))
+                        }
+                    },
+                    _ => return Err(Error::mismatch()),
+                };
+                let Value::Str(name) = name else {
+                    return Err(Error::new(
+                        ErrorKind::TypeError,
+                        "context keys must be strings",
+                    ));
+                };
+                vars.push((normalize_var(&name), value));
+            }
+            vars.push(("$0".into(), receiver));
+            Ok(Value::Context(c.context().child_with(vars)))
+        })
+        .method()
         .no_kwargs(),
     );
     for name in [
