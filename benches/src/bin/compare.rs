@@ -115,7 +115,8 @@ fn main() {
         .iter()
         .filter_map(|p| std::fs::read(p).ok())
         .collect();
-    let check_options = CheckOptions::default();
+    // The same checks murano-pkg-check runs, so both report the same findings.
+    let check_options = CheckOptions::default().with_pkgcheck_only(true);
     let (check, diagnostics) = time(repetitions, || {
         archives
             .iter()
