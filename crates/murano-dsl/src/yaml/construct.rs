@@ -1,6 +1,9 @@
 //! Values from nodes: PyYAML's safe constructor, Murano's `!yaql`, and
 //! Python's dict semantics for keys.
 
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::compose::{RawKind, RawNode, Span, Tag};
@@ -291,6 +294,7 @@ impl<'a> Constructor<'a> {
         };
         let start = self.nodes[id].start;
         let mut out: Vec<(Node, Node)> = Vec::with_capacity(span.len);
+        let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
         // By index: constructing a value may flatten this node again (a
         // merge of an alias to it), which leaves its pairs as they are.
         let mut i = 0;
@@ -305,12 +309,36 @@ impl<'a> Constructor<'a> {
                 ));
             }
             let value = self.construct(v)?;
-            match out
-                .iter_mut()
-                .find(|(existing, _)| same_key(&existing.value, &key.value))
-            {
-                Some(entry) => entry.1 = value,
-                None => out.push((key, value)),
+            // Python keeps the first key and the last value. Small maps
+            // scan; large ones look candidates up by a hash that agrees
+            // with `same_key`, so loading stays linear.
+            let existing = if out.len() < LINEAR_KEY_SCAN {
+                out.iter()
+                    .position(|(existing, _)| same_key(&existing.value, &key.value))
+            } else {
+                if index.is_empty() {
+                    for (n, (k, _)) in out.iter().enumerate() {
+                        index.entry(key_hash(&k.value)).or_default().push(n);
+                    }
+                }
+                index.get(&key_hash(&key.value)).and_then(|candidates| {
+                    candidates
+                        .iter()
+                        .copied()
+                        .find(|&n| same_key(&out[n].0.value, &key.value))
+                })
+            };
+            match existing {
+                Some(n) => out[n].1 = value,
+                None => {
+                    if !index.is_empty() {
+                        index
+                            .entry(key_hash(&key.value))
+                            .or_default()
+                            .push(out.len());
+                    }
+                    out.push((key, value));
+                }
             }
         }
         Ok(out)
@@ -413,6 +441,38 @@ fn is_hashable(value: &Value) -> bool {
         value,
         Value::Seq(_) | Value::Map(_) | Value::Set(_) | Value::Pairs(_) | Value::Recursive
     )
+}
+
+/// Up to this many keys, duplicates are found by scanning.
+const LINEAR_KEY_SCAN: usize = 16;
+
+/// A hash of a hashable key such that keys [`same_key`] calls equal hash
+/// the same (numbers by their `f64` value, timestamps with an offset by
+/// their instant).
+fn key_hash(value: &Value) -> u64 {
+    let mut h = DefaultHasher::new();
+    match value {
+        Value::Null => 0u8.hash(&mut h),
+        Value::Str(s) => (1u8, s).hash(&mut h),
+        Value::Bool(_) | Value::Int(Int::Small(_)) | Value::Float(_) => {
+            let x = match value {
+                Value::Bool(b) => f64::from(u8::from(*b)),
+                Value::Int(Int::Small(n)) => *n as f64,
+                Value::Float(x) => *x,
+                _ => 0.0,
+            };
+            // -0.0 == 0.0; NaN equals nothing, so any hash will do.
+            let x = if x == 0.0 { 0.0 } else { x };
+            (2u8, x.to_bits()).hash(&mut h)
+        }
+        Value::Int(Int::Big(digits)) => (3u8, digits).hash(&mut h),
+        Value::Date(d) => (4u8, d.year, d.month, d.day).hash(&mut h),
+        Value::Timestamp(t) => (5u8, t.offset_minutes.is_some(), utc_micros(t)).hash(&mut h),
+        Value::Binary(b) => (6u8, b).hash(&mut h),
+        Value::Yaql(y) => (7u8, y.node_id).hash(&mut h),
+        _ => 8u8.hash(&mut h),
+    }
+    h.finish()
 }
 
 /// Python's `==` between two hashable keys.
@@ -798,6 +858,40 @@ mod tests {
             int("-0x10000000000000000"),
             Int::Big("-18446744073709551616".into())
         );
+    }
+
+    /// Past the scan threshold keys are found by hash: the same Python
+    /// merging (`1`, `1.0`, `true` are one key; first key, last value).
+    #[test]
+    fn large_maps_merge_keys_as_python() {
+        let mut text = String::new();
+        for i in 0..40 {
+            text.push_str(&format!("k{i}: {i}\n"));
+        }
+        text.push_str("1: a\nk3: again\n1.0: b\ntrue: c\n-0.0: z\n0: zero\n2015-01-02: d\n");
+        text.push_str("2001-12-14t21:59:43.10-05:00: e\n2001-12-15 2:59:43.10: f\n");
+        let node = crate::yaml::load_single(
+            text.as_bytes(),
+            crate::yaml::Flavor::Plain,
+            &crate::yaml::LoadOptions::default(),
+        )
+        .unwrap()
+        .unwrap();
+        let Value::Map(pairs) = &node.value else {
+            panic!("not a map: {node:?}");
+        };
+        let get = |k: &Value| {
+            pairs
+                .iter()
+                .find(|(key, _)| same_key(&key.value, k))
+                .map(|(key, v)| (key.value.clone(), v.value.python_str()))
+        };
+        assert_eq!(pairs.len(), 40 + 5);
+        assert_eq!(get(&Value::Str("k3".into())).unwrap().1, "again");
+        let one = get(&Value::Int(Int::Small(1))).unwrap();
+        assert_eq!(one, (Value::Int(Int::Small(1)), "c".into()));
+        let zero = get(&Value::Float(0.0)).unwrap();
+        assert_eq!(zero, (Value::Float(-0.0), "zero".into()));
     }
 
     #[test]
