@@ -162,6 +162,265 @@ pub fn version_spec(data: &[u8]) {
     }
 }
 
+/// Splits fuzz input at the first NUL byte: the part before it and, when
+/// there is one, the part after it.
+fn split_nul(data: &[u8]) -> (&[u8], Option<&[u8]>) {
+    match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], Some(&data[i + 1..])),
+        None => (data, None),
+    }
+}
+
+/// Limits for the YAML data the fuzz checks load: small enough that one
+/// execution stays fast.
+fn fuzz_load_options() -> murano_dsl::yaml::LoadOptions {
+    murano_dsl::yaml::LoadOptions::default()
+        .with_max_nodes(10_000)
+        .with_max_depth(64)
+}
+
+/// A loaded YAML/JSON node as a YAQL value, as yaql's input conversion sees
+/// Python data (what `murano yaql --data` binds to `$`).
+fn yaml_to_yaql(node: &murano_dsl::yaml::Node) -> murano_yaql::eval::Value {
+    use murano_dsl::yaml::{Int, Value as Y};
+    use murano_yaql::eval::Value;
+    use std::sync::Arc;
+
+    match &node.value {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(*b),
+        Y::Int(Int::Small(n)) => Value::Int(*n),
+        Y::Float(x) => Value::Float(*x),
+        Y::Str(s) => Value::str(s),
+        Y::Seq(items) | Y::Set(items) => {
+            Value::List(Arc::new(items.iter().map(yaml_to_yaql).collect()))
+        }
+        Y::Map(pairs) | Y::Pairs(pairs) => Value::dict(
+            pairs
+                .iter()
+                .map(|(k, v)| (yaml_to_yaql(k), yaml_to_yaql(v))),
+        ),
+        other => Value::str(&other.python_str()),
+    }
+}
+
+/// The step budget of one `yaql_eval` execution: a few milliseconds.
+const FUZZ_FUEL: u64 = 100_000;
+
+/// YAQL evaluation: an expression and, after a NUL byte, JSON or YAML data
+/// bound to `$`. A leading `\x01` selects yaql's legacy engine and library,
+/// `\x02` Murano's engine (format 1.2+ options); anything else is the
+/// standard engine with delegates. Evaluation under the default limits
+/// (with a smaller step budget) ends with a value or an error, never a
+/// panic, and the result prints.
+pub fn yaql_eval(data: &[u8]) {
+    use murano_dsl::yaml::{load_single, Flavor};
+    use murano_yaql::eval::{Context, Engine, Library};
+    use std::sync::Arc;
+
+    let (expr, input) = split_nul(data);
+    let (mut engine, library, expr) = match expr.first() {
+        Some(1) => (Engine::legacy(), Library::legacy(), &expr[1..]),
+        Some(2) => (Engine::murano(true), Library::standard(false), &expr[1..]),
+        _ => (Engine::standard(), Library::standard(true), expr),
+    };
+    let Ok(source) = std::str::from_utf8(expr) else {
+        return;
+    };
+    engine.options_mut().fuel = Some(FUZZ_FUEL);
+    let mut context = Context::new(Arc::new(library));
+    if let Some(input) = input {
+        match load_single(input, Flavor::Plain, &fuzz_load_options()) {
+            Ok(Some(node)) => context = context.with("$", yaml_to_yaql(&node)),
+            Ok(None) => context = context.with("$", murano_yaql::eval::Value::Null),
+            Err(_) => return,
+        }
+    }
+    let Ok(query) = engine.compile(source) else {
+        return;
+    };
+    match query.evaluate(&context) {
+        Ok(value) => {
+            let _ = value.py_str();
+        }
+        Err(e) => {
+            let _ = (e.kind(), e.to_string());
+        }
+    }
+}
+
+/// A cloud with no resources at all, for `ui_load`.
+struct EmptyCloud;
+
+impl murano_ui::host::Host for EmptyCloud {
+    fn region(&self) -> String {
+        "RegionOne".into()
+    }
+    fn flavors(&self) -> Vec<murano_ui::host::Flavor> {
+        Vec::new()
+    }
+    fn images(&self) -> Vec<murano_ui::host::Image> {
+        Vec::new()
+    }
+    fn keypairs(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn availability_zones(&self) -> Vec<murano_ui::host::AvailabilityZone> {
+        Vec::new()
+    }
+    fn networks(&self) -> Vec<murano_ui::host::Network> {
+        Vec::new()
+    }
+    fn environments(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn security_groups(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn volumes(&self) -> Vec<murano_ui::host::Named> {
+        Vec::new()
+    }
+    fn volume_snapshots(&self) -> Vec<murano_ui::host::Named> {
+        Vec::new()
+    }
+    fn dns_zones(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn package_exists(&self, _fqn: &str) -> bool {
+        false
+    }
+    fn environment_services(
+        &self,
+        _environment_id: Option<&str>,
+    ) -> Vec<murano_ui::host::ExistingApp> {
+        Vec::new()
+    }
+    fn encrypt_data(&self, _data: &str) -> Result<String, String> {
+        Err("no secret store".into())
+    }
+    fn call_static_action(&self, _body: &serde_json::Value) -> Result<serde_json::Value, String> {
+        Err("no Murano API".into())
+    }
+}
+
+/// Dynamic UI: a definition (YAML) and, after a NUL byte, form values as
+/// `field=value` lines posted to every step (over the fields' constant
+/// `initial` values, as a browser posts them). The definition loads or is
+/// rejected; the wizard is built over a cloud with no resources, each
+/// step's choices are listed and the step submitted, and when every step
+/// is valid `finish()` evaluates the application. No panic.
+pub fn ui_load(data: &[u8]) {
+    use murano_dsl::yaml::Value as Y;
+    use murano_ui::definition::Definition;
+    use murano_ui::host::SequentialEntropy;
+    use murano_ui::wizard::{Package, StepOutcome, Wizard};
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    let (ui, values) = split_nul(data);
+    let Ok(definition) = Definition::load(ui) else {
+        return;
+    };
+    let mut posted_values = BTreeMap::new();
+    if let Some(values) = values {
+        for line in String::from_utf8_lossy(values).lines() {
+            if let Some((k, v)) = line.split_once('=') {
+                posted_values.insert(k.to_owned(), v.to_owned());
+            }
+        }
+    }
+    let _ = definition.form_names();
+    let forms = definition.forms.clone();
+    let package = Package {
+        fqn: "com.example.Fuzz".into(),
+        name: "Fuzz".into(),
+        id: "fuzz-id".into(),
+        version: "1.0.0".into(),
+    };
+    let Ok(mut wizard) = Wizard::new(
+        Arc::new(definition),
+        package,
+        Some("env-id".into()),
+        Some(Arc::new(EmptyCloud)),
+        Box::new(SequentialEntropy::default()),
+    ) else {
+        return;
+    };
+    let _ = wizard.static_action_call();
+    for (index, form) in forms.iter().enumerate() {
+        let mut posted = BTreeMap::new();
+        for field in &form.fields {
+            let _ = field.display_label();
+            if field.kind.is_select() {
+                let _ = wizard.options(field);
+            }
+            let initial = match field.initial.as_ref().map(|n| &n.value) {
+                None | Some(Y::Map(_) | Y::Seq(_) | Y::Null | Y::Bool(false)) => continue,
+                Some(Y::Bool(true)) => "on".to_owned(),
+                Some(other) => other.python_str(),
+            };
+            posted.insert(field.name.clone(), initial);
+        }
+        for (k, v) in &posted_values {
+            posted.insert(k.clone(), v.clone());
+        }
+        match wizard.submit(index, &posted) {
+            Ok(StepOutcome::Valid(_)) => {}
+            Ok(StepOutcome::Invalid(_)) | Err(_) => return,
+        }
+    }
+    let _ = wizard.cleaned_data(true);
+    let _ = wizard.finish();
+}
+
+/// Contracts: a contract (YAML) and, after a NUL byte, data (YAML or
+/// JSON). Under runtimes 1.0 and 1.4, with an in-memory object store that
+/// knows one class and one object, the contract transforms, validates and
+/// type-checks the data, the absent value, and the data read as a class
+/// file's `Default:` (YAQL evaluated). No panic.
+pub fn contract_apply(data: &[u8]) {
+    use murano_dsl::contract::{Contract, MemoryHost, Runtime, Scope};
+    use murano_dsl::yaml::{load_single, Flavor};
+    use std::sync::Arc;
+
+    let (contract, input) = split_nul(data);
+    let Ok(text) = std::str::from_utf8(contract) else {
+        return;
+    };
+    let Ok(contract) = Contract::parse_yaml(text) else {
+        return;
+    };
+    let input = input.unwrap_or_default();
+    let options = fuzz_load_options();
+    let value = match load_single(input, Flavor::Plain, &options) {
+        Ok(node) => node.as_ref().map(yaml_to_yaql),
+        Err(_) => None,
+    };
+    let default = load_single(input, Flavor::Engine, &options).ok().flatten();
+    for (major, minor) in [(1, 0), (1, 4)] {
+        let mut host = MemoryHost::new();
+        host.add_class("io.murano.Object", &[]);
+        host.add_class("com.example.Server", &["io.murano.Object"]);
+        host.add_alias("Server", "com.example.Server");
+        let server = host.add_object("s1", "com.example.Server", None);
+        let scope =
+            Scope::new(Arc::new(Runtime::new(major, minor)), Arc::new(host)).with_this(server);
+        if let Some(value) = &value {
+            if let Ok(out) = contract.transform(&scope, Some(value), None) {
+                let _ = out.python_type();
+                let _ = contract.validate(&scope, Some(&out.value), None);
+            }
+            let _ = contract.validate(&scope, Some(value), None);
+            let _ = contract.check_type(&scope, Some(value), None);
+        }
+        let _ = contract.transform(&scope, None, None);
+        if let Some(default) = &default {
+            let _ = contract.transform(&scope, None, Some(default));
+            let _ = contract.check_type(&scope, None, Some(default));
+        }
+    }
+}
+
 /// A fuzz check: panics when an invariant breaks.
 pub type Check = fn(&[u8]);
 
@@ -172,4 +431,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("package_load", package_load),
     ("zip_read", zip_read),
     ("version_spec", version_spec),
+    ("yaql_eval", yaql_eval),
+    ("ui_load", ui_load),
+    ("contract_apply", contract_apply),
 ];
