@@ -1,19 +1,24 @@
 //! The stages above YAQL: loading class files, loading whole packages
 //! through the plug-in registry (Heat.HOT translation included), checking
-//! packages, and a scaling check that parse and load time grow linearly
-//! with input size. Examples always; the shared corpora when present.
+//! packages, applying contracts, generating a class's JSON schema, and a
+//! scaling check that parse and load time grow linearly with input size.
+//! Examples always; the shared corpora when present.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use murano_benches::{corpus_packages, example_packages, shared_root, sorted_files};
+use murano_benches::{corpus_packages, example_packages, json_to_value, shared_root, sorted_files};
+use murano_dsl::contract::{Contract, MemoryHost, Runtime, Scope};
 use murano_dsl::model::ClassDefinition;
 use murano_dsl::yaml::{load_class_file, LoadOptions};
 use murano_packages::check::{check_package, CheckOptions};
 use murano_packages::source::PackageSource;
 use murano_packages::PluginRegistry;
+use murano_schema::{generate, CatalogBuilder, SchemaRequest};
+use murano_yaql::eval::convert_input;
 use murano_yaql::Grammar;
 
 fn class_files() -> Vec<Vec<u8>> {
@@ -102,6 +107,64 @@ fn packages(c: &mut Criterion) {
     group.finish();
 }
 
+/// Applying contracts as the engine does on each property write.
+fn contracts(c: &mut Criterion) {
+    let scope = Scope::new(Arc::new(Runtime::new(1, 4)), Arc::new(MemoryHost::new()));
+    let cases = [
+        ("int-check", "$.int().notNull().check($ > 0 and $ < 65536)", "\"8080\""),
+        ("string-list", "[$.string().notNull(), 1]", "[\"a\", \"b\", \"c\", 4, 5, 6, 7, 8]"),
+        (
+            "dict",
+            "{name: $.string().notNull(), port: $.int(), tags: [$.string()], $.string(): $}",
+            "{\"name\": \"web\", \"port\": \"80\", \"tags\": [\"a\", \"b\"], \"x\": 1, \"y\": [1, 2]}",
+        ),
+    ];
+    let mut group = c.benchmark_group("contracts");
+    for (name, contract, data) in cases {
+        let contract = Contract::parse_yaml(contract).expect("benchmark contract parses");
+        let data = convert_input(json_to_value(
+            &serde_json::from_str(data).expect("benchmark data is JSON"),
+        ));
+        contract
+            .transform(&scope, Some(&data), None)
+            .expect("benchmark data satisfies its contract");
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(contract.transform(&scope, Some(black_box(&data)), None)))
+        });
+    }
+    group.finish();
+}
+
+/// Schema generation for the example shop class, with Murano's core
+/// library from the shared data (skipped without it).
+fn schema(c: &mut Criterion) {
+    let Some(root) = shared_root() else {
+        return;
+    };
+    let registry = PluginRegistry::with_builtins();
+    let mut builder = CatalogBuilder::new();
+    let core =
+        murano_benches::read_package_dir(&root.join("corpus/packages/murano/meta/io.murano"));
+    for files in [core].into_iter().chain(
+        example_packages()
+            .into_iter()
+            .filter(|(name, _)| name == "shop")
+            .map(|(_, f)| f),
+    ) {
+        if let Ok(package) = registry.load(files) {
+            let _ = builder.add_package(package.as_ref());
+        }
+    }
+    let catalog = builder.build();
+    let request = SchemaRequest::new("com.example.Shop");
+    if generate(&catalog, &request).is_err() {
+        return;
+    }
+    c.bench_function("schema/com.example.Shop", |b| {
+        b.iter(|| black_box(generate(&catalog, black_box(&request))))
+    });
+}
+
 /// Parse and load time per byte should stay flat from 1x to 100x.
 fn scaling(c: &mut Criterion) {
     let grammar = Grammar::murano();
@@ -128,5 +191,5 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, class_loading, packages, scaling);
+criterion_group!(benches, class_loading, packages, contracts, schema, scaling);
 criterion_main!(benches);
