@@ -144,7 +144,8 @@ fn schema(c: &mut Criterion) {
     let registry = PluginRegistry::with_builtins();
     let mut builder = CatalogBuilder::new();
     let core =
-        murano_benches::read_package_dir(&root.join("corpus/packages/murano/meta/io.murano"));
+        murano_testkit::read_package_dir(&root.join("corpus/packages/murano/meta/io.murano"))
+            .unwrap_or_default();
     for files in [core].into_iter().chain(
         example_packages()
             .into_iter()

@@ -220,33 +220,6 @@ pub fn yaql_eval_cases(shared: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The files of a package directory, relative to it (directories
-/// recorded too, as the CLI reads them). Unreadable entries are skipped.
-pub fn read_package_dir(root: &Path) -> murano_packages::source::FileMap {
-    let mut files = murano_packages::source::FileMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for path in entries {
-            let Ok(rel) = path.strip_prefix(root) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if path.is_dir() {
-                let _ = files.insert_dir(&rel);
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                let _ = files.insert(&rel, bytes);
-            }
-        }
-    }
-    files
-}
-
 /// The bundled example packages (`examples/packages/*`), sorted by name.
 pub fn example_packages() -> Vec<(String, murano_packages::source::FileMap)> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(workspace().join("examples/packages"))
@@ -261,7 +234,10 @@ pub fn example_packages() -> Vec<(String, murano_packages::source::FileMap)> {
     dirs.iter()
         .map(|d| {
             let name = d.file_name().map(|n| n.to_string_lossy().into_owned());
-            (name.unwrap_or_default(), read_package_dir(d))
+            (
+                name.unwrap_or_default(),
+                murano_testkit::read_package_dir(d).unwrap_or_default(),
+            )
         })
         .collect()
 }
@@ -281,5 +257,8 @@ pub fn corpus_packages(root: &Path) -> Vec<murano_packages::source::FileMap> {
         }
     }
     found.sort();
-    found.iter().map(|d| read_package_dir(d)).collect()
+    found
+        .iter()
+        .filter_map(|d| murano_testkit::read_package_dir(d).ok())
+        .collect()
 }

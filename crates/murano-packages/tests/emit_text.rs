@@ -3,9 +3,6 @@
 //! value, our `get_class(full_name)` / `ui()` bytes must equal the text
 //! Murano printed with PyYAML (`class.value.text`, `ui.value.text`).
 
-use std::path::Path;
-
-use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
 use murano_testkit::{data_root, read_json};
 use serde_json::Value as Json;
@@ -14,42 +11,6 @@ use serde_json::Value as Json;
 const SHOWN: usize = 5;
 /// How many differing lines are shown per case.
 const SHOWN_LINES: usize = 6;
-
-/// The package files of a case: `input/`, plus the stub files and empty
-/// directories `case.json` lists.
-fn build_files(case_dir: &Path, case: &Json) -> Result<FileMap, String> {
-    let mut files = FileMap::new();
-    let input = case_dir.join("input");
-    let mut stack = vec![input.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)
-            .map_err(|e| e.to_string())?
-            .flatten()
-        {
-            let path = entry.path();
-            let rel = path.strip_prefix(&input).map_err(|e| e.to_string())?;
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if path.is_dir() {
-                files.insert_dir(&rel).map_err(|e| e.to_string())?;
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-                files.insert(&rel, bytes).map_err(|e| e.to_string())?;
-            }
-        }
-    }
-    for stub in case["stub_files"].as_array().into_iter().flatten() {
-        if let Some(p) = stub.as_str() {
-            files.insert(p, Vec::new()).map_err(|e| e.to_string())?;
-        }
-    }
-    for dir in case["empty_dirs"].as_array().into_iter().flatten() {
-        if let Some(p) = dir.as_str() {
-            files.insert_dir(p).map_err(|e| e.to_string())?;
-        }
-    }
-    Ok(files)
-}
 
 /// A short line diff: the first lines that differ, with their numbers.
 fn line_diff(got: &str, want: &str) -> String {
@@ -113,7 +74,7 @@ fn main() {
             continue;
         };
         let id = case["id"].as_str().unwrap_or("?").to_owned();
-        let package = build_files(&case_dir, &case).and_then(|files| {
+        let package = murano_testkit::oracle_case_files(&case_dir, &case).and_then(|files| {
             PluginRegistry::with_builtins()
                 .load(files)
                 .map_err(|e| e.to_string())

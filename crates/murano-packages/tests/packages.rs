@@ -14,7 +14,6 @@
 use std::path::Path;
 
 use murano_dsl::yaml::{load_all, Flavor, LoadOptions, Node, Value};
-use murano_packages::source::FileMap;
 use murano_packages::{Package, PackageError, PluginRegistry};
 use murano_testkit::{conclude, data_root, read_json, KnownFailures, Suite};
 use serde_json::{json, Value as Json};
@@ -51,42 +50,8 @@ fn main() {
     conclude(outcomes);
 }
 
-fn build_files(case_dir: &Path, case: &Json) -> Result<FileMap, String> {
-    let mut files = FileMap::new();
-    let input = case_dir.join("input");
-    let mut stack = vec![input.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)
-            .map_err(|e| e.to_string())?
-            .flatten()
-        {
-            let path = entry.path();
-            let rel = path.strip_prefix(&input).map_err(|e| e.to_string())?;
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if path.is_dir() {
-                files.insert_dir(&rel).map_err(|e| e.to_string())?;
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-                files.insert(&rel, bytes).map_err(|e| e.to_string())?;
-            }
-        }
-    }
-    for stub in case["stub_files"].as_array().into_iter().flatten() {
-        if let Some(p) = stub.as_str() {
-            files.insert(p, Vec::new()).map_err(|e| e.to_string())?;
-        }
-    }
-    for dir in case["empty_dirs"].as_array().into_iter().flatten() {
-        if let Some(p) = dir.as_str() {
-            files.insert_dir(p).map_err(|e| e.to_string())?;
-        }
-    }
-    Ok(files)
-}
-
 fn run_case(case_dir: &Path, case: &Json, expected: &Json) -> Result<(), String> {
-    let files = build_files(case_dir, case)?;
+    let files = murano_testkit::oracle_case_files(case_dir, case)?;
     let loaded = PluginRegistry::with_builtins().load(files);
     let package = match (&expected["load"], loaded) {
         (want, Err(e)) => return compare_result("load", &Err(e), want),

@@ -37,7 +37,7 @@ fn main() {
             continue; // not a package: no manifest, no murano-pkg-check result
         }
         let package = row["package"].as_str().unwrap_or_default().to_owned();
-        match load_files(&root.join("corpus").join(&package), row) {
+        match murano_testkit::read_listed_files(&root.join("corpus").join(&package), row) {
             Ok(files) => trees.push((package, Ok(files))),
             Err(e) => trees.push((package, Err(e))),
         }
@@ -94,16 +94,6 @@ fn main() {
     }
     report.report.push('\n');
     conclude(vec![report, robust.finish()]);
-}
-
-fn load_files(dir: &Path, row: &Json) -> Result<FileMap, String> {
-    let mut files = FileMap::new();
-    for file in row["files"].as_array().into_iter().flatten() {
-        let path = file["path"].as_str().unwrap_or_default();
-        let bytes = std::fs::read(dir.join(path)).map_err(|e| format!("{path}: {e}"))?;
-        files.insert(path, bytes).map_err(|e| e.to_string())?;
-    }
-    Ok(files)
 }
 
 /// `(package, code, file, line)` that docs/diagnostics.md accepts as

@@ -13,7 +13,6 @@ use murano_dsl::model::ClassDefinition;
 use murano_dsl::version::YamlScalar;
 use murano_dsl::yaml::{load_class_file, load_manifest, LoadOptions};
 use murano_packages::format::{format_text, parse_format, FormatError};
-use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
 use murano_testkit::{
     conclude, data_root, files_ending, read_json, read_jsonl, KnownFailures, Suite,
@@ -70,12 +69,7 @@ fn trees(root: &Path, known: &KnownFailures) -> Suite {
 /// is accepted when murano-pkg-check reports it too (E050): the package
 /// loads, and only that class would fail when the engine needs it.
 fn load_tree(dir: &Path, row: &Json, pkgcheck: Option<&Json>) -> Result<(), String> {
-    let mut files = FileMap::new();
-    for file in row["files"].as_array().into_iter().flatten() {
-        let path = file["path"].as_str().unwrap_or_default();
-        let bytes = std::fs::read(dir.join(path)).map_err(|e| format!("{path}: {e}"))?;
-        files.insert(path, bytes).map_err(|e| e.to_string())?;
-    }
+    let files = murano_testkit::read_listed_files(dir, row)?;
     let package = PluginRegistry::with_builtins()
         .load(files)
         .map_err(|e| format!("load: {e}"))?;

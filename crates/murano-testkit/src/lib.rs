@@ -56,6 +56,65 @@ pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Every file and directory under `root`, relative to it, as a package.
+pub fn read_package_dir(root: &Path) -> Result<murano_packages::source::FileMap, String> {
+    let mut files = murano_packages::source::FileMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .map_err(|e| e.to_string())?
+            .flatten()
+        {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).map_err(|e| e.to_string())?;
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if path.is_dir() {
+                files.insert_dir(&rel).map_err(|e| e.to_string())?;
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+                files.insert(&rel, bytes).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// The files a corpus index row lists (`row["files"][i]["path"]`), read
+/// from `dir`, as a package.
+pub fn read_listed_files(
+    dir: &Path,
+    row: &serde_json::Value,
+) -> Result<murano_packages::source::FileMap, String> {
+    let mut files = murano_packages::source::FileMap::new();
+    for file in row["files"].as_array().into_iter().flatten() {
+        let path = file["path"].as_str().unwrap_or_default();
+        let bytes = std::fs::read(dir.join(path)).map_err(|e| format!("{path}: {e}"))?;
+        files.insert(path, bytes).map_err(|e| e.to_string())?;
+    }
+    Ok(files)
+}
+
+/// A `packages-oracle` case's package: its `input/` folder plus the stub
+/// files and empty directories its `case.json` lists.
+pub fn oracle_case_files(
+    case_dir: &Path,
+    case: &serde_json::Value,
+) -> Result<murano_packages::source::FileMap, String> {
+    let mut files = read_package_dir(&case_dir.join("input"))?;
+    for stub in case["stub_files"].as_array().into_iter().flatten() {
+        if let Some(p) = stub.as_str() {
+            files.insert(p, Vec::new()).map_err(|e| e.to_string())?;
+        }
+    }
+    for dir in case["empty_dirs"].as_array().into_iter().flatten() {
+        if let Some(p) = dir.as_str() {
+            files.insert_dir(p).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(files)
+}
+
 /// The files of `dir` whose names end with `suffix`, sorted.
 pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
