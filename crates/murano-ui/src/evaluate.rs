@@ -93,6 +93,12 @@ impl HostObject for Oid {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 == Some(self.0.clone())
     }
+    fn host_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.0.hash(&mut h);
+        h.finish()
+    }
 }
 
 fn text_of(v: &Value) -> Option<String> {

@@ -73,7 +73,11 @@ pub struct Options {
     pub iterable_dicts: bool,
     /// `yaql.convertOutputData`: apply output conversion at all.
     pub convert_output: bool,
-    /// Step budget per evaluation (`None` = unlimited).
+    /// Step budget per evaluation (`None` = unlimited). A step is one
+    /// call or `.`; each item of an iteration, and the length of every
+    /// collection or string a function receives or returns (one step per
+    /// 16 items or 256 bytes), costs steps too, so work on huge values
+    /// pays in proportion.
     pub fuel: Option<u64>,
     /// Deepest nesting of calls during evaluation.
     pub max_depth: usize,

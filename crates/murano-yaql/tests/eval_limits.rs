@@ -47,6 +47,79 @@ fn runaway_evaluation_runs_out_of_fuel() {
     );
 }
 
+/// Evaluates `expr` in `engine` with a small step budget.
+fn run_with_fuel(
+    mut engine: Engine,
+    library: Library,
+    fuel: u64,
+    expr: &str,
+) -> Result<Value, ErrorKind> {
+    engine.options_mut().fuel = Some(fuel);
+    let ctx = Context::new(Arc::new(library));
+    let query = engine.compile(expr).expect("parses");
+    query.evaluate(&ctx).map_err(|e| e.kind())
+}
+
+#[test]
+fn work_on_big_values_costs_fuel_in_proportion() {
+    // Each step builds, copies or scans a million items: a few calls each,
+    // but far more work than a step. Found by the eval_props test: the
+    // legacy indexer below ran for hours under a 50,000-step budget.
+    let legacy = [
+        "(range(1000000000000))[[1, 2] * 1000000]",
+        "let(x => [1, 2] * 500000) -> range(100000).select($x + $x).len()",
+    ];
+    for expr in legacy {
+        assert_eq!(
+            run_with_fuel(Engine::legacy(), Library::legacy(), 50_000, expr),
+            Err(ErrorKind::OutOfFuel),
+            "{expr}"
+        );
+    }
+    let standard = [
+        "let(x => [1, 2] * 500000) -> range(100000).select(3 in $x).len()",
+        "let(s => 'ab' * 1000000) -> range(100000).select($s.indexOf('c')).len()",
+        "let(x => range(1000000).toList()) -> range(100000).select($x.sum()).len()",
+    ];
+    for expr in standard {
+        assert_eq!(
+            run_with_fuel(Engine::standard(), Library::standard(true), 50_000, expr),
+            Err(ErrorKind::OutOfFuel),
+            "{expr}"
+        );
+    }
+}
+
+#[test]
+fn endless_iteration_without_an_iterator_limit_runs_out_of_fuel() {
+    let mut engine = Engine::standard();
+    engine.options_mut().limit_iterators = None;
+    assert_eq!(
+        run_with_fuel(
+            engine,
+            Library::standard(true),
+            10_000,
+            "sequence().where(true).len()"
+        ),
+        Err(ErrorKind::OutOfFuel)
+    );
+}
+
+#[test]
+fn small_values_cost_no_extra_fuel() {
+    // Sizes below the per-step unit are free: ordinary expressions keep
+    // the budget they had.
+    assert_eq!(
+        run_with_fuel(
+            Engine::standard(),
+            Library::standard(true),
+            40,
+            "[1, 2, 3].select($ * 2).sum()"
+        ),
+        Ok(Value::Int(12))
+    );
+}
+
 #[test]
 fn catastrophic_regular_expressions_end() {
     // Python's re backtracks for a very long time here; the backtrack limit

@@ -293,4 +293,10 @@ impl Context {
     pub fn ptr_eq(&self, other: &Context) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+
+    /// An address that identifies this context (for hashing consistently
+    /// with [`Context::ptr_eq`]).
+    pub(crate) fn identity(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const u8 as usize
+    }
 }

@@ -322,6 +322,39 @@ impl Interp {
         Ok(())
     }
 
+    /// Charges `steps` steps of fuel at once, for work proportional to the
+    /// size of a value (copying, scanning, comparing).
+    #[inline]
+    pub(crate) fn charge(&self, steps: u64) -> Result<(), Error> {
+        if steps == 0 {
+            return Ok(());
+        }
+        let left = self.rt.fuel.load(AtOrd::Relaxed);
+        if left < steps {
+            self.rt.fuel.store(0, AtOrd::Relaxed);
+            return Err(Error::new(
+                ErrorKind::OutOfFuel,
+                "evaluation step budget exhausted",
+            ));
+        }
+        self.rt.fuel.fetch_sub(steps, AtOrd::Relaxed);
+        Ok(())
+    }
+
+    /// Charges for the values a function receives and returns: work in a
+    /// native function grows with the size of its collections and strings,
+    /// so a cheap-looking step over a huge value pays in proportion.
+    fn charge_for_values<'v>(
+        &self,
+        values: impl IntoIterator<Item = &'v Value>,
+    ) -> Result<(), Error> {
+        let steps = values
+            .into_iter()
+            .map(size_cost)
+            .fold(0u64, u64::saturating_add);
+        self.charge(steps)
+    }
+
     pub(crate) fn lambda(&self, node: Arc<Node>, ctx: &Context) -> Lambda {
         Lambda {
             interp: self.clone(),
@@ -386,7 +419,18 @@ impl Interp {
                     item
                 })))
             }
-            _ => Ok(it),
+            (None, None) => {
+                // No iterator limit: fuel alone ends an endless iterator.
+                let interp = self.clone();
+                Ok(Box::new(it.map(move |item| {
+                    interp.step()?;
+                    item
+                })))
+            }
+            (Some(n), _) => {
+                self.charge(n as u64 / COST_ITEMS_PER_STEP)?;
+                Ok(it)
+            }
         }
     }
 
@@ -574,7 +618,17 @@ impl Interp {
                 }
             }
         }
-        self.dispatch(name, &levels, ctx, &args, &kwargs, method, span)
+        self.charge_for_values(
+            args.iter()
+                .chain(kwargs.iter().map(|(_, a)| a))
+                .filter_map(|a| match a {
+                    Arg::Value(v) => Some(v),
+                    _ => None,
+                }),
+        )?;
+        let out = self.dispatch(name, &levels, ctx, &args, &kwargs, method, span)?;
+        self.charge_for_values([&out])?;
+        Ok(out)
     }
 
     /// Calls `name` with evaluated arguments (`args[0]` is the receiver for
@@ -601,7 +655,17 @@ impl Interp {
             .into_iter()
             .map(|(k, v)| (k, Arg::Value(v)))
             .collect();
-        self.dispatch(name, &levels, ctx, &args, &kwargs, method, Span::default())
+        self.charge_for_values(
+            args.iter()
+                .chain(kwargs.iter().map(|(_, a)| a))
+                .filter_map(|a| match a {
+                    Arg::Value(v) => Some(v),
+                    _ => None,
+                }),
+        )?;
+        let out = self.dispatch(name, &levels, ctx, &args, &kwargs, method, Span::default())?;
+        self.charge_for_values([&out])?;
+        Ok(out)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -666,6 +730,27 @@ impl Interp {
         }
         Err(no_match(name, method))
     }
+}
+
+/// Collection items that cost one step when a function receives, returns
+/// or iterates them (cloning a handle is far cheaper than an evaluation
+/// step).
+const COST_ITEMS_PER_STEP: u64 = 16;
+
+/// String bytes that cost one step.
+const COST_BYTES_PER_STEP: u64 = 256;
+
+/// The fuel a value costs to pass through a function: its length (not
+/// nested values, which are charged when something works on them).
+fn size_cost(v: &Value) -> u64 {
+    let items = match v {
+        Value::Str(s) => return s.len() as u64 / COST_BYTES_PER_STEP,
+        Value::List(x) | Value::Tuple(x) => x.len(),
+        Value::Set(x) => x.len(),
+        Value::Dict(x) => x.len(),
+        _ => return 0,
+    };
+    items as u64 / COST_ITEMS_PER_STEP
 }
 
 fn arity_ok(def: &FunctionDef, args: &[Arg], kwargs: &[(Arc<str>, Arg)]) -> bool {

@@ -115,6 +115,12 @@ pub trait HostObject: fmt::Debug + Send + Sync {
             other as *const dyn HostObject as *const u8,
         )
     }
+    /// A hash consistent with [`HostObject::host_eq`]: objects that are
+    /// equal must hash the same. The default (the object's address) fits
+    /// the default identity equality; override both together.
+    fn host_hash(&self) -> u64 {
+        self as *const Self as *const u8 as usize as u64
+    }
 }
 
 /// A YAQL value.
@@ -496,7 +502,14 @@ impl Hash for Value {
             Value::DateTime(d) => state.write_u64(d.micros as u64),
             Value::TimeSpan(t) => state.write_u64(*t as u64),
             Value::Regex(r) => r.source.hash(state),
-            _ => state.write_u64(0x0b1),
+            // Values equal only to themselves hash by identity, so that
+            // many of them in one set or dict do not all collide (a
+            // quadratic blow-up on hostile input).
+            Value::Iter(a) => state.write_usize(Arc::as_ptr(a) as usize),
+            Value::Lambda(a) => state.write_usize(Arc::as_ptr(a) as *const u8 as usize),
+            Value::Match(a) => state.write_usize(Arc::as_ptr(a) as *const u8 as usize),
+            Value::Context(c) => state.write_usize(c.identity()),
+            Value::Object(o) => state.write_u64(o.host_hash()),
         }
     }
 }
@@ -537,6 +550,26 @@ pub fn py_cmp(a: &Value, b: &Value) -> Result<Ordering, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hash_of(v: &Value) -> u64 {
+        let mut h = KeyHasher::default();
+        v.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn identity_values_hash_apart() {
+        // Values equal only to themselves must not share one hash bucket:
+        // a set of a hundred thousand generators was quadratic.
+        let iters: Vec<Value> = (0..64)
+            .map(|_| Value::iter(Box::new(std::iter::empty())))
+            .collect();
+        let hashes: std::collections::HashSet<u64> = iters.iter().map(hash_of).collect();
+        assert_eq!(hashes.len(), iters.len());
+        let set: Set = iters.iter().cloned().collect();
+        assert_eq!(set.len(), iters.len());
+        assert_eq!(hash_of(&iters[0]), hash_of(&iters[0].clone()));
+    }
 
     #[test]
     fn value_is_small() {
