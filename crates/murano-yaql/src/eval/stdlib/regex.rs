@@ -1,7 +1,8 @@
 //! regex module (Python `re` semantics through `fancy-regex`; positions
 //! count code points).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use fancy_regex::{Captures, Regex};
 
@@ -14,6 +15,44 @@ use crate::eval::value::{RegexValue, Value};
 const IGNORECASE: i64 = 2;
 const MULTILINE: i64 = 8;
 const DOTALL: i64 = 16;
+
+/// Patterns a [`RegexCache`] keeps; when full it starts again empty, as
+/// Python's `re` module did. Small, because a hostile pattern can compile
+/// to megabytes.
+const REGEX_CACHE_ENTRIES: usize = 64;
+
+/// Patterns longer than this are compiled every time, never kept.
+const REGEX_CACHE_MAX_PATTERN: usize = 1024;
+
+/// Compiled patterns by source and flags, shared by the regex functions of
+/// one [`Library`]. Python's `re` caches compiled patterns the same way,
+/// and most YAQL regex calls compile a pattern they compiled before;
+/// compiling dominated evaluation time without it.
+#[derive(Default)]
+pub(crate) struct RegexCache {
+    patterns: Mutex<HashMap<Box<str>, Arc<RegexValue>>>,
+}
+
+impl RegexCache {
+    /// The compiled form of `pattern` with `flags`, from the cache when
+    /// there.
+    pub(crate) fn compile(&self, pattern: &str, flags: i64) -> Result<Arc<RegexValue>, Error> {
+        if pattern.len() > REGEX_CACHE_MAX_PATTERN {
+            return compile(pattern, flags);
+        }
+        let lock = || self.patterns.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = lock().get(pattern).filter(|r| r.flags == flags) {
+            return Ok(found.clone());
+        }
+        let compiled = compile(pattern, flags)?;
+        let mut patterns = lock();
+        if patterns.len() >= REGEX_CACHE_ENTRIES {
+            patterns.clear();
+        }
+        patterns.insert(pattern.into(), compiled.clone());
+        Ok(compiled)
+    }
+}
 
 /// Compiles a Python pattern with `re` flags.
 pub(crate) fn compile(pattern: &str, flags: i64) -> Result<Arc<RegexValue>, Error> {
@@ -204,17 +243,19 @@ fn replace_by(c: &Call<'_>, r: &Regex, s: &str, count: i64) -> Result<Value, Err
 
 /// Registers the regex functions.
 pub(crate) fn register(lib: &mut Library) {
+    let cache = Arc::new(RegexCache::default());
+    let patterns = cache.clone();
     lib.register(FunctionDef::native(
         "regex",
         "pattern, ignoreCase=, multiLine=, dotAll=",
-        |c| {
+        move |c| {
             let p = c.string(0)?;
             let flag = |i: usize, f: i64| {
                 c.opt(i)
                     .map(|v| if v.is_some_and(Value::truthy) { f } else { 0 })
             };
             let flags = flag(1, IGNORECASE)? | flag(2, MULTILINE)? | flag(3, DOTALL)?;
-            Ok(Value::Regex(compile(p, flags)?))
+            Ok(Value::Regex(patterns.compile(p, flags)?))
         },
     ));
     lib.register(
@@ -223,19 +264,21 @@ pub(crate) fn register(lib: &mut Library) {
         })
         .method(),
     );
+    let patterns = cache.clone();
     lib.register(
-        FunctionDef::native("matches", "string, regexp", |c| {
+        FunctionDef::native("matches", "string, regexp", move |c| {
             let (s, p) = (c.string(0)?, c.string(1)?);
-            Ok(Value::Bool(search(&compile(p, 0)?.regex, s)?))
+            Ok(Value::Bool(search(&patterns.compile(p, 0)?.regex, s)?))
         })
         .method(),
     );
     for (name, want) in [("#operator_=~", true), ("#operator_!~", false)] {
+        let patterns = cache.clone();
         lib.register(FunctionDef::native(name, "string, regexp", move |c| {
             let s = c.string(0)?;
             let found = match c.value(1)? {
                 Value::Regex(r) => search(&r.regex, s)?,
-                Value::Str(p) => search(&compile(p, 0)?.regex, s)?,
+                Value::Str(p) => search(&patterns.compile(p, 0)?.regex, s)?,
                 _ => return Err(Error::mismatch()),
             };
             Ok(Value::Bool(found == want))
@@ -340,6 +383,7 @@ pub(crate) fn register(lib: &mut Library) {
 
 #[cfg(test)]
 mod tests {
+    use super::{RegexCache, IGNORECASE, REGEX_CACHE_ENTRIES, REGEX_CACHE_MAX_PATTERN};
     use crate::eval::{Context, Engine, Library, Value};
     use std::sync::Arc;
 
@@ -361,5 +405,23 @@ mod tests {
             Value::Bool(true)
         );
         assert_eq!(eval("'abc\n'.matches('c\\Z')"), Value::Bool(false));
+    }
+
+    #[test]
+    fn compiled_patterns_are_reused_and_the_cache_stays_small() {
+        let cache = RegexCache::default();
+        let a = cache.compile("a+b", 0).unwrap();
+        assert!(Arc::ptr_eq(&a, &cache.compile("a+b", 0).unwrap()));
+        let ignoring_case = cache.compile("a+b", IGNORECASE).unwrap();
+        assert!(!Arc::ptr_eq(&a, &ignoring_case));
+        assert!(ignoring_case.regex.is_match("AAB").unwrap());
+        for i in 0..(3 * REGEX_CACHE_ENTRIES) {
+            cache.compile(&format!("x{i}"), 0).unwrap();
+            assert!(cache.patterns.lock().unwrap().len() <= REGEX_CACHE_ENTRIES);
+        }
+        let long = "a".repeat(REGEX_CACHE_MAX_PATTERN + 1);
+        cache.compile(&long, 0).unwrap();
+        assert!(!cache.patterns.lock().unwrap().contains_key(long.as_str()));
+        assert!(cache.compile("(", 0).is_err());
     }
 }
