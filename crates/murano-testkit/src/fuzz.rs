@@ -421,6 +421,84 @@ pub fn contract_apply(data: &[u8]) {
     }
 }
 
+/// The base classes every schema-generation input sees: an object root
+/// and the metadata classes the generator reads (written for the fuzzer,
+/// shaped like Murano's core library).
+const SCHEMA_BASE_CLASSES: &[(&str, &str)] = &[
+    ("Object.yaml", "Name: io.murano.Object\n"),
+    (
+        "ModelBuilder.yaml",
+        "Namespaces: {=: io.murano.metadata}\nName: ModelBuilder\nUsage: Meta\n\
+         Applies: Method\nProperties:\n  enabled: {Contract: $.bool().notNull(), Default: true}\n",
+    ),
+    (
+        "Title.yaml",
+        "Namespaces: {=: io.murano.metadata}\nName: Title\nUsage: Meta\n\
+         Properties:\n  text: {Contract: $.string().notNull()}\n",
+    ),
+    (
+        "Position.yaml",
+        "Namespaces: {=: io.murano.metadata.forms}\nName: Position\nUsage: Meta\n\
+         Applies: [Property, Argument]\nProperties:\n  index: {Contract: $.int()}\n\
+           section: {Contract: $.string()}\n",
+    ),
+    (
+        "Section.yaml",
+        "Namespaces: {=: io.murano.metadata.forms}\nName: Section\nUsage: Meta\n\
+         Applies: Type\nCardinality: Many\nProperties:\n  name: {Contract: $.string().notNull()}\n\
+           title: {Contract: $.string()}\n  index: {Contract: $.int()}\n",
+    ),
+];
+
+/// Schema generation: up to four class files (separated by NUL bytes)
+/// beside a small base library, under runtimes 1.0 and 1.4; every class's
+/// schemas (the class and all its model builders) are generated. No
+/// panic; an answer serialises as JSON and has the class schema; an error
+/// has a status and a message.
+pub fn schema_generate(data: &[u8]) {
+    use murano_dsl::version::Version;
+    use murano_schema::{generate, CatalogBuilder, SchemaRequest};
+
+    let inputs = data.split(|&b| b == 0).take(4);
+    let mut files: Vec<(String, Vec<u8>)> = SCHEMA_BASE_CLASSES
+        .iter()
+        .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
+        .collect();
+    files.extend(
+        inputs
+            .enumerate()
+            .map(|(i, f)| (format!("Input{i}.yaml"), f.to_vec())),
+    );
+    for runtime in [(1, 0), (1, 4)] {
+        let mut builder = CatalogBuilder::new();
+        if builder
+            .add_class_directory("io.murano", Version::new(0, 0, 0), runtime, files.clone())
+            .is_err()
+        {
+            return;
+        }
+        let catalog = builder.build();
+        let registry = catalog.registry();
+        let names: Vec<String> = registry
+            .classes()
+            .filter_map(|c| registry.class_name(c).map(str::to_owned))
+            .take(32)
+            .collect();
+        for name in names {
+            match generate(&catalog, &SchemaRequest::new(&name)) {
+                Ok(schemas) => {
+                    assert!(schemas.contains_key(""), "{name}: no class schema");
+                    serde_json::to_string(&schemas).expect("serialises");
+                }
+                Err(e) => {
+                    let _ = e.status();
+                    assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+    }
+}
+
 /// A fuzz check: panics when an invariant breaks.
 pub type Check = fn(&[u8]);
 
@@ -434,4 +512,5 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("yaql_eval", yaql_eval),
     ("ui_load", ui_load),
     ("contract_apply", contract_apply),
+    ("schema_generate", schema_generate),
 ];
