@@ -178,11 +178,7 @@ fn check(contract: &Contract, runtime: &Arc<Runtime>, data: &Value) -> Result<()
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 3000,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(murano_testkit::proptest_config(3000))]
 
     #[test]
     fn transform_is_idempotent(

@@ -425,11 +425,7 @@ fn round_trip(tree: &Tree) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 2000,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(murano_testkit::proptest_config(2000))]
 
     #[test]
     fn emitted_yaml_loads_back_and_emits_the_same(tree in tree()) {

@@ -14,6 +14,29 @@ use std::path::{Path, PathBuf};
 
 pub mod fuzz;
 
+/// The seed of the property tests unless `PROPTEST_RNG_SEED` says
+/// otherwise.
+const PROPTEST_SEED: u64 = 0x6d75_7261_6e6f;
+
+/// The configuration of the workspace's property tests: `cases` cases
+/// from a fixed seed, so that `cargo test` (and CI) explores the same
+/// inputs on every run; set `PROPTEST_RNG_SEED=<n>` to explore another
+/// seed, or to any other value (`random`) for a random one.
+/// No failure files are written: a failure prints its shrunk input.
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, RngSeed};
+    let rng_seed = match std::env::var("PROPTEST_RNG_SEED") {
+        Ok(seed) => seed.parse().map(RngSeed::Fixed).unwrap_or(RngSeed::Random),
+        Err(_) => RngSeed::Fixed(PROPTEST_SEED),
+    };
+    Config {
+        cases,
+        rng_seed,
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

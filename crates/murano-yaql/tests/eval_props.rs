@@ -193,11 +193,7 @@ fn outcome(engine: &Engine, ctx: &Context, source: &str) -> Option<Result<String
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 400,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(murano_testkit::proptest_config(400))]
 
     #[test]
     fn evaluation_ends_within_limits(source in expression()) {

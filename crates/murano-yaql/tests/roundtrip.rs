@@ -91,7 +91,7 @@ fn grammars() -> [Grammar; 4] {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(murano_testkit::proptest_config(2000))]
 
     #[test]
     fn generated_expressions_roundtrip(source in expression()) {
