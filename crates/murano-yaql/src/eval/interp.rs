@@ -618,17 +618,7 @@ impl Interp {
                 }
             }
         }
-        self.charge_for_values(
-            args.iter()
-                .chain(kwargs.iter().map(|(_, a)| a))
-                .filter_map(|a| match a {
-                    Arg::Value(v) => Some(v),
-                    _ => None,
-                }),
-        )?;
-        let out = self.dispatch(name, &levels, ctx, &args, &kwargs, method, span)?;
-        self.charge_for_values([&out])?;
-        Ok(out)
+        self.dispatch(name, &levels, ctx, &args, &kwargs, method, span)
     }
 
     /// Calls `name` with evaluated arguments (`args[0]` is the receiver for
@@ -655,19 +645,11 @@ impl Interp {
             .into_iter()
             .map(|(k, v)| (k, Arg::Value(v)))
             .collect();
-        self.charge_for_values(
-            args.iter()
-                .chain(kwargs.iter().map(|(_, a)| a))
-                .filter_map(|a| match a {
-                    Arg::Value(v) => Some(v),
-                    _ => None,
-                }),
-        )?;
-        let out = self.dispatch(name, &levels, ctx, &args, &kwargs, method, Span::default())?;
-        self.charge_for_values([&out])?;
-        Ok(out)
+        self.dispatch(name, &levels, ctx, &args, &kwargs, method, Span::default())
     }
 
+    /// Calls the overload of `name` that accepts the arguments, charging
+    /// fuel for the values passed in and the value returned.
     #[allow(clippy::too_many_arguments)]
     fn dispatch(
         &self,
@@ -679,6 +661,19 @@ impl Interp {
         method: bool,
         span: Span,
     ) -> Result<Value, Error> {
+        let passed = args
+            .iter()
+            .chain(kwargs.iter().map(|(_, a)| a))
+            .filter_map(|a| match a {
+                Arg::Value(v) => Some(v),
+                _ => None,
+            });
+        self.charge_for_values(passed)?;
+        let charged = |r: Result<Value, Error>| {
+            let out = r?;
+            self.charge_for_values([&out])?;
+            Ok(out)
+        };
         for level in levels {
             let mut typed_winner: Option<&FunctionDef> = None;
             for def in level.iter() {
@@ -709,7 +704,7 @@ impl Interp {
                 };
                 match (def.body)(&mut call) {
                     Err(e) if e.kind() == ErrorKind::Mismatch => continue,
-                    r => return r,
+                    r => return charged(r),
                 }
             }
             if let Some(def) = typed_winner {
@@ -724,7 +719,7 @@ impl Interp {
                 };
                 return match (def.body)(&mut call) {
                     Err(e) if e.kind() == ErrorKind::Mismatch => Err(no_match(name, method)),
-                    r => r,
+                    r => charged(r),
                 };
             }
         }
