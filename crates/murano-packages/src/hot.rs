@@ -2,12 +2,11 @@
 //! becomes a generated MuranoPL class and a generated UI definition, as
 //! Murano's `HotPackage` makes them.
 
-use murano_dsl::version::Version;
 use murano_dsl::yaml::{load_manifest, LoadOptions, Node, Value};
 
 use crate::emit::{map, s, y, Gen};
 use crate::error::PackageError;
-use crate::package::{python_type, ClassSource, Package, PackageBase, PackageType};
+use crate::package::{manifest_package_methods, python_type, ClassSource, Package, PackageBase};
 use crate::source::{secure_join, PackageSource};
 
 /// A Heat template package (Murano's `HotPackage`).
@@ -689,45 +688,7 @@ fn workflow(files: Vec<(Gen, Gen)>) -> Gen {
 }
 
 impl<S: PackageSource> Package for HotPackage<S> {
-    fn format_name(&self) -> &str {
-        &self.base.format_name
-    }
-
-    fn runtime_version(&self) -> &Version {
-        &self.base.runtime_version
-    }
-
-    fn full_name(&self) -> &str {
-        &self.base.full_name
-    }
-
-    fn version(&self) -> &Version {
-        &self.base.version
-    }
-
-    fn package_type(&self) -> PackageType {
-        self.base.package_type
-    }
-
-    fn display_name(&self) -> Node {
-        self.base.display_name()
-    }
-
-    fn description(&self) -> Node {
-        self.base.raw("Description")
-    }
-
-    fn author(&self) -> Node {
-        self.base.raw("Author")
-    }
-
-    fn supplier(&self) -> Node {
-        self.base.supplier()
-    }
-
-    fn tags(&self) -> Result<Vec<Node>, PackageError> {
-        self.base.tags()
-    }
+    manifest_package_methods!();
 
     fn classes(&self) -> Result<Vec<String>, PackageError> {
         Ok(vec![self.base.full_name.clone()])
@@ -743,14 +704,6 @@ impl<S: PackageSource> Package for HotPackage<S> {
 
     fn meta(&self) -> Node {
         null_node()
-    }
-
-    fn logo(&self) -> Result<Option<Vec<u8>>, PackageError> {
-        self.base.logo()
-    }
-
-    fn supplier_logo(&self) -> Result<Option<Vec<u8>>, PackageError> {
-        self.base.supplier_logo()
     }
 
     fn ui(&self) -> Result<Option<Vec<u8>>, PackageError> {

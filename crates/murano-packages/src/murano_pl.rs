@@ -1,11 +1,10 @@
 //! The built-in MuranoPL package type: classes from `Classes/`, the UI
 //! from `UI/`, logos and resources.
 
-use murano_dsl::version::Version;
 use murano_dsl::yaml::{Node, Value};
 
 use crate::error::PackageError;
-use crate::package::{python_type, ClassSource, Package, PackageBase, PackageType};
+use crate::package::{manifest_package_methods, python_type, ClassSource, Package, PackageBase};
 use crate::source::{secure_join, PackageSource};
 
 /// A MuranoPL package (Murano's `MuranoPlPackage`).
@@ -60,45 +59,7 @@ impl<S: PackageSource> MuranoPlPackage<S> {
 }
 
 impl<S: PackageSource> Package for MuranoPlPackage<S> {
-    fn format_name(&self) -> &str {
-        &self.base.format_name
-    }
-
-    fn runtime_version(&self) -> &Version {
-        &self.base.runtime_version
-    }
-
-    fn full_name(&self) -> &str {
-        &self.base.full_name
-    }
-
-    fn version(&self) -> &Version {
-        &self.base.version
-    }
-
-    fn package_type(&self) -> PackageType {
-        self.base.package_type
-    }
-
-    fn display_name(&self) -> Node {
-        self.base.display_name()
-    }
-
-    fn description(&self) -> Node {
-        self.base.raw("Description")
-    }
-
-    fn author(&self) -> Node {
-        self.base.raw("Author")
-    }
-
-    fn supplier(&self) -> Node {
-        self.base.supplier()
-    }
-
-    fn tags(&self) -> Result<Vec<Node>, PackageError> {
-        self.base.tags()
-    }
+    manifest_package_methods!();
 
     fn classes(&self) -> Result<Vec<String>, PackageError> {
         Ok(self
@@ -121,14 +82,6 @@ impl<S: PackageSource> Package for MuranoPlPackage<S> {
 
     fn meta(&self) -> Node {
         self.base.raw("Meta")
-    }
-
-    fn logo(&self) -> Result<Option<Vec<u8>>, PackageError> {
-        self.base.logo()
-    }
-
-    fn supplier_logo(&self) -> Result<Option<Vec<u8>>, PackageError> {
-        self.base.supplier_logo()
     }
 
     fn ui(&self) -> Result<Option<Vec<u8>>, PackageError> {

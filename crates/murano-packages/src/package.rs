@@ -462,3 +462,59 @@ fn image_kind(bytes: &[u8]) -> Option<&'static str> {
         None
     }
 }
+
+/// The [`Package`] methods every format answers from its manifest and
+/// files alone, for an `impl Package` of a type that keeps its
+/// [`PackageBase`] in `self.base`.
+macro_rules! manifest_package_methods {
+    () => {
+        fn format_name(&self) -> &str {
+            &self.base.format_name
+        }
+
+        fn runtime_version(&self) -> &::murano_dsl::version::Version {
+            &self.base.runtime_version
+        }
+
+        fn full_name(&self) -> &str {
+            &self.base.full_name
+        }
+
+        fn version(&self) -> &::murano_dsl::version::Version {
+            &self.base.version
+        }
+
+        fn package_type(&self) -> $crate::PackageType {
+            self.base.package_type
+        }
+
+        fn display_name(&self) -> ::murano_dsl::yaml::Node {
+            self.base.display_name()
+        }
+
+        fn description(&self) -> ::murano_dsl::yaml::Node {
+            self.base.raw("Description")
+        }
+
+        fn author(&self) -> ::murano_dsl::yaml::Node {
+            self.base.raw("Author")
+        }
+
+        fn supplier(&self) -> ::murano_dsl::yaml::Node {
+            self.base.supplier()
+        }
+
+        fn tags(&self) -> Result<Vec<::murano_dsl::yaml::Node>, $crate::PackageError> {
+            self.base.tags()
+        }
+
+        fn logo(&self) -> Result<Option<Vec<u8>>, $crate::PackageError> {
+            self.base.logo()
+        }
+
+        fn supplier_logo(&self) -> Result<Option<Vec<u8>>, $crate::PackageError> {
+            self.base.supplier_logo()
+        }
+    };
+}
+pub(crate) use manifest_package_methods;
