@@ -161,12 +161,21 @@ impl<'g, 's> Lexer<'g, 's> {
     }
 
     fn prev_is_word(&self, at: usize) -> bool {
-        self.source[..at].chars().next_back().is_some_and(is_word)
+        match at.checked_sub(1).map(|i| self.source.as_bytes()[i]) {
+            None => false,
+            Some(b) if b.is_ascii() => b == b'_' || b.is_ascii_alphanumeric(),
+            Some(_) => self.source[..at].chars().next_back().is_some_and(is_word),
+        }
     }
 
     /// Extends a run of word characters that `logos` (ASCII only) ended at
     /// `end` over any following non-ASCII word characters.
     fn extend_word(&self, mut end: usize) -> usize {
+        // `logos` took every ASCII word character: an ASCII byte next ends
+        // the word.
+        if self.source.as_bytes().get(end).is_none_or(u8::is_ascii) {
+            return end;
+        }
         for c in self.source[end..].chars() {
             if !is_word(c) {
                 break;
