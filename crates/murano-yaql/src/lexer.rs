@@ -160,6 +160,7 @@ impl<'g, 's> Lexer<'g, 's> {
         })
     }
 
+    #[inline]
     fn prev_is_word(&self, at: usize) -> bool {
         match at.checked_sub(1).map(|i| self.source.as_bytes()[i]) {
             None => false,
@@ -170,12 +171,19 @@ impl<'g, 's> Lexer<'g, 's> {
 
     /// Extends a run of word characters that `logos` (ASCII only) ended at
     /// `end` over any following non-ASCII word characters.
-    fn extend_word(&self, mut end: usize) -> usize {
+    #[inline]
+    fn extend_word(&self, end: usize) -> usize {
         // `logos` took every ASCII word character: an ASCII byte next ends
         // the word.
         if self.source.as_bytes().get(end).is_none_or(u8::is_ascii) {
-            return end;
+            end
+        } else {
+            self.extend_non_ascii_word(end)
         }
+    }
+
+    #[cold]
+    fn extend_non_ascii_word(&self, mut end: usize) -> usize {
         for c in self.source[end..].chars() {
             if !is_word(c) {
                 break;
