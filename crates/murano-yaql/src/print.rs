@@ -172,6 +172,16 @@ impl Expr {
                 }
                 out.push('\'');
             }
+            ExprKind::Constant(Constant::Number(Number::Float(x))) if x.is_infinite() => {
+                // A literal too large for a float reads as infinity (as
+                // Python's `float()` does); print one that reads back so.
+                if *x < 0.0 {
+                    out.push('-');
+                }
+                out.push('1');
+                out.extend(std::iter::repeat_n('0', 309));
+                out.push_str(".0");
+            }
             ExprKind::Constant(Constant::Number(Number::Float(x))) => {
                 // yaql numbers have no exponent form; `{}` never uses one.
                 let text = format!("{x}");
@@ -293,6 +303,18 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(python_float_repr(x), want, "{x}");
         }
+    }
+
+    #[test]
+    fn overflowing_float_literals_print_as_source_that_reads_back() {
+        // Found by the yaql_parse fuzz target: a literal beyond f64::MAX
+        // is infinity, and printed as `inf.0` it no longer parsed.
+        let grammar = crate::Grammar::standard();
+        let source = format!("1 = {}9.5", "9".repeat(400));
+        let tree = grammar.parse(&source).unwrap();
+        let printed = tree.root().to_source();
+        let again = grammar.parse(&printed).unwrap();
+        assert!(again.root().same_tree(tree.root()), "{printed}");
     }
 
     #[test]
