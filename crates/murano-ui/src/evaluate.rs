@@ -20,6 +20,7 @@
 //! ```
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use murano_dsl::yaml::{Int, Node, Value as Y};
@@ -147,11 +148,19 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// Evaluations that may be under way inside one another (a template's
+/// `ref()` walks another template, whose expressions may call `ref()`
+/// again): the dashboard recurses until Python's `RecursionError`; here
+/// the walk ends with that error before the stack does.
+pub const MAX_NESTED_EVALUATIONS: usize = 32;
+
 /// Evaluates template values in a context; knows the dashboard engine.
 #[derive(Clone)]
 pub struct Walker {
     engine: Engine,
     library: Arc<Library>,
+    /// Evaluations under way, shared by the walkers of one session.
+    nesting: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for Walker {
@@ -180,6 +189,7 @@ impl Walker {
         Walker {
             engine: dashboard_engine(),
             library: Arc::new(Library::legacy()),
+            nesting: Arc::default(),
         }
     }
 
@@ -190,9 +200,11 @@ impl Walker {
         let mut lib = Library::legacy();
         lib.push_layer();
         let base = Arc::new(Library::legacy());
+        let nesting = Arc::new(AtomicUsize::new(0));
         let walker_base = Walker {
             engine: engine.clone(),
             library: base,
+            nesting: nesting.clone(),
         };
         // repeat
         let w = walker_base.clone();
@@ -366,6 +378,7 @@ impl Walker {
         Walker {
             engine,
             library: Arc::new(lib),
+            nesting,
         }
     }
 
@@ -391,8 +404,17 @@ impl Walker {
     /// walked again), mappings and lists rebuilt in order.
     pub fn walk(&self, v: &Value, ctx: &Context) -> Result<Value, YError> {
         if let Some(text) = text_of(v) {
-            let r = self.eval_text(&text, ctx)?;
-            return self.walk(&r, ctx);
+            let depth = self.nesting.fetch_add(1, Ordering::Relaxed);
+            let out = if depth >= MAX_NESTED_EVALUATIONS {
+                Err(host_err(
+                    ErrorKind::RecursionLimit,
+                    "maximum recursion depth exceeded",
+                ))
+            } else {
+                self.eval_text(&text, ctx).and_then(|r| self.walk(&r, ctx))
+            };
+            self.nesting.fetch_sub(1, Ordering::Relaxed);
+            return out;
         }
         match v {
             Value::Dict(d) => {
@@ -515,5 +537,37 @@ pub fn from_json(v: &serde_json::Value) -> Value {
         J::String(s) => Value::str(s),
         J::Array(items) => Value::List(Arc::new(items.iter().map(from_json).collect())),
         J::Object(m) => Value::dict(m.iter().map(|(k, x)| (Value::str(k), from_json(x)))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::SequentialEntropy;
+    use murano_dsl::yaml::{load_ui_file, LoadOptions};
+
+    #[test]
+    fn a_template_that_refs_itself_ends_with_a_recursion_error() {
+        // `ref(t)` inside template `t` walks `t` again: the dashboard
+        // recurses until Python's RecursionError; this overflowed the
+        // stack before the nesting limit.
+        let template = load_ui_file(b"?: {type: T}\nnext: ref(t)\n", &LoadOptions::default())
+            .unwrap()
+            .unwrap();
+        let session = Arc::new(Mutex::new(Session {
+            host: None,
+            entropy: Box::new(SequentialEntropy::default()),
+            counter: 0,
+            refs: HashMap::new(),
+            templates: vec![("t".to_owned(), template_value(&template))],
+        }));
+        let walker = Walker::dashboard(session, true);
+        let app = load_ui_file(b"t: ref(t)\n", &LoadOptions::default())
+            .unwrap()
+            .unwrap();
+        let err = walker
+            .walk(&template_value(&app), &walker.context())
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::RecursionLimit);
     }
 }
