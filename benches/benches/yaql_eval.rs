@@ -8,9 +8,8 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use murano_benches::{json_to_value, shared_root, yaql_eval_cases};
-use murano_yaql::eval::{convert_input, Context, Engine, Library, Options, Value};
-use murano_yaql::Grammar;
+use murano_benches::{shared_root, YaqlEvalSuite};
+use murano_yaql::eval::{convert_input, Context, Engine, Library, Value};
 
 /// A thousand orders, as a host would pass them in.
 fn orders() -> Value {
@@ -76,47 +75,20 @@ fn yaql_suite(c: &mut Criterion) {
     let Some(shared) = shared_root() else {
         return;
     };
-    let cases = yaql_eval_cases(&shared);
-    let mut options = Options::default();
-    if let Some(map) = cases
-        .first()
-        .and_then(|c| c["engine"]["options"].as_object())
-    {
-        for (name, value) in map {
-            options.set_yaql_option(name, &json_to_value(value));
-        }
-    }
-    let engine = Engine::new(Grammar::standard_with_delegates(), options);
-    let root = Context::new(Arc::new(Library::standard(true)));
-    let texts: Vec<&str> = cases.iter().filter_map(|c| c["expr"].as_str()).collect();
-    let compiled: Vec<_> = cases
-        .iter()
-        .filter_map(|c| {
-            let query = engine.compile(c["expr"].as_str()?).ok()?;
-            let data = c
-                .get("data")
-                .filter(|d| !d.is_null())
-                .map(|d| convert_input(json_to_value(d)));
-            Some((query, data))
-        })
-        .collect();
+    let suite = YaqlEvalSuite::load(&shared);
     let mut group = c.benchmark_group("yaql-eval/yaql-tests");
-    group.throughput(Throughput::Elements(compiled.len() as u64));
+    group.throughput(Throughput::Elements(suite.compiled.len() as u64));
     group.bench_function("compile", |b| {
         b.iter(|| {
-            for text in &texts {
-                let _ = black_box(engine.compile(black_box(text)));
+            for text in &suite.texts {
+                let _ = black_box(suite.engine.compile(black_box(text)));
             }
         })
     });
     group.bench_function("evaluate", |b| {
         b.iter(|| {
-            for (query, data) in &compiled {
-                let mut ctx = root.child();
-                if let Some(data) = data {
-                    ctx = ctx.with("$", data.clone());
-                }
-                let _ = black_box(query.evaluate(&ctx));
+            for (query, data) in &suite.compiled {
+                let _ = black_box(suite.evaluate(query, data.as_ref()));
             }
         })
     });

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
-use murano_yaql::eval::Value;
+use murano_yaql::eval::{convert_input, Context, Engine, Error, Library, Options, Query, Value};
 use murano_yaql::Grammar;
 
 /// Which grammar an expression is parsed with.
@@ -218,6 +218,68 @@ pub fn yaql_eval_cases(shared: &Path) -> Vec<serde_json::Value> {
                 && plain_json(&c["data"])
         })
         .collect()
+}
+
+/// yaql's test expressions made ready the way the comparison evaluates
+/// them (`yaql.eval` style): the engine with the suite's options, a root
+/// context over the standard library, and every case that compiles with
+/// its input data.
+pub struct YaqlEvalSuite {
+    /// The engine, with the options the suite's cases name.
+    pub engine: Engine,
+    /// The expression texts, compiling or not.
+    pub texts: Vec<String>,
+    /// The cases that compile, with their `$` data.
+    pub compiled: Vec<(Query, Option<Value>)>,
+    root: Context,
+}
+
+impl YaqlEvalSuite {
+    /// The cases of [`yaql_eval_cases`], compiled.
+    pub fn load(shared: &Path) -> YaqlEvalSuite {
+        let cases = yaql_eval_cases(shared);
+        let mut options = Options::default();
+        if let Some(map) = cases
+            .first()
+            .and_then(|c| c["engine"]["options"].as_object())
+        {
+            for (name, value) in map {
+                options.set_yaql_option(name, &json_to_value(value));
+            }
+        }
+        let engine = Engine::new(Grammar::standard_with_delegates(), options);
+        let texts = cases
+            .iter()
+            .filter_map(|c| c["expr"].as_str().map(str::to_owned))
+            .collect();
+        let compiled = cases
+            .iter()
+            .filter_map(|c| {
+                let query = engine.compile(c["expr"].as_str()?).ok()?;
+                let data = c
+                    .get("data")
+                    .filter(|d| !d.is_null())
+                    .map(|d| convert_input(json_to_value(d)));
+                Some((query, data))
+            })
+            .collect();
+        YaqlEvalSuite {
+            engine,
+            texts,
+            compiled,
+            root: Context::new(Arc::new(Library::standard(true))),
+        }
+    }
+
+    /// Evaluates one compiled case in a fresh child context, binding its
+    /// data to `$`.
+    pub fn evaluate(&self, query: &Query, data: Option<&Value>) -> Result<Value, Error> {
+        let mut ctx = self.root.child();
+        if let Some(data) = data {
+            ctx = ctx.with("$", data.clone());
+        }
+        query.evaluate(&ctx)
+    }
 }
 
 /// The bundled example packages (`examples/packages/*`), sorted by name.

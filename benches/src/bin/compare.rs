@@ -8,13 +8,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use std::sync::Arc;
-
-use murano_benches::json_to_value;
 use murano_dsl::yaml::{load_class_file, LoadOptions};
 use murano_packages::check::{check_package, CheckOptions};
 use murano_packages::source::FileMap;
-use murano_yaql::eval::{convert_input, Context, Engine, Library, Options};
 use murano_yaql::Grammar;
 
 fn median(mut samples: Vec<f64>) -> f64 {
@@ -71,39 +67,12 @@ fn main() {
             .count()
     });
     // yaql.eval style: pre-parsed, a fresh child context per evaluation.
-    let cases = murano_benches::yaql_eval_cases(shared);
-    let mut options = Options::default();
-    if let Some(map) = cases
-        .first()
-        .and_then(|c| c["engine"]["options"].as_object())
-    {
-        for (name, value) in map {
-            options.set_yaql_option(name, &json_to_value(value));
-        }
-    }
-    let engine = Engine::new(Grammar::standard_with_delegates(), options);
-    let root = Context::new(Arc::new(Library::standard(true)));
-    let compiled: Vec<_> = cases
-        .iter()
-        .filter_map(|c| {
-            let query = engine.compile(c["expr"].as_str()?).ok()?;
-            let data = c
-                .get("data")
-                .filter(|d| !d.is_null())
-                .map(|d| convert_input(json_to_value(d)));
-            Some((query, data))
-        })
-        .collect();
+    let suite = murano_benches::YaqlEvalSuite::load(shared);
     let (eval, evaluated) = time(repetitions, || {
-        compiled
+        suite
+            .compiled
             .iter()
-            .filter(|(query, data)| {
-                let mut ctx = root.child();
-                if let Some(data) = data {
-                    ctx = ctx.with("$", data.clone());
-                }
-                query.evaluate(&ctx).is_ok()
-            })
+            .filter(|(query, data)| suite.evaluate(query, data.as_ref()).is_ok())
             .count()
     });
 
