@@ -5,12 +5,11 @@
 //! same result, or an error of the same class). Messages and paths are
 //! compared too and reported, but do not decide.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use murano_dsl::contract::{Contract, ContractError, MemoryHost, ObjectHost, Runtime, Scope};
 use murano_dsl::yaml::{load_single, Flavor, LoadOptions, Node};
-use murano_testkit::{conclude, data_root, read_jsonl, KnownFailures, Suite};
+use murano_testkit::{conclude, read_jsonl, Suite};
 use murano_yaql::eval::{Dict, HostObject, Value};
 use serde_json::{json, Value as Json};
 
@@ -26,14 +25,12 @@ impl HostObject for HostClass {
 }
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) = murano_testkit::conformance_setup(
+        env!("CARGO_MANIFEST_DIR"),
+        "known-failures-contracts.txt",
+    ) else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures-contracts.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let cases = read_jsonl(&root.join("corpus/engine-oracle/contract_cases.jsonl"))
         .unwrap_or_else(|e| panic!("{e}"));
     let mut host = MemoryHost::new();

@@ -9,18 +9,15 @@ use std::path::Path;
 use murano_dsl::yaml::{
     load_class_file, load_manifest, load_ui_file, LoadOptions, Node, Value, YamlError,
 };
-use murano_testkit::{conclude, data_root, files_ending, read_json, KnownFailures, Suite};
+use murano_testkit::{conclude, files_ending, read_json, Suite};
 use serde_json::{json, Value as Json};
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let mut suite = Suite::new("muranopl-load", &known);
     let corpus = root.join("corpus");
     for (dir, loader) in [

@@ -11,17 +11,14 @@ use std::path::Path;
 
 use murano_dsl::model::{ClassDefinition, UNKNOWN_KEY_CODES};
 use murano_dsl::yaml::{load_class_file, LoadOptions, Mark, Node, Value};
-use murano_testkit::{conclude, data_root, files_ending, read_json, KnownFailures, Suite};
+use murano_testkit::{conclude, files_ending, read_json, Suite};
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let mut suite = Suite::new("muranopl-model", &known);
     let mut issues = 0;
     for dir in ["corpus/class"] {

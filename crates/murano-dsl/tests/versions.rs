@@ -17,18 +17,16 @@ use murano_dsl::version::{
     manifest_version, parse_version, parse_version_spec, Version, VersionError, VersionSpec,
     YamlScalar,
 };
-use murano_testkit::{conclude, data_root, read_json, KnownFailures, Suite};
+use murano_testkit::{conclude, read_json, Suite};
 use serde_json::Value;
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) = murano_testkit::conformance_setup(
+        env!("CARGO_MANIFEST_DIR"),
+        "known-failures-versions.txt",
+    ) else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures-versions.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let dir = root.join("corpus/packages-oracle/version");
     let mut suite = Suite::new("versions", &known);
     run_specs(&dir.join("specs.json"), &mut suite);

@@ -5,22 +5,17 @@
 //!
 //! A case without an `input` key stands for a manifest without `Format`.
 
-use std::path::Path;
-
 use murano_dsl::version::YamlScalar;
 use murano_packages::format::{parse_format, FormatError, PackageFormat};
-use murano_testkit::{conclude, data_root, read_json, KnownFailures, Suite};
+use murano_testkit::{conclude, read_json, Suite};
 use serde_json::Value;
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures-formats.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures-formats.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let path = root.join("corpus/packages-oracle/version/formats.json");
     let doc = read_json(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut suite = Suite::new("formats", &known);

@@ -15,19 +15,16 @@ use std::path::Path;
 
 use murano_dsl::yaml::{load_all, Flavor, LoadOptions, Node, Value};
 use murano_packages::{Package, PackageError, PluginRegistry};
-use murano_testkit::{conclude, data_root, read_json, KnownFailures, Suite};
+use murano_testkit::{conclude, read_json, Suite};
 use serde_json::{json, Value as Json};
 use sha2::{Digest, Sha256};
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let oracle = root.join("corpus/packages-oracle");
     let mut outcomes = Vec::new();
     for (suite_name, dir) in [("manifests", "manifest"), ("hot", "hot")] {

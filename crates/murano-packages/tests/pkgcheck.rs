@@ -16,19 +16,17 @@ use std::path::Path;
 
 use murano_packages::check::{check_package, CheckOptions, ClassIndex, Diagnostic};
 use murano_packages::source::FileMap;
-use murano_testkit::{conclude, data_root, read_json, read_jsonl, KnownFailures, Suite};
+use murano_testkit::{conclude, read_json, read_jsonl, KnownFailures, Suite};
 use serde_json::Value as Json;
 
 fn main() {
     let workspace = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let Some(root) = data_root(workspace) else {
+    let Some((root, known)) = murano_testkit::conformance_setup(
+        env!("CARGO_MANIFEST_DIR"),
+        "known-failures-pkgcheck.txt",
+    ) else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures-pkgcheck.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let exceptions = parity_exceptions(&Path::new(workspace).join("docs/diagnostics.md"));
     let rows = read_jsonl(&root.join("corpus/packages/index.jsonl")).unwrap_or_default();
     let mut trees = Vec::new();

@@ -14,20 +14,15 @@ use murano_dsl::version::YamlScalar;
 use murano_dsl::yaml::{load_class_file, load_manifest, LoadOptions};
 use murano_packages::format::{format_text, parse_format, FormatError};
 use murano_packages::PluginRegistry;
-use murano_testkit::{
-    conclude, data_root, files_ending, read_json, read_jsonl, KnownFailures, Suite,
-};
+use murano_testkit::{conclude, files_ending, read_json, read_jsonl, KnownFailures, Suite};
 use serde_json::Value as Json;
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     conclude(vec![
         trees(&root, &known).finish(),
         formats(&root, &known).finish(),

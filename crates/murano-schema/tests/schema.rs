@@ -12,18 +12,15 @@ use murano_dsl::version::Version;
 use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
 use murano_schema::{generate, Catalog, CatalogBuilder, SchemaRequest};
-use murano_testkit::{conclude, data_root, read_jsonl, KnownFailures, Suite};
+use murano_testkit::{conclude, read_jsonl, KnownFailures, Suite};
 use serde_json::Value as Json;
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     conclude(vec![schema(&root, &known).finish()]);
 }
 

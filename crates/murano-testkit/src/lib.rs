@@ -42,6 +42,17 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeExamples;
 
+/// The start of every conformance test binary: the shared data root (see
+/// [`data_root`]; `None` when it is absent) and the crate's known failures
+/// from `<manifest_dir>/tests/<known_file>`. Pass
+/// `env!("CARGO_MANIFEST_DIR")`; an unreadable known-failures file panics.
+pub fn conformance_setup(manifest_dir: &str, known_file: &str) -> Option<(PathBuf, KnownFailures)> {
+    let root = data_root(&format!("{manifest_dir}/../.."))?;
+    let known = KnownFailures::load(&Path::new(manifest_dir).join("tests").join(known_file))
+        .unwrap_or_else(|e| panic!("{e}"));
+    Some((root, known))
+}
+
 /// The shared data root, or `None` (after saying so on stdout) when it is
 /// absent. `workspace_dir` is the workspace root, usually
 /// `concat!(env!("CARGO_MANIFEST_DIR"), "/../..")`.

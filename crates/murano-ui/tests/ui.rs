@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use murano_testkit::{conclude, data_root, files_ending, read_json, KnownFailures, Suite};
+use murano_testkit::{conclude, files_ending, read_json, Suite};
 use murano_ui::definition::Definition;
 use murano_ui::evaluate::to_json;
 use murano_ui::host::{
@@ -424,14 +424,11 @@ fn run_case(root: &Path, case: &J, default_host: &J) -> Result<(), String> {
 }
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let default_host =
         read_json(&root.join("conformance/ui/hosts/default.json")).unwrap_or(J::Null);
     let mut total = Suite::new("ui", &known);

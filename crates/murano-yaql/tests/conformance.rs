@@ -9,21 +9,16 @@
 
 use std::path::Path;
 
-use murano_testkit::{
-    conclude, data_root, files_ending, read_json, read_jsonl, KnownFailures, Suite,
-};
+use murano_testkit::{conclude, files_ending, read_json, read_jsonl, KnownFailures, Suite};
 use murano_yaql::{Grammar, OperatorKind, OperatorRecord, OperatorTable};
 use serde_json::Value;
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     conclude(vec![
         yaql_parse(&root, &known).finish(),
         corpus_parse(&root, &known).finish(),

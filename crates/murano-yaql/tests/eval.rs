@@ -6,10 +6,9 @@
 //! * `yaql-custom`: the `custom_context` cases whose test functions are
 //!   registered here through the public API, as yaql's own test did.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use murano_testkit::{conclude, data_root, read_jsonl, KnownFailures, Suite};
+use murano_testkit::{conclude, read_jsonl, Suite};
 use murano_yaql::eval::{
     convert_input, Context, DateTime, Dict, Engine, Error, FunctionDef, Library, Options, Value,
 };
@@ -17,14 +16,11 @@ use murano_yaql::Grammar;
 use serde_json::Value as Json;
 
 fn main() {
-    let Some(root) = data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")) else {
+    let Some((root, known)) =
+        murano_testkit::conformance_setup(env!("CARGO_MANIFEST_DIR"), "known-failures-eval.txt")
+    else {
         return;
     };
-    let known = KnownFailures::load(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/known-failures-eval.txt"
-    )))
-    .unwrap_or_else(|e| panic!("{e}"));
     let cases =
         read_jsonl(&root.join("conformance/yaql/cases.jsonl")).unwrap_or_else(|e| panic!("{e}"));
     let libs = Libs {
