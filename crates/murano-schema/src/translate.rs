@@ -198,13 +198,6 @@ impl Translator<'_> {
         };
         let mut value = Map::new();
         let mut not_null = false;
-        let typed = |t: &str, not_null: bool| -> Json {
-            if not_null {
-                Json::from(t)
-            } else {
-                Json::Array(vec![Json::from(t), Json::from("null")])
-            }
-        };
         for call in chain {
             match call {
                 ChainCall::String | ChainCall::Int | ChainCall::Bool => {
@@ -260,13 +253,7 @@ impl Translator<'_> {
                     default_class,
                     ..
                 } => {
-                    let name = self.class_argument(class, source)?;
-                    if let Some(d) = default_class {
-                        self.class_argument(d, source)?;
-                    }
-                    value = Map::new();
-                    value.insert("type".into(), typed("muranoObject", not_null));
-                    value.insert("muranoType".into(), Json::from(name));
+                    value = self.object_schema(class, default_class.as_ref(), source, not_null)?;
                     not_null = false;
                 }
                 ChainCall::Template {
@@ -275,13 +262,7 @@ impl Translator<'_> {
                     exclude_properties,
                     ..
                 } => {
-                    let name = self.class_argument(class, source)?;
-                    if let Some(d) = default_class {
-                        self.class_argument(d, source)?;
-                    }
-                    value = Map::new();
-                    value.insert("type".into(), typed("muranoObject", not_null));
-                    value.insert("muranoType".into(), Json::from(name));
+                    value = self.object_schema(class, default_class.as_ref(), source, not_null)?;
                     value.insert("owned".into(), Json::Bool(true));
                     if let Some(ex) = exclude_properties {
                         if let Fold::Value(v) = self.fold(ex, source, 0)? {
@@ -319,6 +300,25 @@ impl Translator<'_> {
                 }
             }
         }
+        Ok(value)
+    }
+
+    /// The schema `class()` and `template()` start afresh: an object of
+    /// the class named (the default class is resolved too, for its errors).
+    fn object_schema(
+        &self,
+        class: &Expr,
+        default_class: Option<&Expr>,
+        source: &str,
+        not_null: bool,
+    ) -> Result<Map<String, Json>, SchemaError> {
+        let name = self.class_argument(class, source)?;
+        if let Some(d) = default_class {
+            self.class_argument(d, source)?;
+        }
+        let mut value = Map::new();
+        value.insert("type".into(), typed("muranoObject", not_null));
+        value.insert("muranoType".into(), Json::from(name));
         Ok(value)
     }
 
@@ -571,5 +571,15 @@ impl Translator<'_> {
             )),
             _ => Ok(yaml_to_yaql(node)),
         }
+    }
+}
+
+/// A JSON-schema `type`: the type alone when null is excluded, else the
+/// type or null.
+fn typed(t: &str, not_null: bool) -> Json {
+    if not_null {
+        Json::from(t)
+    } else {
+        Json::Array(vec![Json::from(t), Json::from("null")])
     }
 }
