@@ -11,7 +11,7 @@ pub enum IntError {
 }
 
 /// The code points of `0` in every run of ten Unicode decimal digits
-/// (category `Nd`); Python's `int()` accepts all of them.
+/// (category `Nd`, Unicode 14.0.0); Python's `int()` accepts all of them.
 const DIGIT_ZEROS: [u32; 66] = [
     0x30, 0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66,
     0xde6, 0xe50, 0xed0, 0xf20, 0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90,
@@ -21,12 +21,28 @@ const DIGIT_ZEROS: [u32; 66] = [
     0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950, 0x1fbf0,
 ];
 
-/// The value of a Unicode decimal digit.
-fn decimal_digit(c: char) -> Option<u32> {
-    let cp = c as u32;
-    let i = DIGIT_ZEROS.partition_point(|&z| z <= cp);
-    let zero = *DIGIT_ZEROS.get(i.checked_sub(1)?)?;
-    (cp - zero < 10).then_some(cp - zero)
+/// The value of `c` if it is a Unicode decimal digit: what Python's `\d`
+/// matches and `int()` reads.
+///
+/// ```
+/// use murano_yaql::pyint::decimal_value;
+/// assert_eq!(decimal_value('7'), Some(7));
+/// assert_eq!(decimal_value('\u{663}'), Some(3)); // ARABIC-INDIC DIGIT THREE
+/// assert_eq!(decimal_value('\u{b2}'), None); // SUPERSCRIPT TWO
+/// ```
+pub fn decimal_value(c: char) -> Option<u8> {
+    let code = u32::from(c);
+    if c.is_ascii_digit() {
+        return Some((code - 0x30) as u8);
+    }
+    if code < 0x80 {
+        return None;
+    }
+    // The runs are sorted: find the last start not above `code`.
+    let index = DIGIT_ZEROS.partition_point(|&zero| zero <= code);
+    let zero = *DIGIT_ZEROS.get(index.checked_sub(1)?)?;
+    let offset = code - zero;
+    (offset < 10).then_some(offset as u8)
 }
 
 /// Python's `str.isspace()`.
@@ -65,7 +81,7 @@ pub fn parse(text: &str) -> Result<i64, IntError> {
             continue;
         }
         previous_underscore = false;
-        let d = decimal_digit(c).ok_or(IntError::Invalid)?;
+        let d = u32::from(decimal_value(c).ok_or(IntError::Invalid)?);
         if !overflow {
             n = n * 10 + i128::from(d);
             overflow = n > i128::from(i64::MAX) + 1;

@@ -16,17 +16,6 @@
 //! assert_eq!(pychar::repr("it's"), "\"it's\"");
 //! ```
 
-/// First code point of every run of ten decimal digits (category Nd) in
-/// Unicode 14.0.0; the digit's value is its distance from the run start.
-const DECIMAL_RUN_STARTS: [u32; 66] = [
-    0x30, 0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66,
-    0xde6, 0xe50, 0xed0, 0xf20, 0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90,
-    0x1b50, 0x1bb0, 0x1c40, 0x1c50, 0xa620, 0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0, 0xff10,
-    0x104a0, 0x10d30, 0x11066, 0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450, 0x114d0, 0x11650,
-    0x116c0, 0x11730, 0x118e0, 0x11950, 0x11c50, 0x11d50, 0x11da0, 0x16a60, 0x16ac0, 0x16b50,
-    0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950, 0x1fbf0,
-];
-
 /// Characters for which `str.isdigit()` holds although they are not
 /// decimal digits (superscripts, circled digits, ...), as inclusive ranges.
 const OTHER_DIGIT_RANGES: [(u32, u32); 20] = [
@@ -53,21 +42,8 @@ const OTHER_DIGIT_RANGES: [(u32, u32); 20] = [
 ];
 
 /// The value of `c` if Python's `\d` matches it (a Unicode decimal digit,
-/// which Python's `int()` also reads).
-pub fn decimal_value(c: char) -> Option<u8> {
-    let code = u32::from(c);
-    if c.is_ascii_digit() {
-        return Some((code - 0x30) as u8);
-    }
-    if code < 0x80 {
-        return None;
-    }
-    // The runs are sorted: find the last start not above `code`.
-    let index = DECIMAL_RUN_STARTS.partition_point(|&start| start <= code);
-    let start = *DECIMAL_RUN_STARTS.get(index.checked_sub(1)?)?;
-    let offset = code - start;
-    (offset < 10).then_some(offset as u8)
-}
+/// which Python's `int()` also reads); the table lives with YAQL's `int()`.
+pub use murano_yaql::pyint::decimal_value;
 
 /// Python's `c.isdigit()`: decimal digits plus other digit characters
 /// (superscripts, circled digits, ...).
