@@ -179,31 +179,6 @@ fn fuzz_load_options() -> murano_dsl::yaml::LoadOptions {
         .with_max_depth(64)
 }
 
-/// A loaded YAML/JSON node as a YAQL value, as yaql's input conversion sees
-/// Python data (what `murano yaql --data` binds to `$`).
-fn yaml_to_yaql(node: &murano_dsl::yaml::Node) -> murano_yaql::eval::Value {
-    use murano_dsl::yaml::{Int, Value as Y};
-    use murano_yaql::eval::Value;
-    use std::sync::Arc;
-
-    match &node.value {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(*b),
-        Y::Int(Int::Small(n)) => Value::Int(*n),
-        Y::Float(x) => Value::Float(*x),
-        Y::Str(s) => Value::str(s),
-        Y::Seq(items) | Y::Set(items) => {
-            Value::List(Arc::new(items.iter().map(yaml_to_yaql).collect()))
-        }
-        Y::Map(pairs) | Y::Pairs(pairs) => Value::dict(
-            pairs
-                .iter()
-                .map(|(k, v)| (yaml_to_yaql(k), yaml_to_yaql(v))),
-        ),
-        other => Value::str(&other.python_str()),
-    }
-}
-
 /// The step budget of one `yaql_eval` execution: a few milliseconds.
 const FUZZ_FUEL: u64 = 100_000;
 
@@ -231,7 +206,9 @@ pub fn yaql_eval(data: &[u8]) {
     let mut context = Context::new(Arc::new(library));
     if let Some(input) = input {
         match load_single(input, Flavor::Plain, &fuzz_load_options()) {
-            Ok(Some(node)) => context = context.with("$", yaml_to_yaql(&node)),
+            Ok(Some(node)) => {
+                context = context.with("$", murano_ui::definition::yaml_to_value(&node))
+            }
             Ok(None) => context = context.with("$", murano_yaql::eval::Value::Null),
             Err(_) => return,
         }
@@ -393,7 +370,7 @@ pub fn contract_apply(data: &[u8]) {
     let input = input.unwrap_or_default();
     let options = fuzz_load_options();
     let value = match load_single(input, Flavor::Plain, &options) {
-        Ok(node) => node.as_ref().map(yaml_to_yaql),
+        Ok(node) => node.as_ref().map(murano_ui::definition::yaml_to_value),
         Err(_) => None,
     };
     let default = load_single(input, Flavor::Engine, &options).ok().flatten();
