@@ -156,6 +156,25 @@ fn composer<'a>(text: &'a str, flavor: Flavor, options: &LoadOptions) -> compose
     )
 }
 
+/// Constructs the document composed at `root`.
+fn construct_document(
+    composer: &mut compose::Composer<'_>,
+    root: usize,
+    flavor: Flavor,
+    options: &LoadOptions,
+) -> Result<Node, YamlError> {
+    let mut constructor = construct::Constructor::new(
+        (
+            &mut composer.nodes,
+            &composer.item_arena,
+            &mut composer.pair_arena,
+        ),
+        flavor,
+        options.max_nodes,
+    );
+    constructor.construct(root)
+}
+
 /// Every document of a stream (`yaml.load_all`), empty ones as null.
 pub fn load_all(
     bytes: &[u8],
@@ -177,16 +196,7 @@ fn load_all_text(
     let mut documents = Vec::new();
     while !composer.at_stream_end()? {
         let root = composer.document()?;
-        let mut constructor = construct::Constructor::new(
-            (
-                &mut composer.nodes,
-                &composer.item_arena,
-                &mut composer.pair_arena,
-            ),
-            flavor,
-            options.max_nodes,
-        );
-        documents.push(constructor.construct(root)?);
+        documents.push(construct_document(&mut composer, root, flavor, options)?);
     }
     Ok(documents)
 }
@@ -224,16 +234,7 @@ fn load_single_text(
         )
         .with_context("expected a single document in the stream", Some(first)));
     }
-    let mut constructor = construct::Constructor::new(
-        (
-            &mut composer.nodes,
-            &composer.item_arena,
-            &mut composer.pair_arena,
-        ),
-        flavor,
-        options.max_nodes,
-    );
-    Ok(Some(constructor.construct(root)?))
+    Ok(Some(construct_document(&mut composer, root, flavor, options)?))
 }
 
 /// A class file as Murano's engine loads it.

@@ -128,17 +128,7 @@ impl<'a> Parser<'a> {
     /// The next event without consuming it.
     #[inline]
     pub(crate) fn peek_event(&mut self) -> PResult<&Event<'a>> {
-        if self.peeked.is_none() {
-            self.fill()?;
-        }
-        match &self.peeked {
-            Some(event) => Ok(event),
-            None => Err(YamlError::new(
-                YamlErrorClass::Parser,
-                "no more events",
-                None,
-            )),
-        }
+        self.peek_event_mut().map(|event| &*event)
     }
 
     /// The next event, to take parts of it in place; then
