@@ -15,7 +15,7 @@ use murano_dsl::registry::{
 };
 use murano_dsl::version::{manifest_version, parse_version_spec, YamlScalar};
 use murano_dsl::yaml::{load_class_file, load_manifest, LoadOptions, Node, Value};
-use murano_testkit::{data_root, read_jsonl};
+use murano_testkit::{data_root, files_below, read_jsonl};
 
 fn shared() -> Option<PathBuf> {
     data_root(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -78,20 +78,11 @@ fn read_package(dir: &Path) -> Result<PackageDir, String> {
     }
     // Every YAML file under Classes/ and every file the manifest's
     // Classes names.
-    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut stack = vec![dir.join("Classes")];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for path in rd.filter_map(|e| e.ok().map(|e| e.path())) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().and_then(|e| e.to_str()) == Some("yaml") {
-                files.insert(path);
-            }
-        }
-    }
+    let mut files: BTreeSet<PathBuf> = files_below(&dir.join("Classes"))
+        .into_iter()
+        .map(|(_, path)| path)
+        .filter(|path| path.extension().and_then(|e| e.to_str()) == Some("yaml"))
+        .collect();
     if let Some(listed) = manifest.value.get("Classes").and_then(|c| c.value.as_map()) {
         for (_, file) in listed {
             let path = dir.join("Classes").join(file.value.python_str());

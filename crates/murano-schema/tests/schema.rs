@@ -12,7 +12,7 @@ use murano_dsl::version::Version;
 use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
 use murano_schema::{generate, Catalog, CatalogBuilder, SchemaRequest};
-use murano_testkit::{conclude, read_jsonl, KnownFailures, Suite};
+use murano_testkit::{conclude, files_below, read_jsonl, KnownFailures, Suite};
 use serde_json::Value as Json;
 
 fn main() {
@@ -22,31 +22,6 @@ fn main() {
         return;
     };
     conclude(vec![schema(&root, &known).finish()]);
-}
-
-/// Every file below `dir`, relative paths with `/`.
-fn walk(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for path in rd.filter_map(|e| e.ok().map(|e| e.path())) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(rel) = path.strip_prefix(dir) {
-                let rel = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                out.push((rel, path));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn catalog_dir(root: &Path, entry: &str) -> PathBuf {
@@ -61,7 +36,7 @@ fn directory_catalog(root: &Path, entries: &[String]) -> Result<Catalog, String>
     for entry in entries {
         let dir = catalog_dir(root, entry);
         let mut files = FileMap::new();
-        for (rel, path) in walk(&dir) {
+        for (rel, path) in files_below(&dir) {
             let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             files.insert(&rel, bytes).map_err(|e| e.to_string())?;
         }
@@ -76,7 +51,7 @@ fn directory_catalog(root: &Path, entries: &[String]) -> Result<Catalog, String>
 }
 
 fn yaml_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    walk(dir)
+    files_below(dir)
         .into_iter()
         .filter(|(rel, _)| rel.ends_with(".yaml") && !rel.ends_with("manifest.yaml"))
         .filter_map(|(rel, path)| std::fs::read(path).ok().map(|b| (rel, b)))

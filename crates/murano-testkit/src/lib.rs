@@ -149,6 +149,32 @@ pub fn oracle_case_files(
     Ok(files)
 }
 
+/// Every file below `dir`, with its path relative to `dir` (`/`
+/// separators), sorted; unreadable folders are skipped.
+pub fn files_below(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for path in rd.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(rel) = path.strip_prefix(dir) {
+                let rel = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.push((rel, path));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The files of `dir` whose names end with `suffix`, sorted.
 pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)

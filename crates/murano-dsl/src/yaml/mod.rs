@@ -234,7 +234,12 @@ fn load_single_text(
         )
         .with_context("expected a single document in the stream", Some(first)));
     }
-    Ok(Some(construct_document(&mut composer, root, flavor, options)?))
+    Ok(Some(construct_document(
+        &mut composer,
+        root,
+        flavor,
+        options,
+    )?))
 }
 
 /// A class file as Murano's engine loads it.
