@@ -248,6 +248,29 @@ mod tests {
     }
 
     #[test]
+    fn huge_declared_sizes_are_not_trusted() {
+        // Sizes in the headers are the archive's word only: a stored entry
+        // claiming almost 4 GiB is read as what it holds, never allocated at
+        // its declared size.
+        let mut bytes = archive(&[("a", b"hello")], SimpleFileOptions::default());
+        let patch = |bytes: &mut Vec<u8>, signature: &[u8], size_at: usize| {
+            let at = bytes
+                .windows(4)
+                .position(|w| w == signature)
+                .expect("header present");
+            for offset in [size_at, size_at - 4] {
+                bytes[at + offset..at + offset + 4].copy_from_slice(&0xffff_fffe_u32.to_le_bytes());
+            }
+        };
+        // Local header: compressed size at 18, uncompressed at 22; central
+        // directory header: at 20 and 24.
+        patch(&mut bytes, b"PK\x03\x04", 22);
+        patch(&mut bytes, b"PK\x01\x02", 24);
+        let files = FileMap::from_zip(&bytes, &ArchiveLimits::default()).unwrap();
+        assert_eq!(files.read("a"), Some(&b"hello"[..]));
+    }
+
+    #[test]
     fn stops_compression_bombs_while_inflating() {
         let zeros = vec![0u8; 4 << 20];
         let options =

@@ -121,6 +121,25 @@ fn small_values_cost_no_extra_fuel() {
 }
 
 #[test]
+fn recursion_through_lambdas_hits_the_depth_limit() {
+    // A lambda applied to itself recurses without end; the call-depth
+    // limit stops it (yaql's RecursionError) before the stack runs out,
+    // even on a test thread's small stack in an unoptimised build.
+    let engine = Engine::new(
+        murano_yaql::Grammar::standard_with_delegates(),
+        Options::default(),
+    );
+    let ctx = Context::new(Arc::new(Library::standard(true)));
+    let query = engine
+        .compile("lambda($1($1))(lambda($1($1)))")
+        .expect("parses");
+    assert_eq!(
+        query.evaluate(&ctx).map_err(|e| e.kind()),
+        Err(ErrorKind::RecursionLimit)
+    );
+}
+
+#[test]
 fn catastrophic_regular_expressions_end() {
     // Python's re backtracks for a very long time here; the backtrack limit
     // ends it with a value or an error, but it ends.
