@@ -118,7 +118,7 @@ struct Parser<'g, 's> {
     grammar: &'g GrammarInner,
     lexer: Lexer<'g, 's>,
     source: &'s str,
-    peeked: Option<Token<'s>>,
+    peeked: Option<Token>,
     max_depth: u32,
     depth: u32,
 }
@@ -132,7 +132,7 @@ enum Close {
 }
 
 impl Close {
-    fn matches(self, tok: &Tok<'_>) -> bool {
+    fn matches(self, tok: Tok) -> bool {
         matches!(
             (self, tok),
             (Close::Paren, Tok::RParen)
@@ -165,19 +165,27 @@ enum ArgState {
 }
 
 impl<'s> Parser<'_, 's> {
-    fn peek(&mut self) -> PResult<&Token<'s>> {
-        if self.peeked.is_none() {
-            self.peeked = Some(self.lexer.next_token()?);
+    #[inline]
+    fn peek(&mut self) -> PResult<Token> {
+        match self.peeked {
+            Some(token) => Ok(token),
+            None => {
+                let token = self.lexer.next_token()?;
+                self.peeked = Some(token);
+                Ok(token)
+            }
         }
-        Ok(self.peeked.as_ref().expect("just filled"))
     }
 
-    fn bump(&mut self) -> PResult<Token<'s>> {
-        self.peek()?;
-        Ok(self.peeked.take().expect("peeked above"))
+    #[inline]
+    fn bump(&mut self) -> PResult<Token> {
+        match self.peeked.take() {
+            Some(token) => Ok(token),
+            None => self.lexer.next_token(),
+        }
     }
 
-    fn unexpected(&self, token: &Token<'_>) -> ParseError {
+    fn unexpected(&self, token: &Token) -> ParseError {
         let kind = if token.tok == Tok::End {
             ParseErrorKind::UnexpectedEnd
         } else {
@@ -318,7 +326,7 @@ impl<'s> Parser<'_, 's> {
             Tok::Operator(id) => grammar.operator(id).prefix.is_some(),
             Tok::Indexer => grammar.indexer.is_some(),
             Tok::Map => grammar.has_map,
-            ref other => other.starts_operand(),
+            other => other.starts_operand(),
         })
     }
 
@@ -329,14 +337,17 @@ impl<'s> Parser<'_, 's> {
         let token = self.bump()?;
         let span = token.span;
         let kind = match token.tok {
-            Tok::Number(n) => ExprKind::Constant(Constant::Number(n)),
-            Tok::String(s) => ExprKind::Constant(Constant::String(s.into())),
+            Tok::Number => ExprKind::Constant(Constant::Number(self.lexer.number_value(span))),
+            Tok::String => ExprKind::Constant(Constant::String(self.lexer.take_string().into())),
             Tok::True => ExprKind::Constant(Constant::Bool(true)),
             Tok::False => ExprKind::Constant(Constant::Bool(false)),
             Tok::Null => ExprKind::Constant(Constant::Null),
-            Tok::Keyword(name) => ExprKind::Keyword(name.into()),
-            Tok::Dollar(name) => ExprKind::Variable(name.into()),
-            Tok::Func(name) => return self.function(name, span),
+            Tok::Keyword => ExprKind::Keyword(self.source[span.range()].into()),
+            Tok::Dollar => ExprKind::Variable(self.source[span.range()].into()),
+            Tok::Func => {
+                let name = &self.source[span.start as usize..span.end as usize - 1];
+                return self.function(name, span);
+            }
             Tok::LParen => return self.wrapped(span),
             Tok::Indexer if grammar.indexer.is_some() => {
                 return self.bracketed(Close::Bracket, span)
@@ -413,7 +424,7 @@ impl<'s> Parser<'_, 's> {
         loop {
             let token = self.peek()?;
             let span = token.span;
-            if close.matches(&token.tok) {
+            if close.matches(token.tok) {
                 if matches!(state, Start | Positional | Keyword) {
                     self.bump()?;
                     return Ok((args, depth, span));

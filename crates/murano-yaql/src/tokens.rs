@@ -61,11 +61,11 @@ impl Grammar {
             let token = lexer.next_token()?;
             let class = match token.tok {
                 Tok::End => return Ok(out),
-                Tok::Number(_) => TokenClass::Number,
-                Tok::String(_) => TokenClass::String,
-                Tok::Keyword(_) => TokenClass::Keyword,
-                Tok::Func(_) => TokenClass::Function,
-                Tok::Dollar(_) => TokenClass::Variable,
+                Tok::Number => TokenClass::Number,
+                Tok::String => TokenClass::String,
+                Tok::Keyword => TokenClass::Keyword,
+                Tok::Func => TokenClass::Function,
+                Tok::Dollar => TokenClass::Variable,
                 Tok::True | Tok::False | Tok::Null => TokenClass::Literal,
                 Tok::Operator(_) => TokenClass::Operator,
                 Tok::Mapping => TokenClass::NameValue,
