@@ -170,6 +170,10 @@ pub(crate) struct Lexer<'g, 's> {
     grammar: &'g GrammarInner,
     source: &'s str,
     pos: usize,
+    /// The token [`Lexer::advance`] read last.
+    pub(crate) tok: Tok,
+    /// Its span.
+    pub(crate) span: Span,
     /// The decoded text of the last string token.
     string: Cow<'s, str>,
 }
@@ -180,6 +184,8 @@ impl<'g, 's> Lexer<'g, 's> {
             grammar,
             source,
             pos: 0,
+            tok: Tok::End,
+            span: Span::default(),
             string: Cow::Borrowed(""),
         }
     }
@@ -190,16 +196,28 @@ impl<'g, 's> Lexer<'g, 's> {
 
     /// The next token, or [`Tok::End`].
     pub(crate) fn next_token(&mut self) -> Result<Token, ParseError> {
+        self.advance()?;
+        Ok(Token {
+            tok: self.tok,
+            span: self.span,
+        })
+    }
+
+    /// Reads the next token (or [`Tok::End`]) into [`Lexer::tok`] and
+    /// [`Lexer::span`]. The parser reads those fields instead of receiving
+    /// a token by value: a small struct passed back through a `Result` is
+    /// written and read in pieces of different sizes, which stalls the
+    /// processor's store forwarding on every token.
+    pub(crate) fn advance(&mut self) -> Result<(), ParseError> {
         let bytes = self.source.as_bytes();
         while self.pos < bytes.len() && is_ignored(bytes[self.pos] as char) {
             self.pos += 1;
         }
         let start = self.pos;
         if start >= self.source.len() {
-            return Ok(Token {
-                tok: Tok::End,
-                span: Span::new(start, start),
-            });
+            self.tok = Tok::End;
+            self.span = Span::new(start, start);
+            return Ok(());
         }
         let found = match shape_at(bytes, start) {
             Some((shape, end)) => self.refine(shape, start, end)?,
@@ -210,10 +228,9 @@ impl<'g, 's> Lexer<'g, 's> {
             None => self.symbol_or_punctuation(start)?,
         };
         self.pos = end;
-        Ok(Token {
-            tok,
-            span: Span::new(start, end),
-        })
+        self.tok = tok;
+        self.span = Span::new(start, end);
+        Ok(())
     }
 
     #[inline]

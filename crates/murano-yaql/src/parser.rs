@@ -12,7 +12,7 @@
 use crate::ast::{Constant, Expr, ExprKind, Expression};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::grammar::{Grammar, GrammarInner, Prec};
-use crate::lexer::{Lexer, Tok, Token};
+use crate::lexer::{Lexer, Tok};
 use crate::span::Span;
 
 /// Limits for parsing untrusted text.
@@ -83,14 +83,14 @@ impl Grammar {
             grammar: &self.inner,
             lexer: Lexer::new(&self.inner, source),
             source,
-            peeked: None,
+            peeked: false,
             max_depth: options.max_depth,
             depth: 0,
+            built_depth: 0,
         };
-        let (root, _) = parser.value(Prec::NONE)?;
-        let next = parser.bump()?;
-        if next.tok != Tok::End {
-            return Err(parser.unexpected(&next));
+        let root = parser.value(Prec::NONE)?;
+        if parser.bump()? != Tok::End {
+            return Err(parser.unexpected());
         }
         Ok(Expression {
             root,
@@ -111,16 +111,21 @@ impl Grammar {
     }
 }
 
-type Parsed = (Expr, u32);
 type PResult<T> = Result<T, ParseError>;
 
 struct Parser<'g, 's> {
     grammar: &'g GrammarInner,
     lexer: Lexer<'g, 's>,
     source: &'s str,
-    peeked: Option<Token>,
+    /// Whether the lexer's current token is peeked (not yet consumed).
+    peeked: bool,
     max_depth: u32,
+    /// Nesting of the recursive calls, bounded by `max_depth`.
     depth: u32,
+    /// The depth of the tree the last parsing step returned. Kept here
+    /// rather than returned beside it so that results stay the size of an
+    /// [`Expr`]: they are moved at every level of the recursion.
+    built_depth: u32,
 }
 
 /// Where an argument list ends.
@@ -165,35 +170,44 @@ enum ArgState {
 }
 
 impl<'s> Parser<'_, 's> {
+    /// The next token, left unconsumed; its span is [`Parser::span`].
     #[inline]
-    fn peek(&mut self) -> PResult<Token> {
-        match self.peeked {
-            Some(token) => Ok(token),
-            None => {
-                let token = self.lexer.next_token()?;
-                self.peeked = Some(token);
-                Ok(token)
-            }
+    fn peek(&mut self) -> PResult<Tok> {
+        if !self.peeked {
+            self.lexer.advance()?;
+            self.peeked = true;
         }
+        Ok(self.lexer.tok)
     }
 
+    /// Consumes the next token; its span is [`Parser::span`] until the
+    /// next peek.
     #[inline]
-    fn bump(&mut self) -> PResult<Token> {
-        match self.peeked.take() {
-            Some(token) => Ok(token),
-            None => self.lexer.next_token(),
-        }
+    fn bump(&mut self) -> PResult<Tok> {
+        let tok = self.peek()?;
+        self.peeked = false;
+        Ok(tok)
     }
 
-    fn unexpected(&self, token: &Token) -> ParseError {
-        let kind = if token.tok == Tok::End {
+    /// The span of the token last peeked or consumed.
+    fn span(&self) -> Span {
+        self.lexer.span
+    }
+
+    /// The error for the token last peeked or consumed.
+    fn unexpected(&self) -> ParseError {
+        self.unexpected_token(self.lexer.tok, self.lexer.span)
+    }
+
+    fn unexpected_token(&self, tok: Tok, span: Span) -> ParseError {
+        let kind = if tok == Tok::End {
             ParseErrorKind::UnexpectedEnd
         } else {
             ParseErrorKind::UnexpectedToken {
-                text: self.source[token.span.range()].to_owned(),
+                text: self.source[span.range()].to_owned(),
             }
         };
-        ParseError::new(kind, token.span, self.source)
+        ParseError::new(kind, span, self.source)
     }
 
     fn too_deep(&self, span: Span) -> ParseError {
@@ -206,20 +220,24 @@ impl<'s> Parser<'_, 's> {
         )
     }
 
-    /// Checks the depth of a node about to be built.
-    fn node(&self, kind: ExprKind, span: Span, depth: u32) -> PResult<Parsed> {
+    /// Checks the depth of a node about to be built and records it.
+    fn node(&mut self, kind: ExprKind, span: Span, depth: u32) -> PResult<Expr> {
         if depth > self.max_depth {
             return Err(self.too_deep(span));
         }
-        Ok((Expr { kind, span }, depth))
+        self.built_depth = depth;
+        Ok(Expr { kind, span })
     }
 
     /// A value whose continuation is decided against `pending`, the
     /// precedence of the rule it is the last operand of.
-    fn value(&mut self, pending: Prec) -> PResult<Parsed> {
+    fn value(&mut self, pending: Prec) -> PResult<Expr> {
         self.depth += 1;
         if self.depth > self.max_depth {
-            let span = self.peek().map(|t| t.span).unwrap_or_default();
+            let span = match self.peek() {
+                Ok(_) => self.span(),
+                Err(_) => Span::default(),
+            };
             return Err(self.too_deep(span));
         }
         let result = self.value_inner(pending);
@@ -227,11 +245,11 @@ impl<'s> Parser<'_, 's> {
         result
     }
 
-    fn value_inner(&mut self, pending: Prec) -> PResult<Parsed> {
+    fn value_inner(&mut self, pending: Prec) -> PResult<Expr> {
         let mut lhs = self.operand()?;
         loop {
             let grammar = self.grammar;
-            let continuation = match self.peek()?.tok {
+            let continuation = match self.peek()? {
                 Tok::Operator(id) => {
                     let info = grammar.operator(id);
                     let continues = info.binary.is_some() || info.suffix.is_some();
@@ -260,9 +278,11 @@ impl<'s> Parser<'_, 's> {
 
     /// A binary or suffix operator after `lhs`.
     #[inline(never)]
-    fn operator_after(&mut self, (lhs, depth): Parsed, id: u16) -> PResult<Parsed> {
+    fn operator_after(&mut self, lhs: Expr, id: u16) -> PResult<Expr> {
+        let depth = self.built_depth;
         let info = self.grammar.operator(id);
-        let op_token = self.bump()?;
+        let op_tok = self.bump()?;
+        let op_span = self.span();
         let as_binary = match (&info.binary, &info.suffix) {
             (Some(_), Some(_)) => self.starts_operand()?,
             (Some(_), None) => true,
@@ -270,7 +290,8 @@ impl<'s> Parser<'_, 's> {
         };
         match (&info.binary, &info.suffix) {
             (Some(role), _) if as_binary => {
-                let (rhs, rhs_depth) = self.value(role.rule)?;
+                let rhs = self.value(role.rule)?;
+                let rhs_depth = self.built_depth;
                 let span = lhs.span.to(rhs.span);
                 let kind = ExprKind::Binary {
                     op: role.op.clone(),
@@ -279,7 +300,7 @@ impl<'s> Parser<'_, 's> {
                 self.node(kind, span, depth.max(rhs_depth) + 1)
             }
             (_, Some(role)) => {
-                let span = lhs.span.to(op_token.span);
+                let span = lhs.span.to(op_span);
                 let kind = ExprKind::Unary {
                     op: role.op.clone(),
                     suffix: true,
@@ -287,13 +308,14 @@ impl<'s> Parser<'_, 's> {
                 };
                 self.node(kind, span, depth + 1)
             }
-            _ => Err(self.unexpected(&op_token)),
+            _ => Err(self.unexpected_token(op_tok, op_span)),
         }
     }
 
     /// `lhs[args]`.
     #[inline(never)]
-    fn index(&mut self, (lhs, depth): Parsed) -> PResult<Parsed> {
+    fn index(&mut self, lhs: Expr) -> PResult<Expr> {
+        let depth = self.built_depth;
         self.bump()?;
         let (args, args_depth, end) = self.args(Close::Bracket)?;
         let span = lhs.span.to(end);
@@ -306,7 +328,8 @@ impl<'s> Parser<'_, 's> {
 
     /// `lhs(args)`, with delegates on.
     #[inline(never)]
-    fn call_value(&mut self, (lhs, depth): Parsed) -> PResult<Parsed> {
+    fn call_value(&mut self, lhs: Expr) -> PResult<Expr> {
+        let depth = self.built_depth;
         self.bump()?;
         let (args, args_depth, end) = self.args(Close::Paren)?;
         let span = lhs.span.to(end);
@@ -321,8 +344,7 @@ impl<'s> Parser<'_, 's> {
     /// both binary and suffix).
     fn starts_operand(&mut self) -> PResult<bool> {
         let grammar = self.grammar;
-        let token = self.peek()?;
-        Ok(match token.tok {
+        Ok(match self.peek()? {
             Tok::Operator(id) => grammar.operator(id).prefix.is_some(),
             Tok::Indexer => grammar.indexer.is_some(),
             Tok::Map => grammar.has_map,
@@ -332,11 +354,11 @@ impl<'s> Parser<'_, 's> {
 
     /// A literal, name, call, bracketed form, or a prefix operator applied
     /// to a value.
-    fn operand(&mut self) -> PResult<Parsed> {
+    fn operand(&mut self) -> PResult<Expr> {
         let grammar = self.grammar;
-        let token = self.bump()?;
-        let span = token.span;
-        let kind = match token.tok {
+        let tok = self.bump()?;
+        let span = self.span();
+        let kind = match tok {
             Tok::Number => ExprKind::Constant(Constant::Number(self.lexer.number_value(span))),
             Tok::String => ExprKind::Constant(Constant::String(self.lexer.take_string().into())),
             Tok::True => ExprKind::Constant(Constant::Bool(true)),
@@ -356,14 +378,15 @@ impl<'s> Parser<'_, 's> {
             Tok::Operator(id) if grammar.operator(id).prefix.is_some() => {
                 return self.prefix(id, span)
             }
-            _ => return Err(self.unexpected(&token)),
+            _ => return Err(self.unexpected()),
         };
-        Ok((Expr { kind, span }, 1))
+        self.built_depth = 1;
+        Ok(Expr { kind, span })
     }
 
     /// `name(args)`; the `name(` token is read.
     #[inline(never)]
-    fn function(&mut self, name: &str, span: Span) -> PResult<Parsed> {
+    fn function(&mut self, name: &str, span: Span) -> PResult<Expr> {
         let (args, depth, end) = self.args(Close::Paren)?;
         let kind = ExprKind::Call {
             name: name.into(),
@@ -374,22 +397,22 @@ impl<'s> Parser<'_, 's> {
 
     /// `(value)`; the `(` is read.
     #[inline(never)]
-    fn wrapped(&mut self, span: Span) -> PResult<Parsed> {
-        let (inner, depth) = self.value(Prec::NONE)?;
-        let close = self.bump()?;
-        if close.tok != Tok::RParen {
-            return Err(self.unexpected(&close));
+    fn wrapped(&mut self, span: Span) -> PResult<Expr> {
+        let inner = self.value(Prec::NONE)?;
+        let depth = self.built_depth;
+        if self.bump()? != Tok::RParen {
+            return Err(self.unexpected());
         }
         self.node(
             ExprKind::Wrap(Box::new(inner)),
-            span.to(close.span),
+            span.to(self.span()),
             depth + 1,
         )
     }
 
     /// `[args]` or `{args}`; the opening token is read.
     #[inline(never)]
-    fn bracketed(&mut self, close: Close, span: Span) -> PResult<Parsed> {
+    fn bracketed(&mut self, close: Close, span: Span) -> PResult<Expr> {
         let (args, depth, end) = self.args(close)?;
         let kind = if close == Close::Brace {
             ExprKind::Map(args)
@@ -401,10 +424,11 @@ impl<'s> Parser<'_, 's> {
 
     /// `op value`; the operator is read.
     #[inline(never)]
-    fn prefix(&mut self, id: u16, span: Span) -> PResult<Parsed> {
+    fn prefix(&mut self, id: u16, span: Span) -> PResult<Expr> {
         let info = self.grammar.operator(id);
         let role = info.prefix.as_ref().expect("checked by the caller");
-        let (operand, depth) = self.value(role.rule)?;
+        let operand = self.value(role.rule)?;
+        let depth = self.built_depth;
         let span = span.to(operand.span);
         let kind = ExprKind::Unary {
             op: role.op.clone(),
@@ -422,18 +446,17 @@ impl<'s> Parser<'_, 's> {
         let mut depth = 0;
         let mut state = Start;
         loop {
-            let token = self.peek()?;
-            let span = token.span;
-            if close.matches(token.tok) {
+            let tok = self.peek()?;
+            let span = self.span();
+            if close.matches(tok) {
+                self.bump()?;
                 if matches!(state, Start | Positional | Keyword) {
-                    self.bump()?;
                     return Ok((args, depth, span));
                 }
-                let token = self.bump()?;
-                return Err(self.unexpected(&token));
+                return Err(self.unexpected());
             }
-            if token.tok == Tok::Comma {
-                let token = self.bump()?;
+            if tok == Tok::Comma {
+                self.bump()?;
                 state = match state {
                     Start | LeadingSkips => {
                         args.push(no_value(span));
@@ -449,49 +472,52 @@ impl<'s> Parser<'_, 's> {
                         LeadingSkips
                     }
                     Keyword => KeywordComma,
-                    KeywordComma => return Err(self.unexpected(&token)),
+                    KeywordComma => return Err(self.unexpected()),
                 };
                 continue;
             }
             if matches!(state, Positional | Keyword) {
-                let token = self.bump()?;
-                return Err(self.unexpected(&token));
+                self.bump()?;
+                return Err(self.unexpected());
             }
-            let (item, item_depth, is_keyword) = self.arg_item(state)?;
-            depth = depth.max(item_depth);
+            let (item, is_keyword) = self.arg_item(state)?;
+            depth = depth.max(self.built_depth);
             args.push(item);
             state = if is_keyword { Keyword } else { Positional };
         }
     }
 
     /// One argument: a value, or `value => value` where a keyword argument
-    /// may stand. Returns it, its depth, and whether it is a keyword one.
+    /// may stand. Returns it and whether it is a keyword one.
     #[inline(never)]
-    fn arg_item(&mut self, state: ArgState) -> PResult<(Expr, u32, bool)> {
+    fn arg_item(&mut self, state: ArgState) -> PResult<(Expr, bool)> {
         use ArgState::*;
-        let (value, value_depth) = self.value(Prec::NONE)?;
-        let is_mapping = self.peek()?.tok == Tok::Mapping;
+        let value = self.value(Prec::NONE)?;
+        let value_depth = self.built_depth;
+        let is_mapping = self.peek()? == Tok::Mapping;
         let keyword_allowed = matches!(
             state,
             Start | PositionalComma | PositionalSkip | KeywordComma
         );
         if is_mapping && keyword_allowed {
             self.bump()?;
-            let (destination, dest_depth) = self.value(Prec::NONE)?;
+            let destination = self.value(Prec::NONE)?;
+            let dest_depth = self.built_depth;
             let span = value.span.to(destination.span);
             let kind = ExprKind::MappingRule {
                 source: Box::new(value),
                 destination: Box::new(destination),
             };
-            let (rule, depth) = self.node(kind, span, value_depth.max(dest_depth) + 1)?;
-            Ok((rule, depth, true))
+            let rule = self.node(kind, span, value_depth.max(dest_depth) + 1)?;
+            Ok((rule, true))
         } else if state == KeywordComma || is_mapping {
             // A positional argument after keyword ones, or `=>` where no
             // keyword argument may stand.
-            let next = self.bump()?;
-            Err(self.unexpected(&next))
+            self.bump()?;
+            Err(self.unexpected())
         } else {
-            Ok((value, value_depth, false))
+            self.built_depth = value_depth;
+            Ok((value, false))
         }
     }
 }
