@@ -176,8 +176,11 @@ impl<'a> Parser<'a> {
         Ok(&self.scanner.peek_token()?.kind)
     }
 
-    /// The shape and marks of the next token, without copying it.
-    fn peek_shape(&mut self) -> PResult<(Shape, Mark, Mark)> {
+    /// The shape of the next token, without copying it. Its marks come
+    /// from [`Parser::front_marks`]: returned together, the tuple is built
+    /// and read back in pieces of different sizes, which stalls the
+    /// processor on every node.
+    fn peek_shape(&mut self) -> PResult<Shape> {
         let token = self.scanner.peek_token()?;
         let shape = match token.kind {
             TokenKind::Scalar(..) => Shape::Scalar,
@@ -191,7 +194,12 @@ impl<'a> Parser<'a> {
             TokenKind::DocumentEnd => Shape::DocumentEnd,
             _ => Shape::Other,
         };
-        Ok((shape, token.start, token.end))
+        Ok(shape)
+    }
+
+    /// The start and end of the token [`Parser::peek_shape`] just saw.
+    fn front_marks(&self) -> (Mark, Mark) {
+        self.scanner.front_marks()
     }
 
     #[inline]
@@ -227,7 +235,8 @@ impl<'a> Parser<'a> {
             }
             State::DocumentStart => self.document_start(),
             State::DocumentEnd => {
-                let (shape, start, _) = self.peek_shape()?;
+                let shape = self.peek_shape()?;
+                let (start, _) = self.front_marks();
                 let mut end = start;
                 if shape == Shape::DocumentEnd {
                     end = self.scanner.next_token()?.end;
@@ -449,7 +458,8 @@ impl<'a> Parser<'a> {
             }
             Some((None, suffix)) => Some(suffix),
         };
-        let (shape, token_start, token_end) = self.peek_shape()?;
+        let shape = self.peek_shape()?;
+        let (token_start, token_end) = self.front_marks();
         let start = start.unwrap_or(token_start);
         let mut end = end.unwrap_or(token_start);
         let implicit = tag.is_none() || tag.as_deref() == Some("!");
@@ -636,7 +646,8 @@ impl<'a> Parser<'a> {
                     ));
                 }
             }
-            let (shape, token_start, token_end) = self.peek_shape()?;
+            let shape = self.peek_shape()?;
+            let (token_start, token_end) = self.front_marks();
             if shape == Shape::Key {
                 self.state = State::FlowSequenceEntryMappingKey;
                 return Ok(event(

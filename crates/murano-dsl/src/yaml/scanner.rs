@@ -387,6 +387,15 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// The start and end of the front token (default marks when there is
+    /// none, which cannot happen after a successful peek).
+    pub(crate) fn front_marks(&self) -> (Mark, Mark) {
+        self.tokens
+            .front()
+            .map(|token| (token.start, token.end))
+            .unwrap_or_default()
+    }
+
     /// Scans until the front token is final (the scanning itself, out of
     /// line so that peeking at a ready token stays cheap).
     #[inline(never)]
@@ -955,25 +964,19 @@ impl<'a> Scanner<'a> {
     fn fetch_block_scalar(&mut self, style: ScalarStyle) -> SResult<()> {
         self.allow_simple_key = true;
         self.remove_possible_simple_key()?;
-        let token = self.scan_block_scalar(style)?;
-        self.tokens.push_back(token);
-        Ok(())
+        self.scan_block_scalar(style)
     }
 
     fn fetch_flow_scalar(&mut self, style: ScalarStyle) -> SResult<()> {
         self.save_possible_simple_key()?;
         self.allow_simple_key = false;
-        let token = self.scan_flow_scalar(style)?;
-        self.tokens.push_back(token);
-        Ok(())
+        self.scan_flow_scalar(style)
     }
 
     fn fetch_plain(&mut self) -> SResult<()> {
         self.save_possible_simple_key()?;
         self.allow_simple_key = false;
-        let token = self.scan_plain()?;
-        self.tokens.push_back(token);
-        Ok(())
+        self.scan_plain()
     }
 
     // ----- white space -----
@@ -1038,7 +1041,11 @@ impl<'a> Scanner<'a> {
 
     // ----- plain scalars -----
 
-    fn scan_plain(&mut self) -> SResult<Token<'a>> {
+    /// Scans a plain scalar into the token queue. Scalar scanners push
+    /// their token themselves: returned through a `Result`, a token is
+    /// written and read back in pieces of different sizes, which stalls
+    /// the processor on every scalar.
+    fn scan_plain(&mut self) -> SResult<()> {
         let mut chunks: Cow<'a, str> = Cow::Borrowed("");
         let start = self.mark;
         let mut end = self.mark;
@@ -1074,11 +1081,12 @@ impl<'a> Scanner<'a> {
                 break;
             }
         }
-        Ok(Token {
+        self.tokens.push_back(Token {
             kind: TokenKind::Scalar(chunks, ScalarStyle::Plain),
             start,
             end,
-        })
+        });
+        Ok(())
     }
 
     /// Where the piece of plain scalar at the position ends (at a blank,
@@ -1166,7 +1174,7 @@ impl<'a> Scanner<'a> {
 
     // ----- quoted scalars -----
 
-    fn scan_flow_scalar(&mut self, style: ScalarStyle) -> SResult<Token<'a>> {
+    fn scan_flow_scalar(&mut self, style: ScalarStyle) -> SResult<()> {
         let double = style == ScalarStyle::DoubleQuoted;
         let mut chunks = String::new();
         let start = self.mark;
@@ -1179,11 +1187,12 @@ impl<'a> Scanner<'a> {
         }
         self.forward(1);
         let end = self.mark;
-        Ok(Token {
+        self.tokens.push_back(Token {
             kind: TokenKind::Scalar(Cow::Owned(chunks), style),
             start,
             end,
-        })
+        });
+        Ok(())
     }
 
     fn scan_flow_scalar_non_spaces(
@@ -1314,7 +1323,7 @@ impl<'a> Scanner<'a> {
 
     // ----- block scalars -----
 
-    fn scan_block_scalar(&mut self, style: ScalarStyle) -> SResult<Token<'a>> {
+    fn scan_block_scalar(&mut self, style: ScalarStyle) -> SResult<()> {
         let folded = style == ScalarStyle::Folded;
         let mut chunks = String::new();
         let start = self.mark;
@@ -1368,11 +1377,12 @@ impl<'a> Scanner<'a> {
         if chomping == Some(true) {
             chunks.push_str(&breaks);
         }
-        Ok(Token {
+        self.tokens.push_back(Token {
             kind: TokenKind::Scalar(Cow::Owned(chunks), style),
             start,
             end,
-        })
+        });
+        Ok(())
     }
 
     /// Chomping (`+` true, `-` false, none) and the indentation digit.
