@@ -88,7 +88,8 @@ impl Grammar {
             depth: 0,
             built_depth: 0,
         };
-        let root = parser.value(Prec::NONE)?;
+        let mut root = PLACEHOLDER;
+        parser.value(Prec::NONE, &mut root)?;
         if parser.bump()? != Tok::End {
             return Err(parser.unexpected());
         }
@@ -220,18 +221,27 @@ impl<'s> Parser<'_, 's> {
         )
     }
 
-    /// Checks the depth of a node about to be built and records it.
-    fn node(&mut self, kind: ExprKind, span: Span, depth: u32) -> PResult<Expr> {
+    /// Checks the depth of a node about to be built, records it, and
+    /// writes the node to `out`.
+    #[inline]
+    fn node(&mut self, out: &mut Expr, kind: ExprKind, span: Span, depth: u32) -> PResult<()> {
         if depth > self.max_depth {
             return Err(self.too_deep(span));
         }
         self.built_depth = depth;
-        Ok(Expr { kind, span })
+        *out = Expr { kind, span };
+        Ok(())
     }
 
     /// A value whose continuation is decided against `pending`, the
     /// precedence of the rule it is the last operand of.
-    fn value(&mut self, pending: Prec) -> PResult<Expr> {
+    ///
+    /// Parsing functions write the node they build to `out`, which is
+    /// where it stays (a box or a vector slot already allocated), instead
+    /// of returning it: a node returned through a `Result` is written in
+    /// pieces and copied at once right after, which stalls the processor
+    /// at every level.
+    fn value(&mut self, pending: Prec, out: &mut Expr) -> PResult<()> {
         self.depth += 1;
         if self.depth > self.max_depth {
             let span = match self.peek() {
@@ -240,13 +250,13 @@ impl<'s> Parser<'_, 's> {
             };
             return Err(self.too_deep(span));
         }
-        let result = self.value_inner(pending);
+        let result = self.value_inner(pending, out);
         self.depth -= 1;
         result
     }
 
-    fn value_inner(&mut self, pending: Prec) -> PResult<Expr> {
-        let mut lhs = self.operand()?;
+    fn value_inner(&mut self, pending: Prec, out: &mut Expr) -> PResult<()> {
+        self.operand(out)?;
         loop {
             let grammar = self.grammar;
             let continuation = match self.peek()? {
@@ -267,18 +277,19 @@ impl<'s> Parser<'_, 's> {
                 }
                 _ => None,
             };
-            lhs = match continuation {
-                Some(Continuation::Operator(id)) => self.operator_after(lhs, id)?,
-                Some(Continuation::Index) => self.index(lhs)?,
-                Some(Continuation::Call) => self.call_value(lhs)?,
-                None => return Ok(lhs),
-            };
+            match continuation {
+                Some(Continuation::Operator(id)) => self.operator_after(out, id)?,
+                Some(Continuation::Index) => self.index(out)?,
+                Some(Continuation::Call) => self.call_value(out)?,
+                None => return Ok(()),
+            }
         }
     }
 
-    /// A binary or suffix operator after `lhs`.
+    /// A binary or suffix operator after the value in `out`, which it
+    /// replaces.
     #[inline(never)]
-    fn operator_after(&mut self, lhs: Expr, id: u16) -> PResult<Expr> {
+    fn operator_after(&mut self, out: &mut Expr, id: u16) -> PResult<()> {
         let depth = self.built_depth;
         let info = self.grammar.operator(id);
         let op_tok = self.bump()?;
@@ -290,54 +301,52 @@ impl<'s> Parser<'_, 's> {
         };
         match (&info.binary, &info.suffix) {
             (Some(role), _) if as_binary => {
-                let rhs = self.value(role.rule)?;
+                let mut operands = Box::new([std::mem::replace(out, PLACEHOLDER), PLACEHOLDER]);
+                self.value(role.rule, &mut operands[1])?;
                 let rhs_depth = self.built_depth;
-                let span = lhs.span.to(rhs.span);
+                let span = operands[0].span.to(operands[1].span);
                 let kind = ExprKind::Binary {
                     op: role.op.clone(),
-                    operands: Box::new([lhs, rhs]),
+                    operands,
                 };
-                self.node(kind, span, depth.max(rhs_depth) + 1)
+                self.node(out, kind, span, depth.max(rhs_depth) + 1)
             }
             (_, Some(role)) => {
-                let span = lhs.span.to(op_span);
+                let operand = Box::new(std::mem::replace(out, PLACEHOLDER));
+                let span = operand.span.to(op_span);
                 let kind = ExprKind::Unary {
                     op: role.op.clone(),
                     suffix: true,
-                    operand: Box::new(lhs),
+                    operand,
                 };
-                self.node(kind, span, depth + 1)
+                self.node(out, kind, span, depth + 1)
             }
             _ => Err(self.unexpected_token(op_tok, op_span)),
         }
     }
 
-    /// `lhs[args]`.
+    /// `value[args]`, the value being in `out`.
     #[inline(never)]
-    fn index(&mut self, lhs: Expr) -> PResult<Expr> {
+    fn index(&mut self, out: &mut Expr) -> PResult<()> {
         let depth = self.built_depth;
         self.bump()?;
+        let target = Box::new(std::mem::replace(out, PLACEHOLDER));
         let (args, args_depth, end) = self.args(Close::Bracket)?;
-        let span = lhs.span.to(end);
-        let kind = ExprKind::Index {
-            target: Box::new(lhs),
-            args,
-        };
-        self.node(kind, span, depth.max(args_depth) + 1)
+        let span = target.span.to(end);
+        let kind = ExprKind::Index { target, args };
+        self.node(out, kind, span, depth.max(args_depth) + 1)
     }
 
-    /// `lhs(args)`, with delegates on.
+    /// `value(args)` with delegates on, the value being in `out`.
     #[inline(never)]
-    fn call_value(&mut self, lhs: Expr) -> PResult<Expr> {
+    fn call_value(&mut self, out: &mut Expr) -> PResult<()> {
         let depth = self.built_depth;
         self.bump()?;
+        let callee = Box::new(std::mem::replace(out, PLACEHOLDER));
         let (args, args_depth, end) = self.args(Close::Paren)?;
-        let span = lhs.span.to(end);
-        let kind = ExprKind::CallValue {
-            callee: Box::new(lhs),
-            args,
-        };
-        self.node(kind, span, depth.max(args_depth) + 1)
+        let span = callee.span.to(end);
+        let kind = ExprKind::CallValue { callee, args };
+        self.node(out, kind, span, depth.max(args_depth) + 1)
     }
 
     /// Whether the next token can start an operand (for operators that are
@@ -354,7 +363,7 @@ impl<'s> Parser<'_, 's> {
 
     /// A literal, name, call, bracketed form, or a prefix operator applied
     /// to a value.
-    fn operand(&mut self) -> PResult<Expr> {
+    fn operand(&mut self, out: &mut Expr) -> PResult<()> {
         let grammar = self.grammar;
         let tok = self.bump()?;
         let span = self.span();
@@ -368,74 +377,74 @@ impl<'s> Parser<'_, 's> {
             Tok::Dollar => ExprKind::Variable(self.source[span.range()].into()),
             Tok::Func => {
                 let name = &self.source[span.start as usize..span.end as usize - 1];
-                return self.function(name, span);
+                return self.function(out, name, span);
             }
-            Tok::LParen => return self.wrapped(span),
+            Tok::LParen => return self.wrapped(out, span),
             Tok::Indexer if grammar.indexer.is_some() => {
-                return self.bracketed(Close::Bracket, span)
+                return self.bracketed(out, Close::Bracket, span)
             }
-            Tok::Map if grammar.has_map => return self.bracketed(Close::Brace, span),
+            Tok::Map if grammar.has_map => return self.bracketed(out, Close::Brace, span),
             Tok::Operator(id) if grammar.operator(id).prefix.is_some() => {
-                return self.prefix(id, span)
+                return self.prefix(out, id, span)
             }
             _ => return Err(self.unexpected()),
         };
         self.built_depth = 1;
-        Ok(Expr { kind, span })
+        *out = Expr { kind, span };
+        Ok(())
     }
 
     /// `name(args)`; the `name(` token is read.
     #[inline(never)]
-    fn function(&mut self, name: &str, span: Span) -> PResult<Expr> {
+    fn function(&mut self, out: &mut Expr, name: &str, span: Span) -> PResult<()> {
         let (args, depth, end) = self.args(Close::Paren)?;
         let kind = ExprKind::Call {
             name: name.into(),
             args,
         };
-        self.node(kind, span.to(end), depth + 1)
+        self.node(out, kind, span.to(end), depth + 1)
     }
 
     /// `(value)`; the `(` is read.
     #[inline(never)]
-    fn wrapped(&mut self, span: Span) -> PResult<Expr> {
-        let inner = self.value(Prec::NONE)?;
+    fn wrapped(&mut self, out: &mut Expr, span: Span) -> PResult<()> {
+        let mut inner = Box::new(PLACEHOLDER);
+        self.value(Prec::NONE, &mut inner)?;
         let depth = self.built_depth;
         if self.bump()? != Tok::RParen {
             return Err(self.unexpected());
         }
-        self.node(
-            ExprKind::Wrap(Box::new(inner)),
-            span.to(self.span()),
-            depth + 1,
-        )
+        let span = span.to(self.span());
+        self.node(out, ExprKind::Wrap(inner), span, depth + 1)
     }
 
     /// `[args]` or `{args}`; the opening token is read.
     #[inline(never)]
-    fn bracketed(&mut self, close: Close, span: Span) -> PResult<Expr> {
+    fn bracketed(&mut self, out: &mut Expr, close: Close, span: Span) -> PResult<()> {
         let (args, depth, end) = self.args(close)?;
         let kind = if close == Close::Brace {
             ExprKind::Map(args)
         } else {
             ExprKind::List(args)
         };
-        self.node(kind, span.to(end), depth + 1)
+        self.node(out, kind, span.to(end), depth + 1)
     }
 
     /// `op value`; the operator is read.
     #[inline(never)]
-    fn prefix(&mut self, id: u16, span: Span) -> PResult<Expr> {
+    fn prefix(&mut self, out: &mut Expr, id: u16, span: Span) -> PResult<()> {
         let info = self.grammar.operator(id);
         let role = info.prefix.as_ref().expect("checked by the caller");
-        let operand = self.value(role.rule)?;
+        let mut operand = Box::new(PLACEHOLDER);
+        self.value(role.rule, &mut operand)?;
         let depth = self.built_depth;
         let span = span.to(operand.span);
         let kind = ExprKind::Unary {
             op: role.op.clone(),
             suffix: false,
-            operand: Box::new(operand),
+            operand,
         };
-        self.node(kind, span, depth + 1)
+        self.node(out, kind, span, depth + 1)
     }
 
     /// The arguments after `(`, `[` or `{`, through the closing token.
@@ -480,19 +489,20 @@ impl<'s> Parser<'_, 's> {
                 self.bump()?;
                 return Err(self.unexpected());
             }
-            let (item, is_keyword) = self.arg_item(state)?;
+            args.push(PLACEHOLDER);
+            let slot = args.last_mut().expect("just pushed");
+            let is_keyword = self.arg_item(state, slot)?;
             depth = depth.max(self.built_depth);
-            args.push(item);
             state = if is_keyword { Keyword } else { Positional };
         }
     }
 
-    /// One argument: a value, or `value => value` where a keyword argument
-    /// may stand. Returns it and whether it is a keyword one.
+    /// One argument into `out`: a value, or `value => value` where a
+    /// keyword argument may stand. Returns whether it is a keyword one.
     #[inline(never)]
-    fn arg_item(&mut self, state: ArgState) -> PResult<(Expr, bool)> {
+    fn arg_item(&mut self, state: ArgState, out: &mut Expr) -> PResult<bool> {
         use ArgState::*;
-        let value = self.value(Prec::NONE)?;
+        self.value(Prec::NONE, out)?;
         let value_depth = self.built_depth;
         let is_mapping = self.peek()? == Tok::Mapping;
         let keyword_allowed = matches!(
@@ -501,15 +511,17 @@ impl<'s> Parser<'_, 's> {
         );
         if is_mapping && keyword_allowed {
             self.bump()?;
-            let destination = self.value(Prec::NONE)?;
+            let source = Box::new(std::mem::replace(out, PLACEHOLDER));
+            let mut destination = Box::new(PLACEHOLDER);
+            self.value(Prec::NONE, &mut destination)?;
             let dest_depth = self.built_depth;
-            let span = value.span.to(destination.span);
+            let span = source.span.to(destination.span);
             let kind = ExprKind::MappingRule {
-                source: Box::new(value),
-                destination: Box::new(destination),
+                source,
+                destination,
             };
-            let rule = self.node(kind, span, value_depth.max(dest_depth) + 1)?;
-            Ok((rule, true))
+            self.node(out, kind, span, value_depth.max(dest_depth) + 1)?;
+            Ok(true)
         } else if state == KeywordComma || is_mapping {
             // A positional argument after keyword ones, or `=>` where no
             // keyword argument may stand.
@@ -517,10 +529,16 @@ impl<'s> Parser<'_, 's> {
             Err(self.unexpected())
         } else {
             self.built_depth = value_depth;
-            Ok((value, false))
+            Ok(false)
         }
     }
 }
+
+/// What a slot holds until the node parsed into it is written.
+const PLACEHOLDER: Expr = Expr {
+    kind: ExprKind::NoValue,
+    span: Span { start: 0, end: 0 },
+};
 
 fn no_value(span: Span) -> Expr {
     Expr {
