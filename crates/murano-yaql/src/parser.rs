@@ -123,9 +123,9 @@ struct Parser<'g, 's> {
     max_depth: u32,
     /// Nesting of the recursive calls, bounded by `max_depth`.
     depth: u32,
-    /// The depth of the tree the last parsing step returned. Kept here
-    /// rather than returned beside it so that results stay the size of an
-    /// [`Expr`]: they are moved at every level of the recursion.
+    /// The depth of the tree the last parsing step built. Parsing steps
+    /// write their node to a slot and return only success (see
+    /// [`Parser::value`]), so the depth is left here for the caller.
     built_depth: u32,
 }
 
