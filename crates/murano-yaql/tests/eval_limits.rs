@@ -5,10 +5,15 @@ use std::sync::Arc;
 
 use murano_yaql::eval::{Context, Engine, ErrorKind, Library, Options, Value};
 
-fn run(expr: &str) -> Result<Value, ErrorKind> {
-    let ctx = Context::new(Arc::new(Library::standard(true)));
-    let query = Engine::standard().compile(expr).expect("parses");
+/// Evaluates `expr` in `engine` over `library`, keeping the error's kind.
+fn run_in(engine: &Engine, library: Library, expr: &str) -> Result<Value, ErrorKind> {
+    let ctx = Context::new(Arc::new(library));
+    let query = engine.compile(expr).expect("parses");
     query.evaluate(&ctx).map_err(|e| e.kind())
+}
+
+fn run(expr: &str) -> Result<Value, ErrorKind> {
+    run_in(&Engine::standard(), Library::standard(true), expr)
 }
 
 #[test]
@@ -35,14 +40,13 @@ fn blow_ups_are_refused() {
 
 #[test]
 fn runaway_evaluation_runs_out_of_fuel() {
-    let mut engine = Engine::standard();
-    engine.options_mut().fuel = Some(10_000);
-    let ctx = Context::new(Arc::new(Library::standard(true)));
-    let query = engine
-        .compile("range(100000).select($ * $).sum()")
-        .expect("parses");
     assert_eq!(
-        query.evaluate(&ctx).map_err(|e| e.kind()),
+        run_with_fuel(
+            Engine::standard(),
+            Library::standard(true),
+            10_000,
+            "range(100000).select($ * $).sum()"
+        ),
         Err(ErrorKind::OutOfFuel)
     );
 }
@@ -55,9 +59,7 @@ fn run_with_fuel(
     expr: &str,
 ) -> Result<Value, ErrorKind> {
     engine.options_mut().fuel = Some(fuel);
-    let ctx = Context::new(Arc::new(library));
-    let query = engine.compile(expr).expect("parses");
-    query.evaluate(&ctx).map_err(|e| e.kind())
+    run_in(&engine, library, expr)
 }
 
 #[test]
@@ -129,12 +131,12 @@ fn recursion_through_lambdas_hits_the_depth_limit() {
         murano_yaql::Grammar::standard_with_delegates(),
         Options::default(),
     );
-    let ctx = Context::new(Arc::new(Library::standard(true)));
-    let query = engine
-        .compile("lambda($1($1))(lambda($1($1)))")
-        .expect("parses");
     assert_eq!(
-        query.evaluate(&ctx).map_err(|e| e.kind()),
+        run_in(
+            &engine,
+            Library::standard(true),
+            "lambda($1($1))(lambda($1($1)))"
+        ),
         Err(ErrorKind::RecursionLimit)
     );
 }
