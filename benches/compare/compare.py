@@ -230,6 +230,7 @@ def main():
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}")
     print(f"python {platform.python_version()}, yaql 3.2.0, PyYAML {yaml.__version__}")
+    print(f"rust allocator: {rust['allocator']}")
     print(f"inputs: {len(expressions)} expressions, {len(class_files)} class files; {REPETITIONS} repetitions, medians")
     print(f"parsed: python {parse_all()}, rust {rust['yaql-parse-count']}; "
           f"loaded: python {load_all()}, rust {rust['class-load-count']}; "

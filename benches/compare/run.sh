@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Side-by-side comparison with the Python reference (yaql 3.2.0, PyYAML,
 # murano-pkg-check 0.3.0).
-# Usage: benches/compare/run.sh [--quick]
+# Usage: benches/compare/run.sh [--quick] [--system-alloc]
 #   --quick: a tenth of the inputs, 3 repetitions (well under two minutes).
+#   --system-alloc: time the Rust side with the system allocator instead of
+#     mimalloc, which the murano tool ships with.
 # The data root is $MURANO_SHARED, default ../shared beside the workspace.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,13 +13,17 @@ shared=${MURANO_SHARED:-$root/../shared}
 venv=${COMPARE_VENV:-$root/target/compare-venv}
 repetitions=5
 quick=()
-if [[ "${1:-}" == "--quick" ]]; then
-    repetitions=3
-    quick=(--quick)
-fi
+features=()
+for arg in "$@"; do
+    case "$arg" in
+        --quick) repetitions=3; quick=(--quick) ;;
+        --system-alloc) features=(--no-default-features) ;;
+        *) echo "unknown option: $arg" >&2; exit 2 ;;
+    esac
+done
 if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet yaql==3.2.0 PyYAML==6.0.3 murano-pkg-check==0.3.0
 fi
-cargo build --quiet --release -p murano-benches --bin compare --manifest-path "$root/Cargo.toml"
+cargo build --quiet --release -p murano-benches --bin compare "${features[@]}" --manifest-path "$root/Cargo.toml"
 "$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "$root/target/compare-zips" "${quick[@]}"
