@@ -60,7 +60,7 @@ deserialize_from_text!(Version, VersionSpec);
 impl Serialize for YaqlScalar {
     /// The expression text.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
+        serializer.serialize_str(self.text())
     }
 }
 

@@ -140,7 +140,7 @@ fn encode(node: &Node) -> Json {
                 .collect(),
         ),
         Value::Yaql(y) => json!({
-            "$yaql": y.text,
+            "$yaql": y.text(),
             "parse": y.expression.to_string(),
             "line": node.start.line + 1,
             "column": node.start.column + 1,

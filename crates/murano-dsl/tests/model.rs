@@ -109,7 +109,7 @@ fn check(input: &Path, issues: &mut usize) -> Result<(), String> {
 /// `Name`, which hold names, not expressions).
 fn collect(node: &Node, out: &mut Vec<(usize, Mark, String)>) {
     match &node.value {
-        Value::Yaql(y) => out.push((y.node_id, node.start, y.text.clone())),
+        Value::Yaql(y) => out.push((y.node_id, node.start, y.text().to_owned())),
         Value::Seq(items) | Value::Set(items) => items.iter().for_each(|n| collect(n, out)),
         Value::Map(pairs) | Value::Pairs(pairs) => {
             for (k, v) in pairs {

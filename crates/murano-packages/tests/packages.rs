@@ -325,7 +325,7 @@ fn encode(node: &Node) -> Json {
         Value::Str(s) => Json::String(s.clone()),
         Value::Date(d) => json!({"$date": d.to_string()}),
         Value::Timestamp(t) => json!({"$datetime": t.to_string()}),
-        Value::Yaql(y) => json!({"$yaql": y.text}),
+        Value::Yaql(y) => json!({"$yaql": y.text()}),
         Value::Seq(items) | Value::Set(items) => Json::Array(items.iter().map(encode).collect()),
         Value::Map(pairs) | Value::Pairs(pairs) => encode_pairs(pairs),
         _ => json!({"$repr": node.value.python_repr()}),

@@ -21,7 +21,7 @@ pub(crate) fn yaml_to_yaql(node: &Node) -> YValue {
         YamlValue::Int(Int::Big(s)) => YValue::str(s),
         YamlValue::Float(f) => YValue::Float(*f),
         YamlValue::Str(s) => YValue::str(s),
-        YamlValue::Yaql(y) => YValue::str(&y.text),
+        YamlValue::Yaql(y) => YValue::str(y.text()),
         YamlValue::Seq(items) | YamlValue::Set(items) => {
             YValue::tuple(items.iter().map(yaml_to_yaql).collect())
         }
@@ -48,7 +48,7 @@ pub(crate) fn yaml_to_json(node: &Node) -> Json {
         YamlValue::Str(s) => Json::String(s.clone()),
         YamlValue::Yaql(y) => {
             let mut m = Map::new();
-            m.insert("$yaql".into(), Json::String(y.text.clone()));
+            m.insert("$yaql".into(), Json::String(y.text().to_owned()));
             Json::Object(m)
         }
         YamlValue::Seq(items) | YamlValue::Set(items) => {

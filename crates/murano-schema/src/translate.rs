@@ -560,7 +560,7 @@ impl Translator<'_> {
             YamlValue::Yaql(y) => {
                 match self.fold(y.expression.root(), y.expression.source(), depth)? {
                     Fold::Value(v) => Ok(v),
-                    Fold::NotConstant => Err(SchemaError::new("NotConstant", y.text.clone())),
+                    Fold::NotConstant => Err(SchemaError::new("NotConstant", y.text().to_owned())),
                 }
             }
             YamlValue::Seq(items) => Ok(YValue::tuple(

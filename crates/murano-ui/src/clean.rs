@@ -403,7 +403,7 @@ pub fn clean_field(
             }
             FieldValidator::Yaql { expr, message } => {
                 let ctx = walker.context().with("$", value.clone());
-                match walker.eval_text(&expr.text, &ctx) {
+                match walker.eval_text(expr.text(), &ctx) {
                     Ok(r) if r.truthy() => {}
                     Ok(_) => errors.push(err(message.clone(), None)),
                     Err(e) => return Err(CleanFailure::Crash(e.to_string())),

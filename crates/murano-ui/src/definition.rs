@@ -694,15 +694,20 @@ fn parse_validator_item(item: &Node, out: &mut Vec<FieldValidator>) -> Result<()
             for (k, v) in entries {
                 let key = decamelize(&key_str(k)?);
                 if key == "regexp_validator" {
-                    if let Y::Str(s) | Y::Yaql(YaqlScalar { text: s, .. }) = &v.value {
-                        if matches!(v.value, Y::Str(_)) {
+                    match &v.value {
+                        Y::Str(s) => {
                             regex = Some(
                                 PyRegex::from_validator_text(s)
                                     .map_err(|e| def_err("re.error", e))?,
                             );
                         }
-                    } else {
-                        return Err(def_err("AttributeError", "regexpValidator is not a string"));
+                        Y::Yaql(_) => {}
+                        _ => {
+                            return Err(def_err(
+                                "AttributeError",
+                                "regexpValidator is not a string",
+                            ));
+                        }
                     }
                 } else if key == "validators" {
                     regex = None;

@@ -42,7 +42,7 @@ pub fn template_value(node: &Node) -> Value {
         Y::Int(Int::Big(s)) => Value::str(s),
         Y::Float(f) => Value::Float(*f),
         Y::Str(s) => Value::str(s),
-        Y::Yaql(y) => Value::Object(Arc::new(Expr(y.text.clone()))),
+        Y::Yaql(y) => Value::Object(Arc::new(Expr(y.text().to_owned()))),
         Y::Seq(items) | Y::Set(items) => {
             Value::List(Arc::new(items.iter().map(template_value).collect()))
         }

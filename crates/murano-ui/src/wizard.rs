@@ -239,7 +239,7 @@ impl Wizard {
                     let walker = Walker::dashboard(self.session.clone(), true);
                     let ctx = self.service_context(&walker, false);
                     let v = walker
-                        .eval_text(&expr.text, &ctx)
+                        .eval_text(expr.text(), &ctx)
                         .map_err(|e| Error::Validation(e.to_string()))?;
                     match v {
                         Value::Dict(d) => {
@@ -438,7 +438,7 @@ impl Wizard {
                     self.set_form(&form.name, partial.clone());
                     let ctx = self.service_context(&service_walker, false);
                     service_walker
-                        .eval_text(&expr.text, &ctx)
+                        .eval_text(expr.text(), &ctx)
                         .map_err(|e| Error::Validation(e.to_string()))?
                         .truthy()
                 }
@@ -481,7 +481,7 @@ impl Wizard {
             let mut ctx = form_walker.context();
             ctx.set("$", self.cleaned_value());
             let r = form_walker
-                .eval_text(&expr.text, &ctx)
+                .eval_text(expr.text(), &ctx)
                 .map_err(|e| Error::Validation(e.to_string()))?;
             if !r.truthy() {
                 messages.push(FieldError {
@@ -507,7 +507,7 @@ impl Wizard {
                         .eval_text(
                             &field
                                 .lazy_attr("enabled")
-                                .map(|e| e.text.clone())
+                                .map(|e| e.text().to_owned())
                                 .unwrap_or_default(),
                             &ctx,
                         )

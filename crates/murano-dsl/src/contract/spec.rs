@@ -58,9 +58,10 @@ impl ContractSpec {
     /// ```
     pub fn from_node(node: &Node) -> Result<ContractSpec, ContractError> {
         Ok(match &node.value {
-            YamlValue::Yaql(y) => {
-                ContractSpec::Expression(ExprContract::new(y.text.clone(), y.expression.clone()))
-            }
+            YamlValue::Yaql(y) => ContractSpec::Expression(ExprContract::new(
+                y.text().to_owned(),
+                y.expression.clone(),
+            )),
             YamlValue::Seq(items) => ContractSpec::List(ListContract::new(
                 items
                     .iter()
@@ -83,7 +84,7 @@ impl ContractSpec {
                 for (k, v) in pairs {
                     let key = match &k.value {
                         YamlValue::Yaql(y) => DictKey::Expression(ExprContract::new(
-                            y.text.clone(),
+                            y.text().to_owned(),
                             y.expression.clone(),
                         )),
                         _ => DictKey::Fixed(node_to_value(k)?),
@@ -167,7 +168,7 @@ pub(crate) fn node_to_value(node: &Node) -> Result<Value, ContractError> {
         YamlValue::Str(s) => Value::str(s),
         YamlValue::Date(d) => Value::str(&d.to_string()),
         YamlValue::Timestamp(t) => Value::str(&t.to_string()),
-        YamlValue::Yaql(y) => Value::str(&y.text),
+        YamlValue::Yaql(y) => Value::str(y.text()),
         YamlValue::Seq(items) => Value::List(Arc::new(
             items.iter().map(node_to_value).collect::<Result<_, _>>()?,
         )),

@@ -335,7 +335,7 @@ fn issue(code: &'static str, message: impl Into<String>, node: &Node) -> Issue {
 fn scalar_text(node: &Node) -> Option<String> {
     Some(match &node.value {
         Value::Str(s) => s.clone(),
-        Value::Yaql(y) => y.text.clone(),
+        Value::Yaql(y) => y.text().to_owned(),
         Value::Int(i) => i.to_string(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),

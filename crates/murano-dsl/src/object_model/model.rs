@@ -834,7 +834,7 @@ fn from_yaml(node: &Node, path: &mut Path, depth: usize) -> Result<Value, Object
         yaml::Value::Int(i) => Value::Int(i.clone()),
         yaml::Value::Float(x) => Value::Float(*x),
         yaml::Value::Str(s) => Value::Str(s.clone()),
-        yaml::Value::Yaql(expr) => Value::Yaql(expr.text.clone()),
+        yaml::Value::Yaql(expr) => Value::Yaql(expr.text().to_owned()),
         yaml::Value::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {

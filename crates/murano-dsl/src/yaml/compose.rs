@@ -103,6 +103,9 @@ impl Span {
 #[derive(Debug, Clone)]
 pub(crate) enum RawKind {
     Scalar(String),
+    /// A scalar the implicit YAQL resolver parsed: its text is the source
+    /// of [`RawNode::parsed`], kept once instead of twice.
+    Expression,
     /// Items in [`Composer::item_arena`].
     Seq(Span),
     /// Key and value pairs in [`Composer::pair_arena`].
@@ -319,7 +322,11 @@ impl<'a> Composer<'a> {
                     }
                 };
                 let node = RawNode {
-                    kind: RawKind::Scalar(value.into_owned()),
+                    kind: if parsed.is_some() {
+                        RawKind::Expression
+                    } else {
+                        RawKind::Scalar(value.into_owned())
+                    },
                     tag,
                     start,
                     end,

@@ -34,7 +34,7 @@ fn constructor_error(context: Option<(&str, Mark)>, problem: String, mark: Mark)
 
 fn kind_id(kind: &RawKind) -> &'static str {
     match kind {
-        RawKind::Scalar(_) => "scalar",
+        RawKind::Scalar(_) | RawKind::Expression => "scalar",
         RawKind::Seq(_) => "sequence",
         RawKind::Map(_) => "mapping",
     }
@@ -162,6 +162,14 @@ impl<'a> Constructor<'a> {
         let span = match &mut self.nodes[id].kind {
             RawKind::Scalar(text) if shared => return Ok(text.clone()),
             RawKind::Scalar(text) => return Ok(std::mem::take(text)),
+            // `parsed` is only ever taken by `yaql`, from a node nothing
+            // reads again.
+            RawKind::Expression => {
+                return Ok(self.nodes[id]
+                    .parsed
+                    .as_ref()
+                    .map_or_else(String::new, |e| e.source().to_owned()))
+            }
             RawKind::Seq(_) => return Err(self.expected(id, "a scalar")),
             RawKind::Map(span) => *span,
         };
@@ -186,7 +194,6 @@ impl<'a> Constructor<'a> {
     }
 
     fn yaql(&mut self, id: usize) -> KResult<Value> {
-        let text = self.scalar(id)?;
         let parsed = if self.nodes[id].shared {
             self.nodes[id].parsed.clone()
         } else {
@@ -194,10 +201,9 @@ impl<'a> Constructor<'a> {
         };
         let expression = match parsed {
             Some(parsed) => parsed,
-            None => Arc::new(self.flavor.parse_expression(&text)?),
+            None => Arc::new(self.flavor.parse_expression(&self.scalar(id)?)?),
         };
         Ok(Value::Yaql(YaqlScalar {
-            text,
             expression,
             node_id: id,
         }))
@@ -405,7 +411,7 @@ impl<'a> Constructor<'a> {
                             merge.extend(p);
                         }
                     }
-                    RawKind::Scalar(_) => {
+                    RawKind::Scalar(_) | RawKind::Expression => {
                         return Err(constructor_error(
                             Some((context, start)),
                             "expected a mapping or list of mappings for merging, but found scalar"
@@ -537,6 +543,9 @@ fn value_error(message: String, mark: Mark) -> YamlError {
 /// PyYAML's int constructor: underscores dropped, sign, `0b`, `0x`, a
 /// leading `0` for octal, `:` for base 60. Python ints are unbounded.
 fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
+    if let Some(n) = small_decimal(text) {
+        return Ok(Int::Small(n));
+    }
     let cleaned: String = text.chars().filter(|&c| c != '_').collect();
     let (negative, body) = match cleaned.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -573,6 +582,27 @@ fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
         BigUint::parse(body.trim(), 10).ok_or_else(invalid)?
     };
     Ok(magnitude.into_int(negative))
+}
+
+/// The common case, plain decimal digits with an optional sign and no
+/// leading zero, read without the general path's copies; `None` sends
+/// anything else (octal, `_`, base 60, long numbers) down that path.
+fn small_decimal(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text).as_bytes();
+    let plain = matches!(digits, [b'0'] | [b'1'..=b'9', ..])
+        && digits.len() <= 18
+        && digits.iter().all(u8::is_ascii_digit);
+    if !plain {
+        return None;
+    }
+    let magnitude = digits
+        .iter()
+        .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+    Some(if text.starts_with('-') {
+        -magnitude
+    } else {
+        magnitude
+    })
 }
 
 /// PyYAML's float constructor.
@@ -850,6 +880,17 @@ mod tests {
         assert_eq!(int("12:30"), Int::Small(750));
         assert_eq!(int("-0"), Int::Small(0));
         assert_eq!(int("+12"), Int::Small(12));
+        assert_eq!(int("-42"), Int::Small(-42));
+        assert_eq!(
+            int("999999999999999999"),
+            Int::Small(999_999_999_999_999_999)
+        );
+        assert_eq!(int("9223372036854775807"), Int::Small(i64::MAX));
+        assert_eq!(int("-9223372036854775808"), Int::Small(i64::MIN));
+        assert_eq!(
+            int("9223372036854775808"),
+            Int::Big("9223372036854775808".into())
+        );
         assert_eq!(
             int("123456789012345678901234567890"),
             Int::Big("123456789012345678901234567890".into())

@@ -95,14 +95,21 @@ impl fmt::Display for Timestamp {
 /// A YAQL expression found in the document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct YaqlScalar {
-    /// The expression text (the scalar after YAML folding).
-    pub text: String,
-    /// The parsed expression.
+    /// The parsed expression; its source is the scalar's text (see
+    /// [`YaqlScalar::text`]).
     pub expression: Arc<murano_yaql::Expression>,
     /// Identifies the YAML node: Python compares YAQL objects by identity,
     /// so two YAQL keys are one key only when they are the same node (an
     /// alias).
     pub node_id: usize,
+}
+
+impl YaqlScalar {
+    /// The expression text: the scalar after YAML folding. It is the
+    /// parsed expression's source, stored once.
+    pub fn text(&self) -> &str {
+        self.expression.source()
+    }
 }
 
 /// A loaded value, as PyYAML's safe constructor (plus Murano's `!yaql`)
@@ -220,7 +227,7 @@ impl Value {
     pub fn python_str(&self) -> String {
         match self {
             Value::Str(s) => s.clone(),
-            Value::Yaql(y) => y.text.clone(),
+            Value::Yaql(y) => y.text().to_owned(),
             Value::Date(d) => d.to_string(),
             Value::Timestamp(t) => t.to_string().replacen('T', " ", 1),
             _ => self.python_repr(),
@@ -271,7 +278,7 @@ impl Value {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Value::Yaql(y) => format!("YAQL({})", y.text),
+            Value::Yaql(y) => format!("YAQL({})", y.text()),
             Value::Recursive => "[...]".into(),
         }
     }

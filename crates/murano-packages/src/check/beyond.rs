@@ -219,7 +219,7 @@ impl Context<'_> {
                 for name in unknown {
                     sink.push(
                         "M402",
-                        format!("{name}() is not a contract function (in {:?})", y.text),
+                        format!("{name}() is not a contract function (in {:?})", y.text()),
                         node.start,
                     );
                 }
@@ -301,7 +301,7 @@ impl Context<'_> {
             for (k, _) in map {
                 let text = match &k.value {
                     Value::Str(s) => s.clone(),
-                    Value::Yaql(y) => y.text.clone(),
+                    Value::Yaql(y) => y.text().to_owned(),
                     _ => continue,
                 };
                 let Ok(full) = ns.resolve(&text) else {
@@ -346,7 +346,7 @@ fn prefixes(ns: &Namespaces, node: &Node, y: &YaqlScalar, sink: &mut Sink<'_>) {
                 "M401",
                 format!(
                     "namespace prefix {prefix:?} is not declared (in {:?})",
-                    y.text
+                    y.text()
                 ),
                 node.start,
             );

@@ -67,7 +67,7 @@ pub(crate) fn is_assignment_key(s: &str) -> bool {
 pub(crate) fn as_str(node: &Node) -> Option<&str> {
     match &node.value {
         Value::Str(s) => Some(s),
-        Value::Yaql(y) => Some(&y.text),
+        Value::Yaql(y) => Some(y.text()),
         _ => None,
     }
 }
