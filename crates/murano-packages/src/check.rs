@@ -93,7 +93,7 @@ impl Diagnostic {
         file: Option<&str>,
         mark: Option<Mark>,
     ) -> Diagnostic {
-        let (line, column) = mark.map_or((0, 0), |m| (m.line + 1, m.column + 1));
+        let (line, column) = mark.map_or((0, 0), |m| (m.line as usize + 1, m.column as usize + 1));
         Diagnostic {
             code,
             severity: code_info(code).map_or(Severity::Error, |c| c.severity),

@@ -50,7 +50,10 @@ pub fn yaml_load(data: &[u8]) {
     let chars = String::from_utf8_lossy(data).chars().count() + 1;
     let check_mark = |e: &murano_dsl::yaml::YamlError| {
         if let Some(mark) = e.mark() {
-            assert!(mark.index <= chars, "mark {mark:?} beyond the text");
+            assert!(
+                mark.index as usize <= chars,
+                "mark {mark:?} beyond the text"
+            );
         }
     };
     match load_class_file(data, &options) {

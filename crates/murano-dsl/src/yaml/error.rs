@@ -9,11 +9,11 @@ use std::fmt;
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Mark {
     /// Index of the character in the decoded text.
-    pub index: usize,
+    pub index: u32,
     /// Line, from 0.
-    pub line: usize,
+    pub line: u32,
     /// Column in characters, from 0.
-    pub column: usize,
+    pub column: u32,
 }
 
 impl fmt::Display for Mark {

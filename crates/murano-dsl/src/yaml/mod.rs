@@ -102,7 +102,9 @@ pub struct LoadOptions {
     /// Most nodes in the text, and most values one document may expand to
     /// through aliases ("billion laughs"). Default 1,000,000.
     pub max_nodes: usize,
-    /// Longest input in bytes. Default 16 MiB.
+    /// Longest input in bytes. Default 16 MiB. Inputs over
+    /// [`MAX_INPUT_LEN`] (2 GiB) are refused whatever this says, since
+    /// [`Mark`] positions are 32-bit.
     pub max_len: usize,
 }
 
@@ -136,11 +138,17 @@ impl LoadOptions {
     }
 }
 
+/// The longest input any load accepts: [`Mark`] fields are `u32`, which
+/// keeps nodes small; a margin below `u32::MAX` leaves room for the end
+/// marks.
+pub const MAX_INPUT_LEN: usize = i32::MAX as usize;
+
 fn check_len(len: usize, options: &LoadOptions) -> Result<(), YamlError> {
-    if len > options.max_len {
+    let max_len = options.max_len.min(MAX_INPUT_LEN);
+    if len > max_len {
         return Err(YamlError::new(
             YamlErrorClass::Limit,
-            format!("input longer than {} bytes", options.max_len),
+            format!("input longer than {max_len} bytes"),
             None,
         ));
     }
@@ -277,4 +285,19 @@ pub fn load_manifest(text: &str, options: &LoadOptions) -> Result<Option<Node>, 
     check_len(text.len(), options)?;
     let text = reader::from_str(text)?;
     load_single_text(text, Flavor::Plain, options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_over_the_mark_range_are_refused_whatever_max_len_says() {
+        let options = LoadOptions::default().with_max_len(usize::MAX);
+        assert!(check_len(MAX_INPUT_LEN, &options).is_ok());
+        let err = check_len(MAX_INPUT_LEN + 1, &options).unwrap_err();
+        assert_eq!(err.class(), YamlErrorClass::Limit);
+        let smaller = LoadOptions::default().with_max_len(10);
+        assert!(check_len(11, &smaller).is_err());
+    }
 }

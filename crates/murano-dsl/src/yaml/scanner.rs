@@ -96,9 +96,6 @@ pub(crate) struct Token<'a> {
 struct SimpleKey {
     token_number: usize,
     required: bool,
-    index: usize,
-    line: usize,
-    column: usize,
     mark: Mark,
 }
 
@@ -184,7 +181,7 @@ pub(crate) struct Scanner<'a> {
     /// The character index of the last stale-key check that passed: the
     /// check depends only on the mark and the keys, and a key is saved at
     /// the mark, so it need not run again until the mark moves.
-    checked_at: usize,
+    checked_at: u32,
     /// The front token is final: nothing has been fetched or taken since
     /// `need_more_tokens` last said no.
     ready: bool,
@@ -214,7 +211,7 @@ impl<'a> Scanner<'a> {
             indents: Vec::new(),
             allow_simple_key: true,
             possible_simple_keys: vec![None],
-            checked_at: usize::MAX,
+            checked_at: u32::MAX,
             ready: false,
         };
         let mark = scanner.mark;
@@ -326,8 +323,10 @@ impl<'a> Scanner<'a> {
         };
         if span.iter().all(|&b| b < 0x80 && b != b'\n' && b != b'\r') {
             self.pos = end;
-            self.mark.index += span.len();
-            self.mark.column += span.len();
+            // Inputs are shorter than 4 GiB (`LoadOptions::max_len`).
+            let len = span.len() as u32;
+            self.mark.index += len;
+            self.mark.column += len;
         } else {
             while self.pos < end {
                 self.forward(1);
@@ -338,8 +337,8 @@ impl<'a> Scanner<'a> {
     /// Moves over `n` spaces known to be there.
     fn forward_spaces(&mut self, n: usize) {
         self.pos += n;
-        self.mark.index += n;
-        self.mark.column += n;
+        self.mark.index += n as u32;
+        self.mark.column += n as u32;
     }
 
     /// The number of spaces at the position.
@@ -541,7 +540,7 @@ impl<'a> Scanner<'a> {
             let Some(key) = self.possible_simple_keys[level] else {
                 continue;
             };
-            if key.line != self.mark.line || self.mark.index - key.index > 1024 {
+            if key.mark.line != self.mark.line || self.mark.index - key.mark.index > 1024 {
                 if key.required {
                     return Err(scanner_error(
                         Some(("while scanning a simple key", key.mark)),
@@ -563,9 +562,6 @@ impl<'a> Scanner<'a> {
             let key = SimpleKey {
                 token_number: self.tokens_taken + self.tokens.len(),
                 required,
-                index: self.mark.index,
-                line: self.mark.line,
-                column: self.mark.column,
                 mark: self.mark,
             };
             self.possible_simple_keys[self.flow_level] = Some(key);
@@ -756,7 +752,7 @@ impl<'a> Scanner<'a> {
                     end: key.mark,
                 },
             );
-            if self.flow_level == 0 && self.add_indent(key.column as isize) {
+            if self.flow_level == 0 && self.add_indent(key.mark.column as isize) {
                 self.tokens.insert(
                     at,
                     Token {
@@ -1343,7 +1339,7 @@ impl<'a> Scanner<'a> {
             }
         };
         let mut line_break: Option<char> = None;
-        while self.mark.column == indent && !self.at_end() {
+        while self.mark.column as usize == indent && !self.at_end() {
             chunks.push_str(&breaks);
             let leading_non_space = !matches!(self.peek(), ' ' | '\t');
             let line_end = self.line_end_from(self.pos);
@@ -1353,7 +1349,7 @@ impl<'a> Scanner<'a> {
             let (b, e) = self.scan_block_scalar_breaks(indent);
             breaks = b;
             end = e;
-            if self.mark.column == indent && !self.at_end() {
+            if self.mark.column as usize == indent && !self.at_end() {
                 if folded
                     && line_break == Some('\n')
                     && leading_non_space
@@ -1467,7 +1463,7 @@ impl<'a> Scanner<'a> {
             let spaces = self.count_spaces();
             if spaces > 0 {
                 self.forward_spaces(spaces);
-                max_indent = max_indent.max(self.mark.column);
+                max_indent = max_indent.max(self.mark.column as usize);
             } else if let Some(b) = self.scan_line_break() {
                 chunks.push(b);
                 end = self.mark;
@@ -1492,7 +1488,7 @@ impl<'a> Scanner<'a> {
 
     /// Spaces up to column `indent`.
     fn skip_indentation(&mut self, indent: usize) {
-        let room = indent.saturating_sub(self.mark.column);
+        let room = indent.saturating_sub(self.mark.column as usize);
         let spaces = self.count_spaces().min(room);
         self.forward_spaces(spaces);
     }
