@@ -27,11 +27,17 @@ const REGEX_CACHE_MAX_PATTERN: usize = 1024;
 /// Compiled patterns by source and flags, shared by the regex functions of
 /// one [`Library`]. Python's `re` caches compiled patterns the same way,
 /// and most YAQL regex calls compile a pattern they compiled before;
-/// compiling dominated evaluation time without it.
+/// compiling dominated evaluation time without it. Each source keeps one
+/// compiled form per flag set it was used with, so alternating flags do
+/// not evict each other.
 #[derive(Default)]
 pub(crate) struct RegexCache {
-    patterns: Mutex<HashMap<Box<str>, Arc<RegexValue>>>,
+    patterns: Mutex<HashMap<Box<str>, Vec<Arc<RegexValue>>>>,
 }
+
+/// Flag sets one source keeps; past this it starts again empty. Only three
+/// flag bits change the compiled form, so eight cover every real use.
+const REGEX_CACHE_FLAG_SETS: usize = 8;
 
 impl RegexCache {
     /// The compiled form of `pattern` with `flags`, from the cache when
@@ -41,15 +47,28 @@ impl RegexCache {
             return compile(pattern, flags);
         }
         let lock = || self.patterns.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(found) = lock().get(pattern).filter(|r| r.flags == flags) {
+        if let Some(found) = lock()
+            .get(pattern)
+            .and_then(|forms| forms.iter().find(|r| r.flags == flags))
+        {
             return Ok(found.clone());
         }
         let compiled = compile(pattern, flags)?;
         let mut patterns = lock();
-        if patterns.len() >= REGEX_CACHE_ENTRIES {
-            patterns.clear();
+        match patterns.get_mut(pattern) {
+            Some(forms) => {
+                if forms.len() >= REGEX_CACHE_FLAG_SETS {
+                    forms.clear();
+                }
+                forms.push(compiled.clone());
+            }
+            None => {
+                if patterns.len() >= REGEX_CACHE_ENTRIES {
+                    patterns.clear();
+                }
+                patterns.insert(pattern.into(), vec![compiled.clone()]);
+            }
         }
-        patterns.insert(pattern.into(), compiled.clone());
         Ok(compiled)
     }
 }
@@ -383,7 +402,9 @@ pub(crate) fn register(lib: &mut Library) {
 
 #[cfg(test)]
 mod tests {
-    use super::{RegexCache, IGNORECASE, REGEX_CACHE_ENTRIES, REGEX_CACHE_MAX_PATTERN};
+    use super::{
+        RegexCache, IGNORECASE, REGEX_CACHE_ENTRIES, REGEX_CACHE_FLAG_SETS, REGEX_CACHE_MAX_PATTERN,
+    };
     use crate::eval::{Context, Engine, Library, Value};
     use std::sync::Arc;
 
@@ -415,6 +436,17 @@ mod tests {
         let ignoring_case = cache.compile("a+b", IGNORECASE).unwrap();
         assert!(!Arc::ptr_eq(&a, &ignoring_case));
         assert!(ignoring_case.regex.is_match("AAB").unwrap());
+        // Both flag sets stay cached: alternating does not recompile.
+        assert!(Arc::ptr_eq(&a, &cache.compile("a+b", 0).unwrap()));
+        assert!(Arc::ptr_eq(
+            &ignoring_case,
+            &cache.compile("a+b", IGNORECASE).unwrap()
+        ));
+        for flags in 0..(3 * REGEX_CACHE_FLAG_SETS as i64) {
+            cache.compile("a+b", flags).unwrap();
+            let forms = cache.patterns.lock().unwrap()["a+b"].len();
+            assert!(forms <= REGEX_CACHE_FLAG_SETS);
+        }
         for i in 0..(3 * REGEX_CACHE_ENTRIES) {
             cache.compile(&format!("x{i}"), 0).unwrap();
             assert!(cache.patterns.lock().unwrap().len() <= REGEX_CACHE_ENTRIES);
