@@ -2,7 +2,8 @@
 
 Run through run.sh, which prepares the virtual environment. Both sides
 work on the same inputs from the shared data folder, in the same order;
-each workload is repeated and the median is reported. Prints the machine,
+each workload is repeated and the median is reported (the Rust side
+repeats each for at least a second, since its repetitions are short). Prints the machine,
 the versions, the medians and one line per comparison:
 
     ratio <name>: <R>x (python <t>, rust <t>)

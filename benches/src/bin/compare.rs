@@ -31,15 +31,29 @@ fn median(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
+/// How long each workload is repeated for at least. A Python repetition
+/// takes seconds, a Rust one milliseconds: with only `repetitions` samples
+/// a hiccup of the shared machine lasting a tenth of a second could move
+/// the Rust median (some runs measured the parse at 25 ms where every
+/// other gave 16-19 ms). More samples over a second make the median
+/// robust to that without changing what is measured.
+const MIN_TOTAL_SECONDS: f64 = 1.0;
+
+/// Most samples per workload, whatever the time.
+const MAX_SAMPLES: usize = 1000;
+
 fn time(repetitions: usize, mut work: impl FnMut() -> usize) -> (f64, usize) {
     let mut count = work(); // warm-up
-    let samples = (0..repetitions)
-        .map(|_| {
-            let start = Instant::now();
-            count = work();
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
+    let mut samples = Vec::new();
+    let mut total = 0.0;
+    while samples.len() < MAX_SAMPLES && (samples.len() < repetitions || total < MIN_TOTAL_SECONDS)
+    {
+        let start = Instant::now();
+        count = work();
+        let elapsed = start.elapsed().as_secs_f64();
+        total += elapsed;
+        samples.push(elapsed);
+    }
     (median(samples), count)
 }
 
