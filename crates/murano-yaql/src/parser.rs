@@ -306,7 +306,7 @@ impl<'s> Parser<'_, 's> {
                 let rhs_depth = self.built_depth;
                 let span = operands[0].span.to(operands[1].span);
                 let kind = ExprKind::Binary {
-                    op: role.op.clone(),
+                    op: role.op,
                     operands,
                 };
                 self.node(out, kind, span, depth.max(rhs_depth) + 1)
@@ -315,7 +315,7 @@ impl<'s> Parser<'_, 's> {
                 let operand = Box::new(std::mem::replace(out, PLACEHOLDER));
                 let span = operand.span.to(op_span);
                 let kind = ExprKind::Unary {
-                    op: role.op.clone(),
+                    op: role.op,
                     suffix: true,
                     operand,
                 };
@@ -440,7 +440,7 @@ impl<'s> Parser<'_, 's> {
         let depth = self.built_depth;
         let span = span.to(operand.span);
         let kind = ExprKind::Unary {
-            op: role.op.clone(),
+            op: role.op,
             suffix: false,
             operand,
         };
