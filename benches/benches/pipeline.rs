@@ -13,11 +13,11 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use murano_benches::{corpus_packages, example_packages, json_to_value, shared_root, sorted_files};
 use murano_dsl::contract::{Contract, MemoryHost, Runtime, Scope};
 use murano_dsl::model::ClassDefinition;
-use murano_dsl::yaml::{load_class_file, LoadOptions};
 use murano_packages::check::{check_package, CheckOptions};
 use murano_packages::source::PackageSource;
 use murano_packages::PluginRegistry;
 use murano_schema::{generate, CatalogBuilder, SchemaRequest};
+use murano_yaml::{load_class_file, LoadOptions};
 use murano_yaql::eval::convert_input;
 use murano_yaql::Grammar;
 

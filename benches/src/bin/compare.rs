@@ -8,9 +8,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use murano_dsl::yaml::{load_class_file, LoadOptions};
 use murano_packages::check::{check_package, CheckOptions};
 use murano_packages::source::FileMap;
+use murano_yaml::{load_class_file, LoadOptions};
 use murano_yaql::Grammar;
 
 /// The allocator the `murano` tool ships with (see its `main.rs`), unless

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use murano_dsl::yaml::{load_manifest, LoadOptions};
 use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
+use murano_yaml::{load_manifest, LoadOptions};
 
 /// Make a Heat.HOT package from a HOT template: the manifest (as
 /// `murano package-create --template` writes it), the template, and

@@ -7,13 +7,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use murano_dsl::yaml::{load_single, Flavor as YamlFlavor, LoadOptions, Node, Value};
 use murano_packages::PluginRegistry;
 use murano_ui::definition::{Definition, FormDef, WF_MANAGEMENT};
 use murano_ui::host::{
     AvailabilityZone, ExistingApp, Flavor, Host, Image, ImageInfo, Named, Network, SystemEntropy,
 };
 use murano_ui::wizard::{Package, StepOutcome, Wizard};
+use murano_yaml::{load_single, Flavor as YamlFlavor, LoadOptions, Node, Value};
 
 use crate::files::read_package;
 

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
-use murano_dsl::yaml::{load_single, Flavor, LoadOptions, Node, Value as YamlValue};
+use murano_yaml::convert::{self, NonFinite, ToJson, ToYaql};
+use murano_yaml::{load_single, Flavor, LoadOptions, Node};
 use murano_yaql::eval::{Context, Engine, Library, Options, Value};
 use murano_yaql::{Grammar, ParseErrorKind};
 
@@ -75,46 +76,15 @@ fn engine(args: &YaqlArgs) -> (Engine, Library) {
 }
 
 /// A loaded YAML/JSON node as a YAQL value (as yaql's input conversion
-/// sees Python data).
+/// sees Python data; ordered pairs stay a list of pairs).
 fn to_value(node: &Node) -> Value {
-    match &node.value {
-        YamlValue::Null => Value::Null,
-        YamlValue::Bool(b) => Value::Bool(*b),
-        YamlValue::Int(murano_dsl::yaml::Int::Small(n)) => Value::Int(*n),
-        YamlValue::Float(x) => Value::Float(*x),
-        YamlValue::Str(s) => Value::str(s),
-        YamlValue::Seq(items) | YamlValue::Set(items) => {
-            Value::List(Arc::new(items.iter().map(to_value).collect()))
-        }
-        YamlValue::Map(pairs) => Value::dict(pairs.iter().map(|(k, v)| (to_value(k), to_value(v)))),
-        other => Value::str(&other.python_str()),
-    }
+    // `data()` refuses nothing, so the error arm is never taken.
+    convert::to_yaql(node, &ToYaql::data()).unwrap_or(Value::Null)
 }
 
-/// A value as JSON for printing.
+/// A value as JSON for printing (infinities and NaN as their text).
 fn to_json(value: &Value) -> serde_json::Value {
-    match value {
-        Value::Null => serde_json::Value::Null,
-        Value::Bool(b) => serde_json::Value::Bool(*b),
-        Value::Int(n) => serde_json::Value::from(*n),
-        Value::Float(x) => serde_json::Number::from_f64(*x)
-            .map(serde_json::Value::Number)
-            .unwrap_or_else(|| serde_json::Value::String(value.py_str())),
-        Value::Str(s) => serde_json::Value::String(s.to_string()),
-        Value::List(items) | Value::Tuple(items) => items.iter().map(to_json).collect(),
-        Value::Set(items) => items.iter().map(to_json).collect(),
-        Value::Dict(d) => serde_json::Value::Object(
-            d.iter()
-                .map(|(k, v)| {
-                    (
-                        k.as_str().map_or_else(|| k.py_str(), str::to_owned),
-                        to_json(v),
-                    )
-                })
-                .collect(),
-        ),
-        other => serde_json::Value::String(other.py_str()),
-    }
+    convert::to_json(value, &ToJson::default().with_non_finite(NonFinite::Text))
 }
 
 fn read_text(path: &str) -> std::io::Result<String> {

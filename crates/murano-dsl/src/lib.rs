@@ -1,9 +1,18 @@
 //! MuranoPL for Rust: how Murano's engine reads class files.
 //!
-//! This crate will hold the YAML loader, the class model, contracts,
-//! versions and the class hierarchy (see the workspace README for the
-//! plan). Today it provides the rule that decides which YAML strings of a
-//! class file are YAQL expressions.
+//! This crate holds:
+//! - [`model`]: the class model (names, namespaces, properties, methods
+//!   with their instruction trees, meta) read from a loaded class file;
+//! - [`contract`]: contract trees and their application to values;
+//! - [`version`]: Murano's versions and version specs
+//!   (semantic-version 2.10's rules);
+//! - [`registry`]: classes across packages, inheritance (MRO), extension
+//!   imports and meta;
+//! - [`object_model`]: reading and writing object models (`Objects`,
+//!   `ObjectsCopy`, `Attributes`).
+//!
+//! The YAML layer is the crate `murano_yaml`, re-exported here as
+//! [`yaml`] together with the YAQL-detection rule ([`expression`]):
 //!
 //! ```
 //! use murano_dsl::expression::is_expression;
@@ -27,11 +36,15 @@
 #![forbid(unsafe_code)]
 
 pub mod contract;
-pub mod expression;
 pub mod model;
 pub mod object_model;
 pub mod registry;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod version;
-pub mod yaml;
+
+/// The YAML layer, re-exported: class files are loaded with
+/// [`murano_yaml`], which also holds the YAQL-detection rule.
+pub use murano_yaml as yaml;
+/// Which plain scalars are YAQL ([`murano_yaml::expression`], re-exported).
+pub use murano_yaml::expression;

@@ -14,7 +14,6 @@ use crate::object_model::{
     TypeRef as ObjectTypeRef, Value as ObjectValue,
 };
 use crate::version::{Operator, SpecItem, Version, VersionNumber, VersionSpec};
-use crate::yaml::{Date, Timestamp, YaqlScalar};
 
 /// Implements `Serialize` as the `Display` text.
 macro_rules! serialize_as_text {
@@ -36,8 +35,6 @@ serialize_as_text!(
     VersionSpec,
     Operator,
     SpecItem,
-    Date,
-    Timestamp,
     Path,
     ObjectTypeRef,
 );
@@ -56,13 +53,6 @@ macro_rules! deserialize_from_text {
 }
 
 deserialize_from_text!(Version, VersionSpec);
-
-impl Serialize for YaqlScalar {
-    /// The expression text.
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.text())
-    }
-}
 
 impl Serialize for Namespaces {
     /// A mapping from prefix to namespace, in declaration order.

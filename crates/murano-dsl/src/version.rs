@@ -30,7 +30,6 @@
 mod error;
 mod model;
 mod number;
-pub mod pychar;
 mod scalar;
 mod spec;
 

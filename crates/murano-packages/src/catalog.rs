@@ -43,7 +43,7 @@ impl CatalogEntry {
         }
         let require = package.requirements();
         match &require.value {
-            murano_dsl::yaml::Value::Map(pairs) => {
+            murano_yaml::Value::Map(pairs) => {
                 for (name, spec) in pairs {
                     let spec = murano_dsl::version::parse_version_spec(&(&spec.value).into())?;
                     let name = name.value.python_str();
@@ -53,7 +53,7 @@ impl CatalogEntry {
                     }
                 }
             }
-            murano_dsl::yaml::Value::Null => {}
+            murano_yaml::Value::Null => {}
             other => {
                 return Err(PackageError::python(
                     "AttributeError",

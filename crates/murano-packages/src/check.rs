@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage};
-use murano_dsl::yaml::{load_class_file, load_manifest, LoadOptions, Mark};
+use murano_yaml::{load_class_file, load_manifest, LoadOptions, Mark};
 
 pub use codes::{code_info, CodeInfo, Origin, CODES};
 

@@ -1,7 +1,7 @@
 //! Package errors, with the Python exception class Murano raises.
 
 use murano_dsl::version::VersionError;
-use murano_dsl::yaml::YamlError;
+use murano_yaml::YamlError;
 
 use crate::format::FormatError;
 

@@ -26,7 +26,8 @@
 
 use std::fmt;
 
-use murano_dsl::version::{pychar, Version, VersionError, YamlScalar};
+use murano_dsl::version::{Version, VersionError, YamlScalar};
+use murano_yaml::py_text as pychar;
 
 /// The format used when the manifest's `Format` is absent or false.
 pub const DEFAULT_FORMAT: &str = "MuranoPL/1.0";

@@ -2,12 +2,12 @@
 //! becomes a generated MuranoPL class and a generated UI definition, as
 //! Murano's `HotPackage` makes them.
 
-use murano_dsl::yaml::{load_manifest, LoadOptions, Node, Value};
+use murano_yaml::{load_manifest, LoadOptions, Node, Value};
 
-use crate::emit::{map, s, y, Gen};
 use crate::error::PackageError;
 use crate::package::{manifest_package_methods, python_type, ClassSource, Package, PackageBase};
 use crate::source::{secure_join, PackageSource};
+use murano_yaml::emit::{mapping as map, string as s, yaql as y, Gen};
 
 /// A Heat template package (Murano's `HotPackage`).
 #[derive(Debug, Clone)]
@@ -45,7 +45,7 @@ fn python_int(node: &Node) -> Result<String, PackageError> {
                     "ValueError",
                     format!(
                         "invalid literal for int() with base 10: {}",
-                        murano_dsl::yaml::python_str_repr(text)
+                        murano_yaml::py_text::repr(text)
                     ),
                 ))
             }

@@ -23,7 +23,6 @@
 pub mod archive;
 pub mod catalog;
 pub mod check;
-mod emit;
 mod error;
 pub mod format;
 mod hot;

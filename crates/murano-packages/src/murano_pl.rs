@@ -1,7 +1,7 @@
 //! The built-in MuranoPL package type: classes from `Classes/`, the UI
 //! from `UI/`, logos and resources.
 
-use murano_dsl::yaml::{Node, Value};
+use murano_yaml::{Node, Value};
 
 use crate::error::PackageError;
 use crate::package::{manifest_package_methods, python_type, ClassSource, Package, PackageBase};

@@ -2,7 +2,7 @@
 //! the manifest-backed base every built-in package type shares.
 
 use murano_dsl::version::{parse_version, parse_version_spec, Version, VersionSpec, YamlScalar};
-use murano_dsl::yaml::{load_manifest, LoadOptions, Node, Value};
+use murano_yaml::{load_manifest, LoadOptions, Node, Value};
 
 use crate::error::PackageError;
 use crate::format::{format_text, split_format};
@@ -418,7 +418,7 @@ pub(crate) fn python_list(value: &Value) -> Result<Vec<Node>, PackageError> {
         Value::Str(s) => Ok(s.chars().map(|c| node(Value::Str(c.to_string()))).collect()),
         Value::Binary(b) => Ok(b
             .iter()
-            .map(|&x| node(Value::Int(murano_dsl::yaml::Int::Small(i64::from(x)))))
+            .map(|&x| node(Value::Int(murano_yaml::Int::Small(i64::from(x)))))
             .collect()),
         other => Err(PackageError::python(
             "TypeError",
@@ -488,23 +488,23 @@ macro_rules! manifest_package_methods {
             self.base.package_type
         }
 
-        fn display_name(&self) -> ::murano_dsl::yaml::Node {
+        fn display_name(&self) -> ::murano_yaml::Node {
             self.base.display_name()
         }
 
-        fn description(&self) -> ::murano_dsl::yaml::Node {
+        fn description(&self) -> ::murano_yaml::Node {
             self.base.raw("Description")
         }
 
-        fn author(&self) -> ::murano_dsl::yaml::Node {
+        fn author(&self) -> ::murano_yaml::Node {
             self.base.raw("Author")
         }
 
-        fn supplier(&self) -> ::murano_dsl::yaml::Node {
+        fn supplier(&self) -> ::murano_yaml::Node {
             self.base.supplier()
         }
 
-        fn tags(&self) -> Result<Vec<::murano_dsl::yaml::Node>, $crate::PackageError> {
+        fn tags(&self) -> Result<Vec<::murano_yaml::Node>, $crate::PackageError> {
             self.base.tags()
         }
 

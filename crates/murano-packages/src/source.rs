@@ -196,7 +196,7 @@ pub(crate) fn secure_join(label: &str, parts: &[&str]) -> Result<String, Package
                 .collect();
             let tuple = shown
                 .iter()
-                .map(|p| murano_dsl::yaml::python_str_repr(p))
+                .map(|p| murano_yaml::py_text::repr(p))
                 .collect::<Vec<_>>()
                 .join(", ");
             let tuple = if shown.len() == 1 {

@@ -13,9 +13,9 @@
 
 use std::path::Path;
 
-use murano_dsl::yaml::{load_all, Flavor, LoadOptions, Node, Value};
 use murano_packages::{Package, PackageError, PluginRegistry};
 use murano_testkit::{conclude, read_json, Suite};
+use murano_yaml::{load_all, Flavor, LoadOptions, Node, Value};
 use serde_json::{json, Value as Json};
 use sha2::{Digest, Sha256};
 
@@ -193,7 +193,7 @@ fn dsl_package(p: &dyn Package) -> Result<Json, PackageError> {
 fn generated(bytes: &[u8]) -> Result<Json, PackageError> {
     match load_all(bytes, Flavor::Engine, &LoadOptions::default()) {
         Ok(docs) => Ok(docs.first().map(encode).unwrap_or(Json::Null)),
-        Err(e) if matches!(e.class(), murano_dsl::yaml::YamlErrorClass::Yaql(_)) => {
+        Err(e) if matches!(e.class(), murano_yaml::YamlErrorClass::Yaql(_)) => {
             // U+E000 is printable for PyYAML and never generated.
             let text = String::from_utf8_lossy(bytes).replace("!yaql \"", "!!str \"\u{E000}");
             let docs = load_all(text.as_bytes(), Flavor::Plain, &LoadOptions::default())?;

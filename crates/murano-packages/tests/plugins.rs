@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use murano_dsl::model::ClassDefinition;
 use murano_dsl::version::Version;
-use murano_dsl::yaml::{load_class_file, LoadOptions, Node, Value};
 use murano_packages::source::{FileMap, PackageSource};
 use murano_packages::{
     ClassSource, DynSource, Package, PackageBase, PackageError, PackageType, PluginRegistry,
 };
+use murano_yaml::{load_class_file, LoadOptions, Node, Value};
 
 struct Generated {
     base: PackageBase<DynSource>,

@@ -11,10 +11,10 @@ use std::path::Path;
 
 use murano_dsl::model::ClassDefinition;
 use murano_dsl::version::YamlScalar;
-use murano_dsl::yaml::{load_class_file, load_manifest, LoadOptions};
 use murano_packages::format::{format_text, parse_format, FormatError};
 use murano_packages::PluginRegistry;
 use murano_testkit::{conclude, files_ending, read_json, read_jsonl, KnownFailures, Suite};
+use murano_yaml::{load_class_file, load_manifest, LoadOptions};
 use serde_json::Value as Json;
 
 fn main() {

@@ -14,9 +14,9 @@
 //!    the `initial` value equals the generated tree, types included;
 //! 2. emitting the loaded value again gives the same text.
 
-use murano_dsl::yaml::{load_single, Flavor, Int, LoadOptions, Node, Value};
 use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
+use murano_yaml::{load_single, Flavor, Int, LoadOptions, Node, Value};
 use proptest::prelude::*;
 
 /// A YAML-representable tree, as Python's `yaml.safe_load` builds it.

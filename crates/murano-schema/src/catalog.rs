@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use murano_dsl::model::ClassDefinition;
 use murano_dsl::registry::{ClassRegistry, PackageId, PackageInfo, RegistryBuilder};
 use murano_dsl::version::{parse_version_spec, Version, YamlScalar};
-use murano_dsl::yaml::{load_class_file, LoadOptions, Value as YamlValue};
 use murano_packages::Package;
+use murano_yaml::{load_class_file, LoadOptions, Value as YamlValue};
 
 use crate::SchemaError;
 

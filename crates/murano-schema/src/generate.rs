@@ -7,7 +7,7 @@ use murano_dsl::contract::{ContractSpec, Runtime};
 use murano_dsl::model::{MethodScope, MethodUsage, PropertyUsage};
 use murano_dsl::registry::{codes, ClassId, MetaInstance, TypeWeights};
 use murano_dsl::version::{parse_version_spec, YamlScalar};
-use murano_dsl::yaml::Node;
+use murano_yaml::Node;
 use murano_yaql::eval::Value as YValue;
 use serde_json::{Map, Value as Json};
 

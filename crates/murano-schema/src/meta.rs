@@ -6,32 +6,18 @@ use std::sync::Arc;
 
 use murano_dsl::contract::{Contract, MemoryHost, Runtime, Scope};
 use murano_dsl::registry::MetaInstance;
-use murano_dsl::yaml::{Int, Node, Value as YamlValue};
+use murano_yaml::convert::{self, ToYaql};
+use murano_yaml::{Int, Node, Value as YamlValue};
 use murano_yaql::eval::Value as YValue;
 use serde_json::{Map, Value as Json};
 
 use crate::{Catalog, SchemaError};
 
-/// A YAML value as YAQL data (expressions as their text).
+/// A YAML value as YAQL data (expressions as their text), with
+/// [`ToYaql::schema_meta`] rules.
 pub(crate) fn yaml_to_yaql(node: &Node) -> YValue {
-    match &node.value {
-        YamlValue::Null => YValue::Null,
-        YamlValue::Bool(b) => YValue::Bool(*b),
-        YamlValue::Int(Int::Small(n)) => YValue::Int(*n),
-        YamlValue::Int(Int::Big(s)) => YValue::str(s),
-        YamlValue::Float(f) => YValue::Float(*f),
-        YamlValue::Str(s) => YValue::str(s),
-        YamlValue::Yaql(y) => YValue::str(y.text()),
-        YamlValue::Seq(items) | YamlValue::Set(items) => {
-            YValue::tuple(items.iter().map(yaml_to_yaql).collect())
-        }
-        YamlValue::Map(pairs) | YamlValue::Pairs(pairs) => YValue::dict(
-            pairs
-                .iter()
-                .map(|(k, v)| (yaml_to_yaql(k), yaml_to_yaql(v))),
-        ),
-        other => YValue::str(&other.python_str()),
-    }
+    // `schema_meta()` refuses nothing, so the error arm is never taken.
+    convert::to_yaql(node, &ToYaql::schema_meta()).unwrap_or(YValue::Null)
 }
 
 /// A YAML value as the oracle's JSON: expressions tagged `{"$yaql": text}`,

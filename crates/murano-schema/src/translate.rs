@@ -8,7 +8,7 @@ use murano_dsl::contract::{
 };
 use murano_dsl::model::{MethodUsage, NameError, PropertyUsage};
 use murano_dsl::registry::{ClassId, QueryError};
-use murano_dsl::yaml::{Node, Value as YamlValue};
+use murano_yaml::{Node, Value as YamlValue};
 use murano_yaql::eval::Value as YValue;
 use murano_yaql::{Constant, Expr, ExprKind, Number};
 use serde_json::{Map, Value as Json};
@@ -99,32 +99,10 @@ fn constant_value(c: &Constant) -> YValue {
     }
 }
 
-/// A YAQL value as JSON (sequences become arrays, mappings objects with
-/// their keys' `str()`).
+/// A YAQL value as JSON ([`murano_yaml::convert::to_json`]: sequences
+/// become arrays, mappings objects).
 pub(crate) fn to_json(v: &YValue) -> Json {
-    match v {
-        YValue::Null => Json::Null,
-        YValue::Bool(b) => Json::Bool(*b),
-        YValue::Int(n) => Json::from(*n),
-        YValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
-        YValue::Str(s) => Json::String(s.to_string()),
-        YValue::List(items) | YValue::Tuple(items) => {
-            Json::Array(items.iter().map(to_json).collect())
-        }
-        YValue::Set(items) => Json::Array(items.iter().map(to_json).collect()),
-        YValue::Dict(d) => Json::Object(
-            d.iter()
-                .map(|(k, v)| {
-                    let key = match k {
-                        YValue::Str(s) => s.to_string(),
-                        other => other.py_str(),
-                    };
-                    (key, to_json(v))
-                })
-                .collect(),
-        ),
-        other => Json::String(other.py_str()),
-    }
+    murano_yaml::convert::to_json(v, &murano_yaml::convert::ToJson::default())
 }
 
 enum Fold {
@@ -462,7 +440,7 @@ impl Translator<'_> {
             text.replace_range(start..end, &name);
             ctx.set(&name, v);
         }
-        let Ok(parsed) = murano_dsl::expression::engine_grammar().parse(&text) else {
+        let Ok(parsed) = murano_yaml::expression::engine_grammar().parse(&text) else {
             return Ok(Fold::NotConstant);
         };
         let query = self.runtime.engine().compile_parsed(&parsed);

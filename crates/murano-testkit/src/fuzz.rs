@@ -42,13 +42,13 @@ pub fn yaql_parse(data: &[u8]) {
 /// panic, errors have marks inside the text, and loading is deterministic.
 pub fn yaml_load(data: &[u8]) {
     use murano_dsl::model::ClassDefinition;
-    use murano_dsl::yaml::{load_class_file, load_manifest, load_ui_file, LoadOptions};
+    use murano_yaml::{load_class_file, load_manifest, load_ui_file, LoadOptions};
 
     let options = LoadOptions::default()
         .with_max_nodes(100_000)
         .with_max_depth(64);
     let chars = String::from_utf8_lossy(data).chars().count() + 1;
-    let check_mark = |e: &murano_dsl::yaml::YamlError| {
+    let check_mark = |e: &murano_yaml::YamlError| {
         if let Some(mark) = e.mark() {
             assert!(
                 mark.index as usize <= chars,
@@ -114,12 +114,12 @@ pub fn package_load(data: &[u8]) {
     if let Ok(classes) = package.classes() {
         for class in classes {
             if let Ok(source) = package.get_class(&class) {
-                let _ = murano_dsl::yaml::load_class_file(&source.bytes, &Default::default());
+                let _ = murano_yaml::load_class_file(&source.bytes, &Default::default());
             }
         }
     }
     if let Ok(Some(ui)) = package.ui() {
-        let _ = murano_dsl::yaml::load_ui_file(&ui, &Default::default());
+        let _ = murano_yaml::load_ui_file(&ui, &Default::default());
     }
 }
 
@@ -177,8 +177,8 @@ fn split_nul(data: &[u8]) -> (&[u8], Option<&[u8]>) {
 
 /// Limits for the YAML data the fuzz checks load: small enough that one
 /// execution stays fast.
-fn fuzz_load_options() -> murano_dsl::yaml::LoadOptions {
-    murano_dsl::yaml::LoadOptions::default()
+fn fuzz_load_options() -> murano_yaml::LoadOptions {
+    murano_yaml::LoadOptions::default()
         .with_max_nodes(10_000)
         .with_max_depth(64)
 }
@@ -193,7 +193,7 @@ const FUZZ_FUEL: u64 = 100_000;
 /// (with a smaller step budget) ends with a value or an error, never a
 /// panic, and the result prints.
 pub fn yaql_eval(data: &[u8]) {
-    use murano_dsl::yaml::{load_single, Flavor};
+    use murano_yaml::{load_single, Flavor};
     use murano_yaql::eval::{Context, Engine, Library};
     use std::sync::Arc;
 
@@ -291,10 +291,10 @@ impl murano_ui::host::Host for EmptyCloud {
 /// step's choices are listed and the step submitted, and when every step
 /// is valid `finish()` evaluates the application. No panic.
 pub fn ui_load(data: &[u8]) {
-    use murano_dsl::yaml::Value as Y;
     use murano_ui::definition::Definition;
     use murano_ui::host::SequentialEntropy;
     use murano_ui::wizard::{Package, StepOutcome, Wizard};
+    use murano_yaml::Value as Y;
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
@@ -361,7 +361,7 @@ pub fn ui_load(data: &[u8]) {
 /// file's `Default:` (YAQL evaluated). No panic.
 pub fn contract_apply(data: &[u8]) {
     use murano_dsl::contract::{Contract, MemoryHost, Runtime, Scope};
-    use murano_dsl::yaml::{load_single, Flavor};
+    use murano_yaml::{load_single, Flavor};
     use std::sync::Arc;
 
     let (contract, input) = split_nul(data);

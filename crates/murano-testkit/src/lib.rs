@@ -42,6 +42,29 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeExamples;
 
+/// Each library crate's README examples, compiled and run as doctests.
+#[cfg(doctest)]
+pub mod crate_readmes {
+    /// `murano-yaql/README.md`.
+    #[doc = include_str!("../../murano-yaql/README.md")]
+    pub struct Yaql;
+    /// `murano-yaml/README.md`.
+    #[doc = include_str!("../../murano-yaml/README.md")]
+    pub struct Yaml;
+    /// `murano-dsl/README.md`.
+    #[doc = include_str!("../../murano-dsl/README.md")]
+    pub struct Dsl;
+    /// `murano-ui/README.md`.
+    #[doc = include_str!("../../murano-ui/README.md")]
+    pub struct Ui;
+    /// `murano-packages/README.md`.
+    #[doc = include_str!("../../murano-packages/README.md")]
+    pub struct Packages;
+    /// `murano-schema/README.md`.
+    #[doc = include_str!("../../murano-schema/README.md")]
+    pub struct Schema;
+}
+
 /// The start of every conformance test binary: the shared data root (see
 /// [`data_root`]; `None` when it is absent) and the crate's known failures
 /// from `<manifest_dir>/tests/<known_file>`. Pass

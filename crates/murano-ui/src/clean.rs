@@ -11,7 +11,7 @@
 //! assert_eq!(pair, Value::tuple(vec![Value::str("net-1"), Value::Null]));
 //! ```
 
-use murano_dsl::version::pychar;
+use murano_yaml::py_text as pychar;
 use murano_yaql::eval::Value;
 
 use crate::definition::{FieldDef, FieldKind, FieldValidator};
@@ -177,7 +177,7 @@ impl Lit<'_> {
 /// Python `repr()` of a cleaned value (strings quoted the Python way).
 pub fn py_repr(v: &Value) -> String {
     match v {
-        Value::Str(s) => murano_dsl::yaml::python_str_repr(s),
+        Value::Str(s) => murano_yaml::py_text::repr(s),
         Value::Tuple(items) => {
             let inner: Vec<String> = items.iter().map(py_repr).collect();
             if items.len() == 1 {

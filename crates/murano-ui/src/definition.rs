@@ -15,7 +15,7 @@
 //! ```
 
 use murano_dsl::version::Version;
-use murano_dsl::yaml::{load_ui_file, Int, LoadOptions, Node, Value as Y, YaqlScalar};
+use murano_yaml::{load_ui_file, Int, LoadOptions, Node, Value as Y, YaqlScalar};
 
 use crate::pyre::PyRegex;
 use crate::Error;
@@ -413,26 +413,12 @@ fn as_int(node: &Node) -> Option<i64> {
 }
 
 /// Converts a constant YAML node into a YAQL value (expressions become
-/// their text; use [`crate::evaluate`] for templates).
+/// their text; use [`crate::evaluate`] for templates), with
+/// [`murano_yaml::convert::ToYaql::forms`] rules.
 pub fn yaml_to_value(node: &Node) -> murano_yaql::eval::Value {
-    use murano_yaql::eval::Value as V;
-    match &node.value {
-        Y::Null => V::Null,
-        Y::Bool(b) => V::Bool(*b),
-        Y::Int(Int::Small(n)) => V::Int(*n),
-        Y::Int(Int::Big(s)) => V::str(s),
-        Y::Float(f) => V::Float(*f),
-        Y::Str(s) => V::str(s),
-        Y::Seq(items) | Y::Set(items) => V::List(std::sync::Arc::new(
-            items.iter().map(yaml_to_value).collect(),
-        )),
-        Y::Map(pairs) | Y::Pairs(pairs) => V::dict(
-            pairs
-                .iter()
-                .map(|(k, v)| (yaml_to_value(k), yaml_to_value(v))),
-        ),
-        other => V::str(&other.python_str()),
-    }
+    use murano_yaml::convert::{to_yaql, ToYaql};
+    // `forms()` refuses nothing, so the error arm is never taken.
+    to_yaql(node, &ToYaql::forms()).unwrap_or(murano_yaql::eval::Value::Null)
 }
 
 fn version_of(root: Option<&Node>) -> Result<SpecVersion, Error> {

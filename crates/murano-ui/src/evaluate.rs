@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use murano_ui::evaluate::{int2base, template_value, Walker};
-//! use murano_dsl::yaml::{load_ui_file, LoadOptions};
+//! use murano_yaml::{load_ui_file, LoadOptions};
 //!
 //! assert_eq!(int2base(1_500_000_000_000, 36), "j5399reo");
 //! let node = load_ui_file(b"a: $.x + 1\n", &LoadOptions::default())?.unwrap();
@@ -23,7 +23,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use murano_dsl::yaml::{Int, Node, Value as Y};
+use murano_yaml::convert::{self, ToJson};
+use murano_yaml::{Int, Node, Value as Y};
 use murano_yaql::eval::{
     Context, Engine, Error as YError, ErrorKind, FunctionDef, HostObject, Library, Options, Value,
 };
@@ -478,73 +479,27 @@ pub fn insert_hidden_ids(v: &Value, entropy: &mut dyn Entropy) -> Value {
     }
 }
 
-fn json_key(k: &Value) -> String {
-    match k {
-        Value::Str(s) => s.to_string(),
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Int(n) => n.to_string(),
-        Value::Float(f) => murano_yaql::python_float_repr(*f),
-        other => object_id_of(other).unwrap_or_else(|| other.py_str()),
-    }
-}
-
-/// A YAQL value as JSON; `tag_tuples` writes tuples `{"tuple": [...]}`.
+/// A YAQL value as JSON ([`murano_yaml::convert::to_json`]); `tag_tuples`
+/// writes tuples `{"tuple": [...]}`; the dashboard's object ids are
+/// written as their id.
 pub fn to_json(v: &Value, tag_tuples: bool) -> serde_json::Value {
-    use serde_json::Value as J;
-    match v {
-        Value::Null => J::Null,
-        Value::Bool(b) => J::Bool(*b),
-        Value::Int(n) => J::from(*n),
-        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-        Value::Str(s) => J::String(s.to_string()),
-        Value::List(items) => J::Array(items.iter().map(|x| to_json(x, tag_tuples)).collect()),
-        Value::Tuple(items) => {
-            let arr = J::Array(items.iter().map(|x| to_json(x, tag_tuples)).collect());
-            if tag_tuples {
-                let mut m = serde_json::Map::new();
-                m.insert("tuple".into(), arr);
-                J::Object(m)
-            } else {
-                arr
-            }
-        }
-        Value::Set(items) => J::Array(items.iter().map(|x| to_json(x, tag_tuples)).collect()),
-        Value::Dict(d) => {
-            let mut m = serde_json::Map::new();
-            for (k, x) in d.iter() {
-                m.insert(json_key(k), to_json(x, tag_tuples));
-            }
-            J::Object(m)
-        }
-        other => match object_id_of(other) {
-            Some(id) => J::String(id),
-            None => J::String(other.py_str()),
-        },
-    }
+    let options = ToJson::default()
+        .with_tagged_tuples(tag_tuples)
+        .with_host_text(object_id_of);
+    convert::to_json(v, &options)
 }
 
-/// JSON (from the host) as a YAQL value.
+/// JSON (from the host) as a YAQL value
+/// ([`murano_yaml::convert::from_json`]).
 pub fn from_json(v: &serde_json::Value) -> Value {
-    use serde_json::Value as J;
-    match v {
-        J::Null => Value::Null,
-        J::Bool(b) => Value::Bool(*b),
-        J::Number(n) => n
-            .as_i64()
-            .map(Value::Int)
-            .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(0.0))),
-        J::String(s) => Value::str(s),
-        J::Array(items) => Value::List(Arc::new(items.iter().map(from_json).collect())),
-        J::Object(m) => Value::dict(m.iter().map(|(k, x)| (Value::str(k), from_json(x)))),
-    }
+    convert::from_json(v)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::host::SequentialEntropy;
-    use murano_dsl::yaml::{load_ui_file, LoadOptions};
+    use murano_yaml::{load_ui_file, LoadOptions};
 
     #[test]
     fn a_template_that_refs_itself_ends_with_a_recursion_error() {

@@ -4,9 +4,9 @@
 //! dots and colons (`^[\s\w\d.:]*$`), and parses with yaql's standard
 //! grammar without delegates. Only yaql's grammar and lexical errors mean
 //! "a string"; anything else escapes. The YAML loader in
-//! [`murano_dsl::yaml`] applies the same rule.
+//! [`murano_yaml`] applies the same rule.
 
-pub use murano_dsl::expression::{
+pub use murano_yaml::expression::{
     dashboard_grammar, is_dashboard_expression as is_expression, is_dashboard_plain_words,
 };
 

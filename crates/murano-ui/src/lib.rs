@@ -23,7 +23,7 @@ pub mod host;
 pub mod pyre;
 pub mod wizard;
 
-use murano_dsl::yaml::{load_ui_file, LoadOptions, Value as Y};
+use murano_yaml::{load_ui_file, LoadOptions, Value as Y};
 
 /// Errors, by the stage at which the dashboard fails.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -12,16 +12,7 @@
 //! ```
 
 /// Python `re` flag bits.
-pub mod flags {
-    /// `re.IGNORECASE`.
-    pub const IGNORECASE: u32 = 2;
-    /// `re.MULTILINE`.
-    pub const MULTILINE: u32 = 8;
-    /// `re.DOTALL`.
-    pub const DOTALL: u32 = 16;
-    /// `re.VERBOSE`.
-    pub const VERBOSE: u32 = 64;
-}
+pub use murano_yaql::pyre::flags;
 
 /// A compiled Python pattern.
 #[derive(Debug, Clone)]
@@ -36,29 +27,7 @@ pub struct PyRegex {
 impl PyRegex {
     /// Compiles `pattern` with Python flag bits.
     pub fn new(pattern: &str, flag_bits: u32) -> Result<PyRegex, String> {
-        let mut prefix = String::new();
-        if flag_bits & flags::IGNORECASE != 0 {
-            prefix.push('i');
-        }
-        if flag_bits & flags::MULTILINE != 0 {
-            prefix.push('m');
-        }
-        if flag_bits & flags::DOTALL != 0 {
-            prefix.push('s');
-        }
-        if flag_bits & flags::VERBOSE != 0 {
-            prefix.push('x');
-        }
-        let body = murano_yaql::pyre::translate(pattern, flag_bits & flags::MULTILINE != 0);
-        let full = if prefix.is_empty() {
-            body
-        } else {
-            format!("(?{prefix}){body}")
-        };
-        let regex = fancy_regex::RegexBuilder::new(&full)
-            .backtrack_limit(1_000_000)
-            .build()
-            .map_err(|e| e.to_string())?;
+        let regex = murano_yaql::pyre::compile(pattern, flag_bits).map_err(|e| e.to_string())?;
         Ok(PyRegex {
             pattern: pattern.to_owned(),
             flags: flag_bits,

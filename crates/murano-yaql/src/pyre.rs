@@ -1,6 +1,55 @@
 //! Python `re` pattern syntax on top of `fancy-regex`, shared by the
 //! evaluator's regex functions and the dashboard's validators.
 
+/// Python `re` flag bits.
+pub mod flags {
+    /// `re.IGNORECASE`.
+    pub const IGNORECASE: u32 = 2;
+    /// `re.MULTILINE`.
+    pub const MULTILINE: u32 = 8;
+    /// `re.DOTALL`.
+    pub const DOTALL: u32 = 16;
+    /// `re.VERBOSE`.
+    pub const VERBOSE: u32 = 64;
+}
+
+/// Most backtracking steps one match may take: catastrophic patterns end
+/// with an error instead of running for hours.
+pub const BACKTRACK_LIMIT: usize = 1_000_000;
+
+/// Compiles a Python pattern with Python's `re` flag bits (the four of
+/// [`flags`]; others are ignored): the one place both the evaluator's
+/// regex functions and the dashboard's validators build a regex.
+///
+/// ```
+/// use murano_yaql::pyre::{compile, flags};
+/// let r = compile("^abc$", flags::IGNORECASE).unwrap();
+/// assert!(r.is_match("ABC\n").unwrap());
+/// ```
+pub fn compile(pattern: &str, flag_bits: u32) -> Result<fancy_regex::Regex, String> {
+    let mut prefix = String::new();
+    for (bit, letter) in [
+        (flags::IGNORECASE, 'i'),
+        (flags::MULTILINE, 'm'),
+        (flags::DOTALL, 's'),
+        (flags::VERBOSE, 'x'),
+    ] {
+        if flag_bits & bit != 0 {
+            prefix.push(letter);
+        }
+    }
+    let body = translate(pattern, flag_bits & flags::MULTILINE != 0);
+    let full = if prefix.is_empty() {
+        body
+    } else {
+        format!("(?{prefix}){body}")
+    };
+    fancy_regex::RegexBuilder::new(&full)
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 fn octal_escape(chars: &[char], i: usize, out: &mut String) -> usize {
     // `\0`, `\0d`, `\0dd`: octal, as Python reads it.
     let mut n = 0u32;

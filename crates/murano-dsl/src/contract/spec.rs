@@ -6,7 +6,8 @@ use murano_yaql::eval::Value;
 use murano_yaql::{Constant, Expr, ExprKind, Expression};
 
 use super::error::{ContractError, ContractErrorKind};
-use crate::yaml::{Int, Node, Value as YamlValue};
+use crate::yaml::{Node, Value as YamlValue};
+use murano_yaml::convert::{self, ToYaql};
 
 /// A contract, as the YAML of a `Contract:` key declares it.
 ///
@@ -147,45 +148,16 @@ impl ContractSpec {
     }
 }
 
-/// Converts a YAML value that holds no expression into a YAQL value
-/// (sequences become lists, mappings dictionaries, `!!set` a set;
-/// expressions become their text). Dates and timestamps
-/// become their ISO text; integers beyond 64 bits, binary data and
-/// recursive aliases are refused.
+/// Converts a YAML value that holds no expression into a YAQL value with
+/// [`murano_yaml::convert`]'s contract rules (lists, sets, dicts;
+/// expressions as their text, dates as ISO text; integers beyond 64 bits,
+/// binary data and recursive aliases refused).
 pub(crate) fn node_to_value(node: &Node) -> Result<Value, ContractError> {
-    let unsupported = |what: &str| {
+    convert::to_yaql(node, &ToYaql::contracts()).map_err(|e| {
         ContractError::new(
             ContractErrorKind::Syntax,
-            format!("{what} is not supported in a contract (at {})", node.start),
+            format!("{} is not supported in a contract (at {})", e.what, e.mark),
         )
-    };
-    Ok(match &node.value {
-        YamlValue::Null => Value::Null,
-        YamlValue::Bool(b) => Value::Bool(*b),
-        YamlValue::Int(Int::Small(n)) => Value::Int(*n),
-        YamlValue::Int(Int::Big(_)) => return Err(unsupported("an integer beyond 64 bits")),
-        YamlValue::Float(f) => Value::Float(*f),
-        YamlValue::Str(s) => Value::str(s),
-        YamlValue::Date(d) => Value::str(&d.to_string()),
-        YamlValue::Timestamp(t) => Value::str(&t.to_string()),
-        YamlValue::Yaql(y) => Value::str(y.text()),
-        YamlValue::Seq(items) => Value::List(Arc::new(
-            items.iter().map(node_to_value).collect::<Result<_, _>>()?,
-        )),
-        YamlValue::Set(items) => Value::Set(Arc::new(
-            items.iter().map(node_to_value).collect::<Result<_, _>>()?,
-        )),
-        YamlValue::Map(pairs) | YamlValue::Pairs(pairs) => {
-            let mut out = murano_yaql::eval::Dict::default();
-            for (k, v) in pairs {
-                out.insert(node_to_value(k)?, node_to_value(v)?);
-            }
-            Value::Dict(Arc::new(out))
-        }
-        YamlValue::Binary(_) => return Err(unsupported("binary data")),
-        YamlValue::Recursive => return Err(unsupported("a recursive alias")),
-        #[allow(unreachable_patterns)]
-        _ => return Err(unsupported("this value")),
     })
 }
 

@@ -509,19 +509,5 @@ fn null_at(node: &Node) -> Node {
 
 /// A short description of a value's kind, for messages.
 pub(crate) fn describe(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Int(_) => "an integer",
-        Value::Float(_) => "a float",
-        Value::Str(_) => "a string",
-        Value::Date(_) | Value::Timestamp(_) => "a date",
-        Value::Binary(_) => "binary data",
-        Value::Seq(_) => "a list",
-        Value::Map(_) => "a mapping",
-        Value::Set(_) => "a set",
-        Value::Pairs(_) => "a list of pairs",
-        Value::Yaql(_) => "a YAQL expression",
-        Value::Recursive => "a recursive alias",
-    }
+    value.describe()
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::expression::is_python_word;
+use murano_yaml::py_text::is_word as is_python_word;
 
 /// Why a type name could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -8,8 +8,8 @@ use super::object::{Data, Object};
 use super::path::{Path, Segment};
 use super::value::{Map, Value};
 use super::DEFAULT_MAX_DEPTH;
-use crate::version::pychar;
 use crate::yaml::{self, LoadOptions, Node};
+use murano_yaml::py_text as pychar;
 
 /// What the root of a model is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,7 +1,7 @@
 //! Errors of the version functions, each tied to the Python exception
 //! class Murano raises in the same situation.
 
-use super::pychar::repr;
+use murano_yaml::py_text::repr;
 
 /// The Python exception class behind a [`VersionError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -4,8 +4,8 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use super::number::VersionNumber;
-use super::pychar;
 use super::VersionError;
+use murano_yaml::py_text as pychar;
 
 /// A semantic version as Murano (through semantic-version 2.10) holds it.
 ///

@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use super::pychar;
+use murano_yaml::py_text as pychar;
 
 /// One numeric component (major, minor or patch) of a [`Version`].
 ///

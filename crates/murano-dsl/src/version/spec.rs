@@ -5,8 +5,8 @@ use std::collections::HashSet;
 use std::fmt;
 
 use super::number::VersionNumber;
-use super::pychar;
 use super::{Version, VersionError, YamlScalar};
+use murano_yaml::py_text as pychar;
 
 /// The comparison operator of a [`SpecItem`] (the library's `Range`
 /// operators).

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage, Namespaces};
-use murano_dsl::yaml::{
+use murano_yaml::{
     load_all, load_class_file, load_manifest, Flavor, Mark, Node, Value, YaqlScalar,
 };
 use murano_yaql::{Constant, Expr, ExprKind};

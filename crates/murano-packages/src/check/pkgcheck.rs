@@ -7,9 +7,9 @@
 //! would raise, and [`Pkg::guard`] turns it into `E000` at the level where
 //! murano-pkg-check catches it.
 
-use murano_dsl::expression::engine_grammar;
 use murano_dsl::version::Version;
-use murano_dsl::yaml::{load_all, Flavor, LoadOptions, Mark, Node, Value};
+use murano_yaml::expression::engine_grammar;
+use murano_yaml::{load_all, Flavor, LoadOptions, Mark, Node, Value};
 
 use super::py::{
     as_list, as_map, as_str, camel_case, get, has, hashable, is_assignment_key, is_class_name,

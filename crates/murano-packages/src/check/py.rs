@@ -2,8 +2,8 @@
 //! `str()`, truth, the regular expressions it matches names with, and
 //! which values carry a position (`__yaml_meta__`).
 
-use murano_dsl::expression::is_python_word;
-use murano_dsl::yaml::{Mark, Node, Value};
+use murano_yaml::py_text::is_word as is_python_word;
+use murano_yaml::{Mark, Node, Value};
 
 /// Python's `$` also matches before one final newline.
 fn dollar(s: &str) -> &str {

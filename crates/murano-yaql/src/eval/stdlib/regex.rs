@@ -75,26 +75,9 @@ impl RegexCache {
 
 /// Compiles a Python pattern with `re` flags.
 pub(crate) fn compile(pattern: &str, flags: i64) -> Result<Arc<RegexValue>, Error> {
-    let mut prefix = String::new();
-    if flags & IGNORECASE != 0 {
-        prefix.push('i');
-    }
-    if flags & MULTILINE != 0 {
-        prefix.push('m');
-    }
-    if flags & DOTALL != 0 {
-        prefix.push('s');
-    }
-    let body = crate::pyre::translate(pattern, flags & MULTILINE != 0);
-    let full = if prefix.is_empty() {
-        body
-    } else {
-        format!("(?{prefix}){body}")
-    };
-    let regex = fancy_regex::RegexBuilder::new(&full)
-        .backtrack_limit(1_000_000)
-        .build()
-        .map_err(|e| Error::new(ErrorKind::RegexError, e.to_string()))?;
+    let known = flags & (IGNORECASE | MULTILINE | DOTALL);
+    let regex = crate::pyre::compile(pattern, u32::try_from(known).unwrap_or(0))
+        .map_err(|e| Error::new(ErrorKind::RegexError, e))?;
     Ok(Arc::new(RegexValue {
         source: pattern.to_string(),
         regex,

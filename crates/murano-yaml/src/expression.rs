@@ -11,20 +11,12 @@ use std::sync::OnceLock;
 
 use murano_yaql::{Grammar, ParseError};
 
+use crate::py_text::{is_space as is_python_space, is_word as is_python_word};
+
 /// The engine grammar, built once.
 pub fn engine_grammar() -> &'static Grammar {
     static GRAMMAR: OnceLock<Grammar> = OnceLock::new();
     GRAMMAR.get_or_init(Grammar::murano)
-}
-
-/// Python's `str.isspace()`, which `\s` follows for `str` patterns.
-pub fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `\w` for `str` patterns.
-pub fn is_python_word(c: char) -> bool {
-    c == '_' || c.is_alphanumeric()
 }
 
 /// True when the whole text matches `^[\s\w\d.]*$`: such text is always

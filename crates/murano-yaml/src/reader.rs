@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::error::{YamlError, YamlErrorClass};
+use crate::error::{YamlError, YamlErrorClass};
 
 /// Decodes a byte stream: UTF-16 (either order) when it starts with that
 /// byte order mark, UTF-8 otherwise. A UTF-8 byte order mark stays in the

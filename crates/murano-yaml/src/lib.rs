@@ -1,16 +1,37 @@
-//! YAML loading exactly as Murano's engine, the Murano dashboard and
-//! Murano's manifest reader do it.
+//! PyYAML-compatible YAML for Murano: loading exactly as Murano's engine,
+//! the Murano dashboard and Murano's manifest reader do it, and emitting
+//! exactly as PyYAML's dumper writes Murano's generated files.
 //!
 //! Murano reads YAML with PyYAML's pure-Python safe loader (YAML 1.1), and
 //! its loaders add one rule: a plain scalar is a YAQL expression when it is
 //! not just words, digits, dots and spaces and it parses (see
-//! [`crate::expression`]); a `!yaql` tag forces it. This module is a
+//! [`expression`]); a `!yaql` tag forces it. This crate is a
 //! PyYAML-compatible reader, scanner, parser, composer and safe constructor
 //! written for that purpose: the same YAML 1.1 scalar types, the same
 //! errors at the same marks, and every node with its start and end.
 //!
+//! What it holds:
+//! - loading: [`load_class_file`], [`load_ui_file`], [`load_manifest`],
+//!   [`load_all`], [`load_single`] with [`LoadOptions`] limits, giving
+//!   [`Node`]s of [`Value`]s with [`Mark`]s, or a [`YamlError`];
+//! - [`expression`]: the one rule deciding which plain scalars are YAQL;
+//! - [`convert`]: the one conversion of YAML nodes to YAQL values, and of
+//!   YAQL values to and from JSON;
+//! - [`emit`]: PyYAML's dumper output for generated trees;
+//! - [`py_text`]: Python's string rules (`repr()`, `isspace()`,
+//!   `isdigit()`, `\w`, `strip()`) that Murano's messages and checks use.
+//!
+//! # Why this crate depends on `murano-yaql`
+//! Deciding whether a plain scalar is YAQL means parsing it with the
+//! engine's (or the dashboard's) grammar, and a loaded YAQL scalar carries
+//! its parsed expression so that nobody parses it twice. A resolver hook
+//! (as saphyr's loader takes a node type) would keep the grammar out, but
+//! every user of this crate needs exactly Murano's rule, and the hook
+//! would split that rule between two crates again. So the rule lives here,
+//! once, on top of `murano-yaql`'s parser.
+//!
 //! ```
-//! use murano_dsl::yaml::{load_class_file, LoadOptions, Value};
+//! use murano_yaml::{load_class_file, LoadOptions, Value};
 //!
 //! let text = b"Name: Foo\nProperties:\n  port:\n    Contract: $.int().notNull()\n    Default: 0x50\n";
 //! let loaded = load_class_file(text, &LoadOptions::default())?;
@@ -18,23 +39,33 @@
 //! let port = doc.value.get("Properties").unwrap().value.get("port").unwrap();
 //! let Value::Yaql(contract) = &port.value.get("Contract").unwrap().value else { panic!() };
 //! assert_eq!(contract.expression.to_string(), "#operator_.(#operator_.($, int()), notNull())");
-//! assert_eq!(port.value.get("Default").unwrap().value, Value::Int(murano_dsl::yaml::Int::Small(80)));
-//! # Ok::<(), murano_dsl::yaml::YamlError>(())
+//! assert_eq!(port.value.get("Default").unwrap().value, Value::Int(murano_yaml::Int::Small(80)));
+//! # Ok::<(), murano_yaml::YamlError>(())
 //! ```
+//!
+//! # Features
+//! - `serde`: `serde::Serialize` on nodes, values and marks; YAQL scalars
+//!   serialize as their text, dates and timestamps as ISO 8601.
+
+#![forbid(unsafe_code)]
 
 mod compose;
 mod construct;
+pub mod convert;
+pub mod emit;
 mod error;
+pub mod expression;
 mod parser;
+pub mod py_text;
 mod reader;
 mod scanner;
+#[cfg(feature = "serde")]
+mod serde_impls;
 mod value;
 
 pub use error::{Mark, YamlError, YamlErrorClass};
 pub use scanner::ScalarStyle;
-pub use value::{python_str_repr, Date, Int, Node, Timestamp, Value, YaqlScalar};
-
-use crate::expression;
+pub use value::{Date, Int, Node, Timestamp, Value, YaqlScalar};
 
 /// Which of Murano's loaders to imitate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

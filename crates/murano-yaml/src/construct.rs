@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::compose::{RawKind, RawNode, Span, Tag};
-use super::error::{Mark, YamlError, YamlErrorClass};
-use super::parser::py_repr_str;
-use super::value::{Date, Int, Node, Timestamp, Value, YaqlScalar};
-use super::Flavor;
+use crate::compose::{RawKind, RawNode, Span, Tag};
+use crate::error::{Mark, YamlError, YamlErrorClass};
+use crate::py_text;
+use crate::value::{Date, Int, Node, Timestamp, Value, YaqlScalar};
+use crate::Flavor;
 
 pub(crate) struct Constructor<'a> {
     nodes: &'a mut Vec<RawNode>,
@@ -105,7 +105,7 @@ impl<'a> Constructor<'a> {
                     _ => {
                         return Err(YamlError::new(
                             YamlErrorClass::Value,
-                            format!("KeyError: {}", py_repr_str(&text.to_lowercase())),
+                            format!("KeyError: {}", py_text::repr(&text.to_lowercase())),
                             Some(start),
                         ))
                     }
@@ -134,7 +134,7 @@ impl<'a> Constructor<'a> {
                     None,
                     format!(
                         "could not determine a constructor for the tag {}",
-                        py_repr_str(tag.as_str())
+                        py_text::repr(tag.as_str())
                     ),
                     start,
                 ))
@@ -553,7 +553,7 @@ fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
     };
     let invalid = || {
         value_error(
-            format!("invalid literal for int(): {}", py_repr_str(text)),
+            format!("invalid literal for int(): {}", py_text::repr(text)),
             mark,
         )
     };
@@ -618,7 +618,7 @@ fn construct_float(text: &str, mark: Mark) -> KResult<f64> {
     };
     let invalid = || {
         value_error(
-            format!("could not convert string to float: {}", py_repr_str(text)),
+            format!("could not convert string to float: {}", py_text::repr(text)),
             mark,
         )
     };
@@ -652,7 +652,7 @@ fn construct_float(text: &str, mark: Mark) -> KResult<f64> {
 }
 
 fn construct_timestamp(text: &str, mark: Mark) -> KResult<Value> {
-    let bad = || value_error(format!("invalid timestamp {}", py_repr_str(text)), mark);
+    let bad = || value_error(format!("invalid timestamp {}", py_text::repr(text)), mark);
     let t = text.trim_end_matches('\n');
     let (date_part, rest) = match t.find(['T', 't', ' ', '\t']) {
         Some(i) => (&t[..i], Some(&t[i..])),
@@ -911,10 +911,10 @@ mod tests {
         }
         text.push_str("1: a\nk3: again\n1.0: b\ntrue: c\n-0.0: z\n0: zero\n2015-01-02: d\n");
         text.push_str("2001-12-14t21:59:43.10-05:00: e\n2001-12-15 2:59:43.10: f\n");
-        let node = crate::yaml::load_single(
+        let node = crate::load_single(
             text.as_bytes(),
-            crate::yaml::Flavor::Plain,
-            &crate::yaml::LoadOptions::default(),
+            crate::Flavor::Plain,
+            &crate::LoadOptions::default(),
         )
         .unwrap()
         .unwrap();

@@ -1,7 +1,7 @@
 //! Hostile YAML: every limit of `LoadOptions` holds, and nothing panics,
 //! overflows the stack or allocates without bound.
 
-use murano_dsl::yaml::{load_class_file, load_manifest, load_ui_file, LoadOptions, YamlErrorClass};
+use murano_yaml::{load_class_file, load_manifest, load_ui_file, LoadOptions, YamlErrorClass};
 
 fn class_of(bytes: &[u8], options: &LoadOptions) -> Option<YamlErrorClass> {
     load_class_file(bytes, options).err().map(|e| e.class())

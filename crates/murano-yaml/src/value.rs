@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::error::Mark;
+use crate::error::Mark;
 
 /// A loaded value with the span of the YAML node it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,6 +151,26 @@ pub enum Value {
 }
 
 impl Value {
+    /// A short description of the value's kind (`"a mapping"`), for
+    /// messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a float",
+            Value::Str(_) => "a string",
+            Value::Date(_) | Value::Timestamp(_) => "a date",
+            Value::Binary(_) => "binary data",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+            Value::Set(_) => "a set",
+            Value::Pairs(_) => "a list of pairs",
+            Value::Yaql(_) => "a YAQL expression",
+            Value::Recursive => "a recursive alias",
+        }
+    }
+
     /// Python truthiness: what decides whether Murano drops a document.
     pub fn is_truthy(&self) -> bool {
         match self {
@@ -192,35 +212,6 @@ impl Value {
     }
 }
 
-/// Python's `repr()` of a string.
-pub fn python_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 impl Value {
     /// Python's `str()` of the value as PyYAML builds it (strings as they
     /// are, `None`, `True`, floats as `repr()`, collections as `repr()`).
@@ -242,7 +233,7 @@ impl Value {
             Value::Bool(false) => "False".into(),
             Value::Int(i) => i.to_string(),
             Value::Float(x) => murano_yaql::python_float_repr(*x),
-            Value::Str(s) => python_str_repr(s),
+            Value::Str(s) => crate::py_text::repr(s),
             Value::Date(d) => format!("datetime.date({}, {}, {})", d.year, d.month, d.day),
             Value::Timestamp(t) => format!("'{t}'"),
             Value::Binary(b) => format!("b<{} bytes>", b.len()),

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use super::error::{Mark, YamlError, YamlErrorClass};
+use crate::error::{Mark, YamlError, YamlErrorClass};
 
 /// How a scalar was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -7,13 +7,13 @@
 //! oracle ran under.
 //!
 //! ```
-//! use murano_dsl::version::pychar;
+//! use murano_yaml::py_text;
 //!
-//! assert_eq!(pychar::decimal_value('\u{663}'), Some(3)); // ARABIC-INDIC DIGIT THREE
-//! assert!(pychar::is_digit('\u{b2}')); // SUPERSCRIPT TWO: isdigit(), not \d
-//! assert_eq!(pychar::decimal_value('\u{b2}'), None);
-//! assert_eq!(pychar::strip("\u{3000} Heat.HOT\u{1f}"), "Heat.HOT");
-//! assert_eq!(pychar::repr("it's"), "\"it's\"");
+//! assert_eq!(py_text::decimal_value('\u{663}'), Some(3)); // ARABIC-INDIC DIGIT THREE
+//! assert!(py_text::is_digit('\u{b2}')); // SUPERSCRIPT TWO: isdigit(), not \d
+//! assert_eq!(py_text::decimal_value('\u{b2}'), None);
+//! assert_eq!(py_text::strip("\u{3000} Heat.HOT\u{1f}"), "Heat.HOT");
+//! assert_eq!(py_text::repr("it's"), "\"it's\"");
 //! ```
 
 /// Characters for which `str.isdigit()` holds although they are not
@@ -55,6 +55,13 @@ pub fn is_digit(c: char) -> bool {
     OTHER_DIGIT_RANGES
         .iter()
         .any(|&(low, high)| (low..=high).contains(&code))
+}
+
+/// Python's `\w` for `str` patterns (and `str.isidentifier()`'s
+/// continuation test as Murano's name checks use it): `_` or a Unicode
+/// letter or digit.
+pub fn is_word(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
 }
 
 /// Python's `c.isspace()`, which is also what `\s` matches in a `str`

@@ -7,9 +7,10 @@ use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 
-use super::error::{Mark, YamlError, YamlErrorClass};
-use super::parser::{py_repr_str, EventKind, Parser, Props};
-use super::{Flavor, LoadOptions};
+use crate::error::{Mark, YamlError, YamlErrorClass};
+use crate::parser::{EventKind, Parser, Props};
+use crate::py_text;
+use crate::{Flavor, LoadOptions};
 
 pub(crate) const STR: &str = "tag:yaml.org,2002:str";
 pub(crate) const SEQ: &str = "tag:yaml.org,2002:seq";
@@ -295,7 +296,7 @@ impl<'a> Composer<'a> {
             return self.anchors.get(name).copied().ok_or_else(|| {
                 YamlError::new(
                     YamlErrorClass::Composer,
-                    format!("found undefined alias {}", py_repr_str(name)),
+                    format!("found undefined alias {}", py_text::repr(name)),
                     Some(start),
                 )
             });
@@ -424,7 +425,7 @@ impl<'a> Composer<'a> {
                 .with_context(
                     format!(
                         "found duplicate anchor {}; first occurrence",
-                        py_repr_str(name)
+                        py_text::repr(name)
                     ),
                     Some(self.nodes[first].start),
                 ));

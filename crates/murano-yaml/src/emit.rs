@@ -1,4 +1,5 @@
-//! Emitting generated YAML (the HOT package's class and UI definition).
+//! Emitting generated YAML as PyYAML does (for example the HOT package's
+//! generated class and UI definition).
 //!
 //! Murano prints them with PyYAML's `yaml.dump(tree, Dumper=Dumper,
 //! default_style='"')`, where `Dumper` is a safe dumper that writes YAQL
@@ -20,7 +21,7 @@ use std::cmp::Ordering;
 
 /// A generated YAML tree, emitted as PyYAML prints the same Python tree.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Gen {
+pub enum Gen {
     /// Python's `None`.
     Null,
     /// A boolean.
@@ -42,17 +43,17 @@ pub(crate) enum Gen {
 }
 
 /// A string scalar.
-pub(crate) fn s(text: &str) -> Gen {
+pub fn string(text: &str) -> Gen {
     Gen::Str(text.to_owned())
 }
 
 /// A YAQL scalar.
-pub(crate) fn y(text: &str) -> Gen {
+pub fn yaql(text: &str) -> Gen {
     Gen::Yaql(text.to_owned())
 }
 
 /// A mapping with these entries (in insertion order; sorted when emitted).
-pub(crate) fn map(entries: Vec<(Gen, Gen)>) -> Gen {
+pub fn mapping(entries: Vec<(Gen, Gen)>) -> Gen {
     Gen::Map(entries)
 }
 
@@ -101,7 +102,7 @@ impl Gen {
     }
 
     /// The YAML text PyYAML prints for this tree (see the module docs).
-    pub(crate) fn to_text(&self) -> String {
+    pub fn to_text(&self) -> String {
         let mut emitter = Emitter {
             out: String::new(),
             column: 0,
@@ -698,6 +699,7 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 mod tests {
     //! Expected texts printed by PyYAML 6.0.1 for the same Python trees.
     use super::*;
+    use super::{mapping as map, string as s, yaql as y};
 
     fn int(n: i64) -> Gen {
         Gen::Int(n.to_string())

@@ -2,8 +2,9 @@
 
 use std::borrow::Cow;
 
-use super::error::{Mark, YamlError, YamlErrorClass};
-use super::scanner::{ScalarStyle, Scanner, TokenKind};
+use crate::error::{Mark, YamlError, YamlErrorClass};
+use crate::py_text;
+use crate::scanner::{ScalarStyle, Scanner, TokenKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum EventKind<'a> {
@@ -449,7 +450,7 @@ impl<'a> Parser<'a> {
                     _ => {
                         return Err(parser_error(
                             Some(("while parsing a node", start.unwrap_or_default())),
-                            format!("found undefined tag handle {}", py_repr_str(&handle)),
+                            format!("found undefined tag handle {}", py_text::repr(&handle)),
                             tag_mark.unwrap_or_default(),
                         ))
                     }
@@ -736,14 +737,5 @@ fn quoted_id(id: &str) -> String {
         format!("\"{id}\"")
     } else {
         format!("'{id}'")
-    }
-}
-
-/// Python's `repr()` of a string, simplified to the quoting rule.
-pub(crate) fn py_repr_str(s: &str) -> String {
-    if s.contains('\'') && !s.contains('"') {
-        format!("\"{s}\"")
-    } else {
-        format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
     }
 }

@@ -44,7 +44,7 @@ pub enum YamlErrorClass {
     /// (`YaqlGrammarException`, `YaqlLexicalException`), or Python's
     /// `UnicodeDecodeError` from a malformed escape in any YAQL candidate.
     Yaql(murano_yaql::ErrorClass),
-    /// A limit of [`super::LoadOptions`] was exceeded (no Python
+    /// A limit of [`crate::LoadOptions`] was exceeded (no Python
     /// counterpart; hostile input).
     Limit,
 }
