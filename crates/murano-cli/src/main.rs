@@ -2,6 +2,9 @@
 //! crate of the workspace that reads files or writes to a terminal.
 
 #![forbid(unsafe_code)]
+// The doc comments of the argument types are clap's help texts, written for a
+// terminal (`[mykey]`, `<CamelCasedFileName>`), not rustdoc markup.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 /// `println!` for results: when stdout is closed (`murano … | head`), stop
 /// quietly with status 0, as a pipeline expects, instead of panicking.
