@@ -62,15 +62,14 @@
 
 mod error;
 mod json;
-mod model;
 mod object;
 mod path;
 mod system;
 mod value;
+mod whole_model;
 
 pub use error::{Diagnostic, DiagnosticKind, ErrorKind, JsonError, ObjectModelError, Severity};
 pub use json::{JsonOptions, MAX_JSON_DEPTH};
-pub use model::{Attribute, ModelKind, ObjectModel, ObjectRef, ParseOptions, Reference, Section};
 pub use object::{Data, Object};
 pub use path::{Path, Segment};
 pub use system::{
@@ -78,6 +77,9 @@ pub use system::{
     ENGINE_KEYS, SERVICE_KEYS,
 };
 pub use value::{Map, Value};
+pub use whole_model::{
+    Attribute, ModelKind, ObjectModel, ObjectRef, ParseOptions, Reference, Section,
+};
 
 /// Deepest nesting [`ObjectModel`] accepts by default (the YAML loader's
 /// own default).

@@ -28,15 +28,15 @@
 //! ```
 
 mod error;
-mod model;
 mod number;
 mod scalar;
+mod semver;
 mod spec;
 
 pub use error::{PythonException, VersionError};
-pub use model::Version;
 pub use number::VersionNumber;
 pub use scalar::YamlScalar;
+pub use semver::Version;
 pub use spec::{parse_version_spec, Operator, SpecItem, VersionSpec};
 
 /// Murano's `helpers.parse_version`: a false value (null, `""`, `0`,

@@ -24,7 +24,7 @@
 //! # Ok::<(), murano_packages::PackageError>(())
 //! ```
 
-mod beyond;
+mod class_checks;
 mod codes;
 mod pkgcheck;
 mod py;
@@ -245,7 +245,7 @@ impl CheckOptions {
 pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
     let mut out = pkgcheck::run(files, &options.load);
     if !options.pkgcheck_only {
-        out.extend(beyond::run(files, options));
+        out.extend(class_checks::run(files, options));
     }
     out.sort_by(|a, b| {
         (&a.file, a.line, a.column, a.code, &a.message)
