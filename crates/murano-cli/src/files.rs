@@ -71,8 +71,12 @@ fn read_dir(root: &Path) -> Result<FileMap, String> {
 }
 
 /// Every package under `path`: directories holding a `manifest.yaml`
-/// (not looking inside a package once found) and `.zip` files.
+/// (not looking inside a package once found) and `.zip` files; `path`
+/// itself when it is a `.zip` file.
 pub(crate) fn find_packages(path: &Path) -> Vec<PathBuf> {
+    if path.is_file() && path.extension().is_some_and(|e| e == "zip") {
+        return vec![path.to_owned()];
+    }
     let mut found = Vec::new();
     let mut stack = vec![path.to_owned()];
     while let Some(dir) = stack.pop() {

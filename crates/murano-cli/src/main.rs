@@ -18,6 +18,7 @@ macro_rules! outln {
 }
 
 mod check;
+mod core_library;
 mod files;
 mod hot;
 mod inspect;

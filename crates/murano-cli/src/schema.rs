@@ -8,6 +8,7 @@ use clap::Args;
 use murano_packages::PluginRegistry;
 use murano_schema::{generate, CatalogBuilder, ErrorStatus, SchemaRequest};
 
+use crate::core_library;
 use crate::files::{find_packages, read_package};
 
 /// Print the JSON schema of a class and of its model builders.
@@ -37,7 +38,9 @@ pub(crate) struct SchemaArgs {
     #[arg(long, value_name = "SPEC")]
     version: Option<String>,
     /// Packages (folders searched recursively, or .zip files) the class may
-    /// use, e.g. Murano's core library.
+    /// use, e.g. Murano's core library. After these come the paths of
+    /// MURANO_CATALOG, then /usr/share/murano-common when the core library
+    /// (io.murano) is still missing.
     #[arg(long, value_name = "DIR")]
     catalog: Vec<PathBuf>,
 }
@@ -79,11 +82,22 @@ pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    for dir in &args.catalog {
-        for path in find_packages(dir) {
-            if let Err(e) = add(&mut builder, &path) {
-                eprintln!("murano: catalog: {e}");
+    let mut names = vec![name.clone()];
+    let mut add_all = |root: &std::path::Path, names: &mut Vec<String>| {
+        for path in find_packages(root) {
+            match add(&mut builder, &path) {
+                Ok(added) => names.push(added),
+                Err(e) => eprintln!("murano: catalog: {e}"),
             }
+        }
+    };
+    for root in core_library::catalog_paths(&args.catalog) {
+        add_all(&root, &mut names);
+    }
+    if !names.iter().any(|n| n == core_library::CORE_PACKAGE) {
+        match core_library::system_catalog() {
+            Some(root) => add_all(&root, &mut names),
+            None => eprintln!("murano: warning: {}", core_library::missing_hint()),
         }
     }
     let catalog = builder.build();

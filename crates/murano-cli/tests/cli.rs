@@ -282,18 +282,28 @@ fn ui_fills_the_forms_offline() {
 
 #[test]
 fn schema_needs_the_classes_it_uses() {
-    let out = murano()
-        .arg("schema")
-        .arg(examples().join("shop"))
-        .arg("com.example.Shop")
-        .output()
-        .unwrap();
-    let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(
-        stderr.contains("not found: NoPackageFound: Package \"io.murano\" is not found"),
-        "{stderr}"
-    );
+    // Without a catalog, and with no core library installed where Debian's
+    // murano-common puts it, the error says how to get it.
+    if !Path::new("/usr/share/murano-common").is_dir() {
+        let out = murano()
+            .env_remove("MURANO_CATALOG")
+            .arg("schema")
+            .arg(examples().join("shop"))
+            .arg("com.example.Shop")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+        assert!(
+            stderr.contains("not found: NoPackageFound: Package \"io.murano\" is not found"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("core library (io.murano) was not found")
+                && stderr.contains("murano-common"),
+            "{stderr}"
+        );
+    }
 
     // With Murano's core library from the shared data, when present.
     let shared = std::env::var_os("MURANO_SHARED")
@@ -320,4 +330,69 @@ fn schema_needs_the_classes_it_uses() {
     assert_eq!(class["properties"]["port"]["default"], 8080);
     assert_eq!(class["formSections"]["main"]["title"], "Shop settings");
     assert!(schemas.get("fromCatalogue").is_some(), "{stdout}");
+}
+
+/// Writes every file below `dir` into a zip archive at `zip_path`.
+fn zip_dir(dir: &Path, zip_path: &Path) {
+    use std::io::Write;
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(zip_path).unwrap());
+    let mut stack = vec![dir.to_owned()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let name = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            writer
+                .start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            writer.write_all(&std::fs::read(&path).unwrap()).unwrap();
+        }
+    }
+    writer.finish().unwrap();
+}
+
+#[test]
+fn the_core_library_comes_from_a_zip_or_murano_catalog() {
+    let shared = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    let core = shared.join("corpus/packages/murano/meta/io.murano");
+    if !core.is_dir() {
+        eprintln!("shared core library absent: skipping");
+        return;
+    }
+    let schema = |catalog: Option<&Path>, env: Option<&std::ffi::OsStr>| {
+        let mut command = murano();
+        command.env_remove("MURANO_CATALOG");
+        if let Some(list) = env {
+            command.env("MURANO_CATALOG", list);
+        }
+        command
+            .arg("schema")
+            .arg(examples().join("shop"))
+            .arg("com.example.Shop");
+        if let Some(catalog) = catalog {
+            command.arg("--catalog").arg(catalog);
+        }
+        let out = command.output().unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+        stdout
+    };
+    let from_folder = schema(Some(&core), None);
+    let scratch = Scratch::new("core-zip");
+    let zip_path = scratch.0.join("io.murano.zip");
+    zip_dir(&core, &zip_path);
+    // A package zip given directly is a catalog of one package.
+    assert_eq!(schema(Some(&zip_path), None), from_folder);
+    // MURANO_CATALOG is a path list, searched after --catalog.
+    let list = std::env::join_paths([scratch.0.join("missing"), core.clone()]).unwrap();
+    assert_eq!(schema(None, Some(&list)), from_folder);
 }
