@@ -185,40 +185,25 @@ fn check_all(packages: Vec<LoadedPackage>, options: &CheckOptions) -> Vec<Checke
     results.into_iter().map(|(_, c)| c).collect()
 }
 
-fn source_line(package: &LoadedPackage, file: &str, line: usize) -> Option<String> {
-    let bytes = package.files.read(file)?;
-    let text = String::from_utf8_lossy(bytes);
-    text.lines().nth(line.checked_sub(1)?).map(str::to_owned)
-}
-
 /// Diagnostics as rustc shows them: code, message, location, the source
-/// line and a caret.
+/// line and a caret (the one renderer of the workspace,
+/// `murano_diagnostics::Snippet`), a blank line after each.
 fn render_text(checked: &[Checked]) -> String {
     let mut out = String::new();
     for c in checked {
+        let path = c.package.path.display().to_string();
         for d in &c.diagnostics {
-            let level = d.severity.as_str();
-            out.push_str(&format!("{level}[{}]: {}\n", d.code, d.message));
-            let path = c.package.path.display();
-            match &d.file {
-                Some(file) if d.line > 0 => {
-                    out.push_str(&format!("  --> {path}/{file}:{}:{}\n", d.line, d.column));
-                    if let Some(text) = source_line(&c.package, file, d.line) {
-                        let width = d.line.to_string().len();
-                        let pad: String = text
-                            .chars()
-                            .take(d.column.saturating_sub(1))
-                            .map(|ch| if ch == '\t' { '\t' } else { ' ' })
-                            .collect();
-                        out.push_str(&format!("{:width$} |\n", ""));
-                        out.push_str(&format!("{} | {text}\n", d.line));
-                        out.push_str(&format!("{:width$} | {pad}^\n", ""));
-                    }
-                }
-                Some(file) => out.push_str(&format!("  --> {path}/{file}\n")),
-                None => out.push_str(&format!("  --> {path}\n")),
-            }
-            out.push('\n');
+            let shown = match &d.file {
+                Some(file) => format!("{path}/{file}"),
+                None => path.clone(),
+            };
+            let source = d
+                .file
+                .as_deref()
+                .and_then(|file| c.package.files.read(file))
+                .map(String::from_utf8_lossy);
+            out.push_str(&d.snippet(Some(&shown), source.as_deref()).render());
+            out.push_str("\n\n");
         }
     }
     out
@@ -232,8 +217,8 @@ fn render_json(checked: &[Checked]) -> String {
                 serde_json::json!({
                     "package": c.package.path.display().to_string(),
                     "file": d.file,
-                    "line": d.line,
-                    "column": d.column,
+                    "line": d.start.map_or(0, |p| p.line),
+                    "column": d.start.map_or(0, |p| p.column),
                     "code": d.code,
                     "severity": d.severity.as_str(),
                     "message": d.message,
@@ -271,14 +256,15 @@ fn render_sarif(checked: &[Checked]) -> String {
                     Some(f) => format!("{}/{f}", c.package.path.display()),
                     None => c.package.path.display().to_string(),
                 };
-                let mut location = serde_json::json!({"physicalLocation": {"artifactLocation": {"uri": uri}}});
-                if d.line > 0 {
+                let mut location =
+                    serde_json::json!({"physicalLocation": {"artifactLocation": {"uri": uri}}});
+                if let Some(at) = d.start {
                     location["physicalLocation"]["region"] =
-                        serde_json::json!({"startLine": d.line, "startColumn": d.column.max(1)});
+                        serde_json::json!({"startLine": at.line, "startColumn": at.column.max(1)});
                 }
                 serde_json::json!({
                     "ruleId": d.code,
-                    "level": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
+                    "level": d.severity.as_str(),
                     "message": {"text": d.message},
                     "locations": [location],
                 })

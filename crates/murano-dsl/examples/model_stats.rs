@@ -42,7 +42,7 @@ fn main() {
                     slot.1.push(format!(
                         "{}:{}: {}",
                         path.file_name().unwrap_or_default().to_string_lossy(),
-                        issue.start.line + 1,
+                        issue.start.map_or(0, |p| p.line),
                         issue.message
                     ));
                 }

@@ -36,6 +36,7 @@
 #![forbid(unsafe_code)]
 
 pub mod contract;
+pub mod diagnostic;
 pub mod model;
 pub mod object_model;
 pub mod registry;

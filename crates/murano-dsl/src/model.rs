@@ -10,8 +10,12 @@
 //!
 //! Building never fails: whatever the engine would refuse when it loads the
 //! class (an unknown `Usage`, a missing `Contract`, a body item it cannot
-//! parse) is kept as an [`Issue`] next to the part it concerns, so that
-//! tools can inspect broken classes too.
+//! parse) is kept as an issue next to the part it concerns, so that tools
+//! can inspect broken classes too. An issue is a
+//! [`Diagnostic`](crate::diagnostic::Diagnostic) with a stable code
+//! (`M1xx` class level, `M2xx` members, `M3xx` bodies), the severity of
+//! the code table and the span of the node it concerns (no file: the model
+//! does not know it).
 //!
 //! ```
 //! use murano_dsl::model::{ClassDefinition, MethodUsage};
@@ -55,23 +59,9 @@ pub use instruction::{
 };
 pub use names::{is_type_name, NameError, Namespaces};
 
+use crate::diagnostic::{position, Diagnostic};
 use crate::yaml::{Mark, Node, Value};
 use instruction::{describe, BodyBuilder};
-
-/// A problem the engine would refuse when loading the class, kept instead
-/// of failing. Codes are stable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct Issue {
-    /// Stable code (`M1xx` class level, `M2xx` members, `M3xx` bodies).
-    pub code: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// Where it starts.
-    pub start: Mark,
-    /// Where it ends.
-    pub end: Mark,
-}
 
 /// A type name as written, and what it resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,7 +225,7 @@ pub struct Property {
     /// `Meta`, as written.
     pub meta: Option<Node>,
     /// Problems found.
-    pub issues: Vec<Issue>,
+    pub issues: Vec<Diagnostic>,
     /// Where the name starts.
     pub start: Mark,
     /// Where the declaration ends.
@@ -282,7 +272,7 @@ pub struct Method {
     /// The body.
     pub body: Block,
     /// Problems found (in the declaration and the body).
-    pub issues: Vec<Issue>,
+    pub issues: Vec<Diagnostic>,
     /// Where the name starts.
     pub start: Mark,
     /// Where the declaration ends.
@@ -315,20 +305,15 @@ pub struct ClassDefinition {
     /// Methods in document order.
     pub methods: Vec<Method>,
     /// Problems found at class level.
-    pub class_issues: Vec<Issue>,
+    pub class_issues: Vec<Diagnostic>,
     /// Where the document starts.
     pub start: Mark,
     /// Where it ends.
     pub end: Mark,
 }
 
-fn issue(code: &'static str, message: impl Into<String>, node: &Node) -> Issue {
-    Issue {
-        code,
-        message: message.into(),
-        start: node.start,
-        end: node.end,
-    }
+pub(crate) fn issue(code: &'static str, message: impl Into<String>, node: &Node) -> Diagnostic {
+    Diagnostic::new(code, message).with_span(position(node.start), position(node.end))
 }
 
 /// The text Murano gets from a scalar with `str()`, if it is one.
@@ -352,23 +337,24 @@ fn unknown_keys(
     known: &[&str],
     code: &'static str,
     what: &str,
-    issues: &mut Vec<Issue>,
+    issues: &mut Vec<Diagnostic>,
 ) {
     for (k, v) in map {
         let name = scalar_text(k);
         if name.as_deref().is_some_and(|n| known.contains(&n)) {
             continue;
         }
-        issues.push(Issue {
-            code,
-            message: format!(
-                "unknown key {} in {what} (ignored by the engine)",
-                name.map(|n| format!("{n:?}"))
-                    .unwrap_or_else(|| describe(&k.value).to_owned())
-            ),
-            start: k.start,
-            end: v.end,
-        });
+        issues.push(
+            Diagnostic::new(
+                code,
+                format!(
+                    "unknown key {} in {what} (ignored by the engine)",
+                    name.map(|n| format!("{n:?}"))
+                        .unwrap_or_else(|| describe(&k.value).to_owned())
+                ),
+            )
+            .with_span(position(k.start), position(v.end)),
+        );
     }
 }
 
@@ -536,7 +522,7 @@ impl ClassDefinition {
     }
 
     /// Every issue of the class, its members and their bodies.
-    pub fn issues(&self) -> impl Iterator<Item = &Issue> {
+    pub fn issues(&self) -> impl Iterator<Item = &Diagnostic> {
         self.class_issues
             .iter()
             .chain(self.properties.iter().flat_map(|p| p.issues.iter()))
@@ -554,7 +540,7 @@ impl ClassDefinition {
     }
 }
 
-fn read_namespaces(node: &Node, issues: &mut Vec<Issue>) -> Namespaces {
+fn read_namespaces(node: &Node, issues: &mut Vec<Diagnostic>) -> Namespaces {
     let mut pairs = Vec::new();
     match &node.value {
         Value::Null => {}
@@ -583,7 +569,7 @@ fn type_list(
     node: Option<&Node>,
     namespaces: &Namespaces,
     code: &'static str,
-    issues: &mut Vec<Issue>,
+    issues: &mut Vec<Diagnostic>,
 ) -> Vec<TypeRef> {
     let Some(node) = node else {
         return Vec::new();
@@ -620,7 +606,7 @@ fn type_list(
         .collect()
 }
 
-fn read_meta_class(map: &[(Node, Node)], issues: &mut Vec<Issue>) -> MetaClassInfo {
+fn read_meta_class(map: &[(Node, Node)], issues: &mut Vec<Diagnostic>) -> MetaClassInfo {
     let mut info = MetaClassInfo {
         cardinality: Cardinality::One,
         applies: MetaTarget::ALL.to_vec(),
@@ -816,7 +802,7 @@ fn read_method(key: &Node, payload: &Node) -> Method {
     method
 }
 
-fn read_arguments(node: Option<&Node>, issues: &mut Vec<Issue>) -> Vec<Argument> {
+fn read_arguments(node: Option<&Node>, issues: &mut Vec<Diagnostic>) -> Vec<Argument> {
     let Some(node) = node else {
         return Vec::new();
     };

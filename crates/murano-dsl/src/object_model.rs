@@ -50,7 +50,7 @@
 //! assert_eq!(app.object.system().dashboard_name(), Some("App"));
 //! let problems: Vec<String> = model.diagnostics().iter().map(|d| d.to_string()).collect();
 //! assert_eq!(problems, [
-//!     "warning OM101 at /Objects/applications/1/?/id: duplicate object id \"a1\" (first at /Objects/applications/0)",
+//!     "/Objects/applications/1/?/id: warning[OM101]: duplicate object id \"a1\" (first at /Objects/applications/0)",
 //! ]);
 //! assert!(model.diagnostics().iter().all(|d| d.severity == Severity::Warning));
 //!
@@ -68,7 +68,8 @@ mod system;
 mod value;
 mod whole_model;
 
-pub use error::{Diagnostic, DiagnosticKind, ErrorKind, JsonError, ObjectModelError, Severity};
+pub use crate::diagnostic::{Diagnostic, Severity};
+pub use error::{ErrorKind, JsonError, ObjectModelError};
 pub use json::{JsonOptions, MAX_JSON_DEPTH};
 pub use object::{Data, Object};
 pub use path::{Path, Segment};

@@ -149,7 +149,9 @@ mod tests;
 
 use std::collections::HashMap;
 
-pub use diagnostic::{codes, Diagnostic, LookupError, QueryError, RegistryError};
+pub use crate::diagnostic::Diagnostic;
+use diagnostic::Finding;
+pub use diagnostic::{codes, LookupError, QueryError, RegistryError};
 pub use extension::{ExtensionCandidate, ExtensionSource};
 pub use hierarchy::{MemberRef, TypeWeights};
 pub use meta::{DeclaredMeta, MetaAttachment, MetaInstance};
@@ -369,7 +371,7 @@ impl RegistryBuilder {
     }
 
     /// Links everything: parents, imports, meta, cycles. Never fails;
-    /// problems become [`Diagnostic`]s.
+    /// problems become [`Finding`]s.
     pub fn build(self) -> ClassRegistry {
         let mut packages_by_name: HashMap<String, Vec<PackageId>> = HashMap::new();
         for (i, p) in self.packages.iter().enumerate() {
@@ -410,6 +412,7 @@ impl RegistryBuilder {
             package_meta: Vec::new(),
             cycles: Vec::new(),
             diagnostics: Vec::new(),
+            origins: Vec::new(),
             resolution: self.resolution,
         };
         registry.link();
@@ -456,6 +459,8 @@ pub struct ClassRegistry {
     package_meta: Vec<Vec<MetaAttachment>>,
     cycles: Vec<Vec<ClassId>>,
     diagnostics: Vec<Diagnostic>,
+    /// The package and class of each of `diagnostics`.
+    origins: Vec<(PackageId, Option<ClassId>)>,
     resolution: Resolution,
 }
 
@@ -667,16 +672,29 @@ impl ClassRegistry {
     }
 
     /// Every problem found, in class registration order (package meta
-    /// last).
+    /// last). Each has the class (or, for package meta, the package) as
+    /// its subject; [`ClassRegistry::diagnostic_origins`] gives their ids.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
 
-    /// The problems of one class.
-    pub fn class_diagnostics(&self, class: ClassId) -> impl Iterator<Item = &Diagnostic> {
+    /// Each of [`ClassRegistry::diagnostics`] with the package whose file
+    /// holds the problem and the class it concerns (`None` for a
+    /// package's own meta).
+    pub fn diagnostic_origins(
+        &self,
+    ) -> impl Iterator<Item = (&Diagnostic, PackageId, Option<ClassId>)> {
         self.diagnostics
             .iter()
-            .filter(move |d| d.class == Some(class))
+            .zip(&self.origins)
+            .map(|(d, &(package, class))| (d, package, class))
+    }
+
+    /// The problems of one class.
+    pub fn class_diagnostics(&self, class: ClassId) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostic_origins()
+            .filter(move |(_, _, c)| *c == Some(class))
+            .map(|(d, _, _)| d)
     }
 
     fn key(&self, class: ClassId) -> usize {
@@ -715,7 +733,7 @@ impl ClassRegistry {
         resolved: &Result<String, crate::model::NameError>,
         code: &'static str,
         span: (Mark, Mark),
-        diagnostics: &mut Vec<Diagnostic>,
+        diagnostics: &mut Vec<Finding>,
     ) -> Result<ClassId, LookupError> {
         let full = match resolved {
             Ok(full) => full,
@@ -769,7 +787,7 @@ impl ClassRegistry {
         }
         self.links = links;
         let mut cycle_diags = hierarchy::detect_cycles(self);
-        let mut per_class: Vec<Vec<Diagnostic>> = vec![Vec::new(); self.classes.len()];
+        let mut per_class: Vec<Vec<Finding>> = vec![Vec::new(); self.classes.len()];
         for d in diagnostics.drain(..).chain(cycle_diags.drain(..)) {
             if let Some(slot) = d.class.and_then(|c| per_class.get_mut(c.0)) {
                 slot.push(d);
@@ -802,15 +820,30 @@ impl ClassRegistry {
             .collect();
         for mut diags in per_class {
             diags.sort_by_key(|d| (d.start.index, d.end.index));
-            self.diagnostics.extend(diags);
+            self.record(diags);
         }
-        self.diagnostics.extend(package_diags);
+        self.record(package_diags);
+    }
+
+    /// Turns findings into diagnostics, the class (or package) named as
+    /// their subject.
+    fn record(&mut self, findings: Vec<Finding>) {
+        for finding in findings {
+            let subject = match finding.class {
+                Some(class) => self.name_of(class),
+                None => self
+                    .package(finding.package)
+                    .map_or_else(|| "?".to_owned(), |p| p.name.clone()),
+            };
+            self.origins.push((finding.package, finding.class));
+            self.diagnostics.push(finding.into_diagnostic(subject));
+        }
     }
 
     fn link_parents(
         &self,
         class: ClassId,
-        diagnostics: &mut Vec<Diagnostic>,
+        diagnostics: &mut Vec<Finding>,
     ) -> (Vec<ParentLink>, Vec<ClassId>) {
         let Some(entry) = self.classes.get(class.0) else {
             return (Vec::new(), Vec::new());
@@ -875,7 +908,7 @@ impl ClassRegistry {
         (links, parents)
     }
 
-    fn check_parent_usage(&self, class: ClassId, diagnostics: &mut Vec<Diagnostic>) {
+    fn check_parent_usage(&self, class: ClassId, diagnostics: &mut Vec<Finding>) {
         let Some(def) = self.definition(class) else {
             return;
         };
@@ -885,7 +918,7 @@ impl ClassRegistry {
         for link in self.parent_links(class) {
             let Ok(parent) = link.target else { continue };
             if self.definition(parent).map(|d| d.usage) == Some(ClassUsage::Meta) {
-                diagnostics.push(Diagnostic {
+                diagnostics.push(Finding {
                     code: codes::META_PARENT,
                     message: format!(
                         "class {} cannot extend the meta class {}",
@@ -902,7 +935,7 @@ impl ClassRegistry {
         }
     }
 
-    fn link_imports(&self, class: ClassId, diagnostics: &mut Vec<Diagnostic>) -> Vec<ClassId> {
+    fn link_imports(&self, class: ClassId, diagnostics: &mut Vec<Finding>) -> Vec<ClassId> {
         let Some(entry) = self.classes.get(class.0) else {
             return Vec::new();
         };
@@ -959,8 +992,8 @@ impl LinkContext {
         message: String,
         python_exception: &'static str,
         (start, end): (Mark, Mark),
-    ) -> Diagnostic {
-        Diagnostic {
+    ) -> Finding {
+        Finding {
             code,
             message,
             python_exception,

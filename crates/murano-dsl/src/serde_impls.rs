@@ -10,8 +10,8 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, SerializeStruct, Seriali
 use crate::contract::ListContract;
 use crate::model::Namespaces;
 use crate::object_model::{
-    ClassRequest, Data, Diagnostic as ObjectDiagnostic, Map, Object, ObjectModel, Path, SystemData,
-    TypeRef as ObjectTypeRef, Value as ObjectValue,
+    ClassRequest, Data, Map, Object, ObjectModel, Path, SystemData, TypeRef as ObjectTypeRef,
+    Value as ObjectValue,
 };
 use crate::version::{Operator, SpecItem, Version, VersionNumber, VersionSpec};
 
@@ -187,18 +187,6 @@ impl Serialize for ClassRequest {
         s.serialize_field("name", &self.name)?;
         s.serialize_field("version_spec", &self.version_spec)?;
         s.serialize_field("package", &self.package)?;
-        s.end()
-    }
-}
-
-impl Serialize for ObjectDiagnostic {
-    /// `{"severity", "code", "path", "message"}`.
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Diagnostic", 4)?;
-        s.serialize_field("severity", &self.severity)?;
-        s.serialize_field("code", self.kind.code())?;
-        s.serialize_field("path", &self.path)?;
-        s.serialize_field("message", &self.kind.to_string())?;
         s.end()
     }
 }

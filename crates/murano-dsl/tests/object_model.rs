@@ -65,7 +65,7 @@ impl Tally {
         self.references += model.references().len();
         self.unresolved_id_like += model.unresolved_id_like_strings().len();
         for d in model.diagnostics() {
-            *self.diagnostics.entry(d.kind.code()).or_default() += 1;
+            *self.diagnostics.entry(d.code).or_default() += 1;
             self.details.push(format!("{source}: {d}"));
         }
     }
@@ -253,7 +253,7 @@ fn dashboard_object_models() {
                     model
                         .diagnostics()
                         .iter()
-                        .all(|d| d.severity == Severity::Warning || d.kind.code() == "OM303"),
+                        .all(|d| d.severity == Severity::Warning || d.code == "OM303"),
                     "{source}: {:?}",
                     model.diagnostics()
                 );

@@ -299,10 +299,9 @@ fn corpus_packages_link() {
         *by_code.entry(d.code).or_default() += 1;
     }
     println!("lenient diagnostics by code: {by_code:?}");
-    for d in registry.diagnostics() {
+    for (d, _, class) in registry.diagnostic_origins() {
         if d.code != codes::OUTSIDE_REQUIREMENTS {
-            let where_ = d
-                .class
+            let where_ = class
                 .and_then(|c| registry.class_name(c))
                 .unwrap_or("package meta");
             println!("  {where_}: {d}");
@@ -467,21 +466,25 @@ fn engine_oracle_errors() {
             let mut in_hierarchy = built.registry.mro(class).unwrap_or_default();
             in_hierarchy.push(class);
             let package = built.registry.package_of(class);
-            let found = built.registry.diagnostics().iter().find(|d| {
-                d.code == code
-                    && d.python_exception == exception
-                    && d.class.is_some_and(|c| {
-                        in_hierarchy.contains(&c) || built.registry.package_of(c) == package
-                    })
-            });
+            let found = built
+                .registry
+                .diagnostic_origins()
+                .find(|(d, _, class)| {
+                    d.code == code
+                        && d.python_exception == Some(exception)
+                        && class.is_some_and(|c| {
+                            in_hierarchy.contains(&c) || built.registry.package_of(c) == package
+                        })
+                })
+                .map(|(d, _, _)| d);
             assert!(
                 found.is_some(),
                 "{id}: no {code} ({exception}) in {:?}",
                 built
                     .registry
-                    .diagnostics()
-                    .iter()
-                    .filter(|d| d.class.is_some_and(|c| in_hierarchy.contains(&c)))
+                    .diagnostic_origins()
+                    .filter(|(_, _, class)| class.is_some_and(|c| in_hierarchy.contains(&c)))
+                    .map(|(d, _, _)| d)
                     .collect::<Vec<_>>()
             );
             let message = found.map(|d| d.message.as_str()).unwrap_or("");

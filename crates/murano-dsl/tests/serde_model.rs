@@ -216,10 +216,14 @@ fn object_models_serialize_as_their_json() {
     assert_eq!(
         value["diagnostics"],
         json!([{
-            "severity": "Warning",
             "code": "OM101",
-            "path": "/Objects/applications/1/?/id",
+            "severity": "Warning",
             "message": "duplicate object id \"a1\" (first at /Objects/applications/0)",
+            "file": null,
+            "start": null,
+            "end": null,
+            "subject": "/Objects/applications/1/?/id",
+            "python_exception": null,
         }])
     );
     let app = model.object("a1").unwrap();

@@ -1,10 +1,12 @@
 //! Static checks of a whole Murano package: manifest, class files, UI
 //! definitions and the file list.
 //!
-//! [`check_package`] reports [`Diagnostic`]s with a stable code. The codes
+//! [`check_package`] reports [`Diagnostic`]s (the workspace's one
+//! diagnostic type, from `murano-diagnostics`) with a stable code of the
+//! table [`CODES`]. The codes
 //! `E000`–`E204` and `W010`–`W202` are murano-pkg-check's, assigned exactly
 //! as murano-pkg-check assigns them (see `docs/diagnostics.md` in the workspace); the `M` codes are checks beyond it: the issues
-//! of the class model ([`murano_dsl::model::Issue`], `M1xx`–`M3xx`, kept
+//! of the class model ([`ClassDefinition::issues`], `M1xx`–`M3xx`, kept
 //! with their codes) and the checks of this module (`M4xx`), some of which
 //! need a [`ClassIndex`] of the classes other packages define.
 //!
@@ -20,102 +22,41 @@
 //! let report = check_package(&files, &CheckOptions::default());
 //! let e047 = report.iter().find(|d| d.code == "E047").unwrap();
 //! assert_eq!(e047.severity, Severity::Error);
-//! assert_eq!((e047.file.as_deref(), e047.line, e047.column), (Some("Classes/Demo.yaml"), 3, 3));
+//! assert_eq!(e047.file.as_deref(), Some("Classes/Demo.yaml"));
+//! let at = e047.start.unwrap();
+//! assert_eq!((at.line, at.column), (3, 3)); // 1-based
 //! # Ok::<(), murano_packages::PackageError>(())
 //! ```
 
 mod class_checks;
-mod codes;
 mod pkgcheck;
 mod py;
 #[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
+use murano_dsl::diagnostic::position;
 use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage};
 use murano_yaml::{load_class_file, load_manifest, LoadOptions, Mark};
 
-pub use codes::{code_info, CodeInfo, Origin, CODES};
+pub use murano_diagnostics::{code_info, CodeInfo, Diagnostic, Layer, Position, Severity, CODES};
 
 use crate::catalog::Catalog;
 use crate::source::{FileMap, PackageSource};
 
-/// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Severity {
-    /// The package is broken, or will fail when it is used.
-    Error,
-    /// Suspicious, deprecated, or ignored by Murano.
-    Warning,
-}
-
-impl Severity {
-    /// `"error"` or `"warning"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One finding.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Diagnostic {
-    /// The stable code (see [`CODES`]).
-    pub code: &'static str,
-    /// How serious it is (fixed per code).
-    pub severity: Severity,
-    /// What is wrong, for people.
-    pub message: String,
-    /// The file, relative to the package root; `None` for findings about
-    /// the package as a whole.
-    pub file: Option<String>,
-    /// 1-based line; 0 when there is no position.
-    pub line: usize,
-    /// 1-based column; 0 when there is no position.
-    pub column: usize,
-}
-
-impl Diagnostic {
-    /// A diagnostic; the severity comes from the code table.
-    pub fn new(
-        code: &'static str,
-        message: impl Into<String>,
-        file: Option<&str>,
-        mark: Option<Mark>,
-    ) -> Diagnostic {
-        let (line, column) = mark.map_or((0, 0), |m| (m.line as usize + 1, m.column as usize + 1));
-        Diagnostic {
-            code,
-            severity: code_info(code).map_or(Severity::Error, |c| c.severity),
-            message: message.into(),
-            file: file.map(str::to_owned),
-            line,
-            column,
-        }
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.file {
-            Some(file) => write!(
-                f,
-                "{file}:{}:{}: {} [{}] {}",
-                self.line, self.column, self.code, self.severity, self.message
-            ),
-            None => write!(f, "{} [{}] {}", self.code, self.severity, self.message),
-        }
-    }
+/// A diagnostic of the checks: the code's severity, `file` relative to
+/// the package root, the start only (as murano-pkg-check reports a line).
+pub(crate) fn diagnostic(
+    code: &'static str,
+    message: impl Into<String>,
+    file: Option<&str>,
+    mark: Option<Mark>,
+) -> Diagnostic {
+    let mut d = Diagnostic::new(code, message);
+    d.file = file.map(str::to_owned);
+    d.start = mark.map(position);
+    d
 }
 
 /// What classes exist outside the checked package: class name → the
@@ -248,8 +189,7 @@ pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic>
         out.extend(class_checks::run(files, options));
     }
     out.sort_by(|a, b| {
-        (&a.file, a.line, a.column, a.code, &a.message)
-            .cmp(&(&b.file, b.line, b.column, b.code, &b.message))
+        (&a.file, a.start, a.code, &a.message).cmp(&(&b.file, b.start, b.code, &b.message))
     });
     out
 }

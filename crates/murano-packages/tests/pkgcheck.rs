@@ -149,7 +149,10 @@ fn compare<'a>(
                 && o.code == code
                 && match file {
                     None => true,
-                    Some(f) => o.file.as_deref() == Some(f) && o.line as u64 == line,
+                    Some(f) => {
+                        o.file.as_deref() == Some(f)
+                            && o.start.map_or(0, |p| u64::from(p.line)) == line
+                    }
                 }
         });
         match found {

@@ -286,10 +286,11 @@ impl<'a> Generator<'a> {
         let registry = self.catalog.registry();
         if let Some(d) = registry.class_diagnostics(class).find(|d| {
             meta_codes.contains(&d.code)
-                && d.start.index >= node.start.index
-                && d.end.index <= node.end.index
+                && d.start.is_some_and(|s| s.offset >= node.start.index)
+                && d.end.is_some_and(|e| e.offset <= node.end.index)
         }) {
-            return Err(SchemaError::new(d.python_exception, d.message.clone()));
+            let exception = d.python_exception.unwrap_or("ValueError");
+            return Err(SchemaError::new(exception, d.message.clone()));
         }
         Ok(())
     }

@@ -150,17 +150,23 @@ impl ParseError {
         self.0.span.line_col(source)
     }
 
-    /// The message, then the offending source line with a caret under the
-    /// position.
+    /// The message, the line and column, then the offending source line
+    /// with a caret under the position, as
+    /// [`murano_diagnostics::Snippet`] renders it.
+    ///
+    /// ```
+    /// let err = murano_yaql::Grammar::standard().parse("1 ? 2").unwrap_err();
+    /// assert_eq!(
+    ///     err.render("1 ? 2"),
+    ///     "lexical error: no token starts with '?' (position 2)\n  --> 1:3\n  |\n1 | 1 ? 2\n  |   ^"
+    /// );
+    /// ```
     pub fn render(&self, source: &str) -> String {
-        let at = self.line_col(source);
-        let line = nth_line(source, at.line - 1);
-        let pad: String = line
-            .chars()
-            .take(at.column - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        format!("{self}\n --> {at}\n  | {line}\n  | {pad}^")
+        let start = murano_diagnostics::Position::at_byte(source, self.0.span.start as usize);
+        murano_diagnostics::Snippet::new(self.to_string())
+            .source(source)
+            .span(Some(start), None)
+            .render()
     }
 }
 
@@ -178,20 +184,4 @@ impl std::error::Error for ParseError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.0.kind)
     }
-}
-
-/// Line `index` (0-based) of `source`, where `\r\n`, `\n` and `\r` end lines.
-pub(crate) fn nth_line(source: &str, index: usize) -> &str {
-    let mut rest = source;
-    for _ in 0..index {
-        match rest.find(['\n', '\r']) {
-            Some(i) => {
-                let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
-                rest = &rest[i + skip..];
-            }
-            None => return "",
-        }
-    }
-    let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
-    &rest[..end]
 }

@@ -79,29 +79,10 @@ impl fmt::Display for LineCol {
 /// Line and column of byte `offset` in `source` (clamped to its length and
 /// to a character boundary).
 pub(crate) fn line_col(source: &str, offset: usize) -> LineCol {
-    let offset = floor_boundary(source, offset);
-    let before = &source[..offset];
-    let mut line = 1;
-    let mut line_start = 0;
-    let bytes = before.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                line += 1;
-                line_start = i + 1;
-            }
-            b'\r' if bytes.get(i + 1) != Some(&b'\n') => {
-                line += 1;
-                line_start = i + 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
+    let at = murano_diagnostics::Position::at_byte(source, offset);
     LineCol {
-        line,
-        column: before[line_start..].chars().count() + 1,
+        line: at.line as usize,
+        column: at.column as usize,
     }
 }
 

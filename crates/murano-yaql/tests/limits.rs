@@ -103,7 +103,8 @@ fn errors_carry_positions() {
     let at = err.line_col(src);
     assert_eq!((at.line, at.column), (2, 3));
     assert!(
-        err.render(src).ends_with("  |   ?\n  |   ^"),
+        err.render(src)
+            .ends_with("\n  --> 2:3\n  |\n2 |   ?\n  |   ^"),
         "{}",
         err.render(src)
     );

@@ -10,7 +10,8 @@
 
 use murano_yaql::{Expr, ExprKind};
 
-use super::Issue;
+use super::issue;
+use crate::diagnostic::Diagnostic;
 use crate::yaml::{Mark, Node, Value, YaqlScalar};
 
 /// A sequence of instructions (a body, a branch, a loop body).
@@ -221,7 +222,7 @@ fn target(expression: &YaqlScalar) -> Result<AssignTarget, String> {
 
 /// Builds instructions, recording problems in `issues`.
 pub(crate) struct BodyBuilder<'a> {
-    pub(crate) issues: &'a mut Vec<Issue>,
+    pub(crate) issues: &'a mut Vec<Diagnostic>,
 }
 
 impl BodyBuilder<'_> {
@@ -238,12 +239,7 @@ impl BodyBuilder<'_> {
     }
 
     fn invalid(&mut self, node: &Node, code: &'static str, reason: String) -> Instruction {
-        self.issues.push(Issue {
-            code,
-            message: reason.clone(),
-            start: node.start,
-            end: node.end,
-        });
+        self.issues.push(issue(code, reason.clone(), node));
         Instruction {
             kind: InstructionKind::Invalid { reason },
             start: node.start,

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::path::Path;
+use crate::diagnostic::Diagnostic;
 use crate::version::VersionError;
 use crate::yaml::YamlError;
 
@@ -178,49 +179,10 @@ pub enum ErrorKind {
     YaqlInJson(String),
 }
 
-/// How serious a [`Diagnostic`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub enum Severity {
-    /// Murano's engine fails when it loads this object.
-    Error,
-    /// Murano accepts it but behaves in a way the author probably did not
-    /// intend (skips, drops, merges something).
-    Warning,
-}
-
-/// Something Murano would refuse or quietly change in a model that is
-/// otherwise well formed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// How serious.
-    pub severity: Severity,
-    /// Where.
-    pub path: Path,
-    /// What.
-    pub kind: DiagnosticKind,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let severity = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        write!(
-            f,
-            "{severity} {} at {}: {}",
-            self.kind.code(),
-            self.path,
-            self.kind
-        )
-    }
-}
-
-/// What a [`Diagnostic`] is about.
+/// What a diagnostic of an object model is about: its message, code and
+/// severity.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DiagnosticKind {
+pub(crate) enum DiagnosticKind {
     /// A second object with an id already used in the same section: Murano's
     /// object store hands out the first object again, so the two
     /// definitions become one object.
@@ -277,7 +239,7 @@ pub enum DiagnosticKind {
 impl DiagnosticKind {
     /// A stable code: `OM1xx` ids and references, `OM2xx` properties,
     /// `OM3xx` the `?` section.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             DiagnosticKind::DuplicateId { .. } => "OM101",
             DiagnosticKind::NonStringId(_) => "OM102",
@@ -291,13 +253,9 @@ impl DiagnosticKind {
         }
     }
 
-    /// The severity Murano's behaviour warrants.
-    pub fn severity(&self) -> Severity {
-        match self {
-            DiagnosticKind::PropertyNameNotKeyword(_)
-            | DiagnosticKind::PropertyKeyNotString(_)
-            | DiagnosticKind::SystemNotMapping(_) => Severity::Error,
-            _ => Severity::Warning,
-        }
+    /// The diagnostic at `path` (its subject), with the severity the code
+    /// table gives the code.
+    pub(crate) fn at(self, path: &Path) -> Diagnostic {
+        Diagnostic::new(self.code(), self.to_string()).with_subject(path.to_string())
     }
 }

@@ -2,12 +2,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::error::{Diagnostic, DiagnosticKind, ErrorKind, ObjectModelError};
+use super::error::{DiagnosticKind, ErrorKind, ObjectModelError};
 use super::json::JsonOptions;
 use super::object::{Data, Object};
 use super::path::{Path, Segment};
 use super::value::{Map, Value};
 use super::DEFAULT_MAX_DEPTH;
+use crate::diagnostic::Diagnostic;
 use crate::yaml::{self, LoadOptions, Node};
 use murano_yaml::py_text as pychar;
 
@@ -138,7 +139,7 @@ pub struct Attribute<'a> {
 /// quietly change ([`ObjectModel::diagnostics`]).
 ///
 /// ```
-/// use murano_dsl::object_model::{DiagnosticKind, ObjectModel};
+/// use murano_dsl::object_model::ObjectModel;
 ///
 /// let model = ObjectModel::from_json(r#"{
 ///   "?": {"id": "env", "type": "io.murano.Environment"},
@@ -435,13 +436,7 @@ impl ObjectModel {
         let ids: HashSet<&str> = objects.iter().filter_map(|o| o.object.id()).collect();
         let mut out = Vec::new();
         let mut first_seen: HashMap<(Section, &str), &Path> = HashMap::new();
-        let mut push = |path: Path, kind: DiagnosticKind| {
-            out.push(Diagnostic {
-                severity: kind.severity(),
-                path,
-                kind,
-            })
-        };
+        let mut push = |path: Path, kind: DiagnosticKind| out.push(kind.at(&path));
         for found in &objects {
             let system = found.object.system();
             let system_path = found.path.key("?");
@@ -646,11 +641,7 @@ fn collect_broken_systems(data: &Data, path: &mut Path, out: &mut Vec<Diagnostic
                 path.push(Segment::Key(key.path_key_text()));
                 if key.as_str() == Some("?") && !matches!(item, Data::Scalar(Value::Yaql(_))) {
                     let kind = DiagnosticKind::SystemNotMapping(data_type_name(item));
-                    out.push(Diagnostic {
-                        severity: kind.severity(),
-                        path: path.clone(),
-                        kind,
-                    });
+                    out.push(kind.at(path));
                 }
                 collect_broken_systems(item, path, out);
                 path.pop();
@@ -885,7 +876,7 @@ mod tests {
         model
             .diagnostics()
             .iter()
-            .map(|d| (d.path.to_string(), d.kind.code()))
+            .map(|d| (d.subject.clone().unwrap_or_default(), d.code))
             .collect()
     }
 
@@ -992,10 +983,10 @@ mod tests {
             codes(&m),
             [(s("/1/?/id"), "OM101"), (s("/2/?/id"), "OM102")]
         );
-        let DiagnosticKind::DuplicateId { first, .. } = &m.diagnostics()[0].kind else {
-            panic!("{:?}", m.diagnostics());
-        };
-        assert_eq!(first.to_string(), "/0");
+        assert_eq!(
+            m.diagnostics()[0].message,
+            "duplicate object id \"x\" (first at /0)"
+        );
         assert_eq!(m.object("x").unwrap().path.to_string(), "/0");
     }
 

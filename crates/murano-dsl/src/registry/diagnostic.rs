@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::diagnostic::{position, Diagnostic};
+
 use crate::model::NameError;
 use crate::version::Version;
 use crate::yaml::Mark;
@@ -10,7 +12,7 @@ use super::{ClassId, PackageId};
 
 /// Stable diagnostic codes of the registry (`R1xx`). Every one of them is
 /// a problem Murano's engine refuses; [`Diagnostic::python_exception`] says
-/// what it raises.
+/// what it raises. The table of every code is [`crate::diagnostic::CODES`].
 pub mod codes {
     /// An `Extends` entry (or the implicit `io.murano.Object`) does not
     /// resolve: `NoClassFound`, `NoPackageFound`, or a bad name
@@ -50,31 +52,28 @@ pub mod codes {
     pub const META_INHERITANCE_CONFLICT: &str = "R125";
 }
 
-/// A problem found while linking the classes of a registry.
+/// A problem found while linking, before it becomes a [`Diagnostic`]
+/// (with the ids of the package and class it concerns kept beside it).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct Diagnostic {
-    /// Stable code (see [`codes`]).
-    pub code: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// The Python exception Murano raises for it (`NoClassFound`,
-    /// `ValueError`, ...).
-    pub python_exception: &'static str,
-    /// The package whose file holds the problem.
-    pub package: PackageId,
-    /// The class it concerns (`None` for a package's own meta).
-    pub class: Option<ClassId>,
-    /// Where it starts (in the class file, or the manifest for package
-    /// meta).
-    pub start: Mark,
-    /// Where it ends.
-    pub end: Mark,
+pub(crate) struct Finding {
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
+    pub(crate) python_exception: &'static str,
+    pub(crate) package: PackageId,
+    pub(crate) class: Option<ClassId>,
+    pub(crate) start: Mark,
+    pub(crate) end: Mark,
 }
 
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at {}: {}", self.code, self.start, self.message)
+impl Finding {
+    /// The diagnostic: the code's severity, the span in the class file
+    /// (or the manifest, for package meta), the class (or package) as its
+    /// subject, and the exception Murano raises.
+    pub(crate) fn into_diagnostic(self, subject: String) -> Diagnostic {
+        Diagnostic::new(self.code, self.message)
+            .with_span(position(self.start), position(self.end))
+            .with_subject(subject)
+            .with_python_exception(self.python_exception)
     }
 }
 

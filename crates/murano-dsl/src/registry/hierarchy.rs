@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::model::{ClassDefinition, Method, Property, PropertyUsage};
 
-use super::{codes, ClassId, ClassRegistry, Diagnostic, PackageId, QueryError};
+use super::{codes, ClassId, ClassRegistry, Finding, PackageId, QueryError};
 
 /// Beyond this many inheritance paths, symbol resolution stops
 /// enumerating Murano's chains and uses the equivalent closed form.
@@ -623,7 +623,7 @@ pub(super) fn choose_from_chains(mut chains: Vec<Vec<(ClassId, usize)>>) -> Vec<
 
 /// Finds classes whose `Extends` leads back to themselves, records the
 /// cycles in the registry, and returns their diagnostics.
-pub(super) fn detect_cycles(registry: &mut ClassRegistry) -> Vec<Diagnostic> {
+pub(super) fn detect_cycles(registry: &mut ClassRegistry) -> Vec<Finding> {
     let n = registry.classes.len();
     let sccs = strongly_connected(n, |v| registry.parents(ClassId(v)));
     let mut cycle_of: Vec<Option<usize>> = vec![None; n];
@@ -674,7 +674,7 @@ pub(super) fn detect_cycles(registry: &mut ClassRegistry) -> Vec<Diagnostic> {
                 registry.name_of(class)
             )
         };
-        diagnostics.push(Diagnostic {
+        diagnostics.push(Finding {
             code: codes::CYCLE,
             message,
             python_exception: "NoClassFound",
@@ -797,7 +797,7 @@ fn strongly_connected<'a>(n: usize, edges: impl Fn(usize) -> &'a [ClassId]) -> V
 pub(super) fn check_remapping(
     registry: &ClassRegistry,
     class: ClassId,
-    diagnostics: &mut Vec<Diagnostic>,
+    diagnostics: &mut Vec<Finding>,
 ) {
     if registry.check(class).is_err() {
         return;
@@ -900,7 +900,7 @@ pub(super) fn check_remapping(
         .definition(class)
         .map(|d| (d.start, d.end))
         .unwrap_or_default();
-    diagnostics.push(Diagnostic {
+    diagnostics.push(Finding {
         code: codes::VERSION_REMAP,
         message: format!(
             "the hierarchy of {} reaches package {} through different requirements; \

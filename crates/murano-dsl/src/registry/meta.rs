@@ -7,7 +7,7 @@ use crate::model::{Cardinality, ClassUsage, MetaTarget, Namespaces};
 use crate::yaml::{Mark, Node, Value};
 
 use super::{
-    codes, ClassId, ClassRegistry, Diagnostic, LinkContext, LookupError, PackageId, QueryError,
+    codes, ClassId, ClassRegistry, Finding, LinkContext, LookupError, PackageId, QueryError,
 };
 
 /// Deepest hierarchy meta aggregation follows.
@@ -261,7 +261,7 @@ impl ClassRegistry {
     pub(super) fn read_class_meta(
         &self,
         class: ClassId,
-        diagnostics: &mut Vec<Diagnostic>,
+        diagnostics: &mut Vec<Finding>,
     ) -> DeclaredMeta {
         let (Some(def), Some(package), Some(namespaces)) = (
             self.definition(class),
@@ -306,7 +306,7 @@ impl ClassRegistry {
     pub(super) fn read_package_meta(
         &self,
         package: PackageId,
-        diagnostics: &mut Vec<Diagnostic>,
+        diagnostics: &mut Vec<Finding>,
     ) -> Vec<MetaAttachment> {
         let Some(info) = self.package(package) else {
             return Vec::new();
@@ -335,7 +335,7 @@ impl ClassRegistry {
         target: MetaTarget,
         ctx: &LinkContext,
         namespaces: &Namespaces,
-        diagnostics: &mut Vec<Diagnostic>,
+        diagnostics: &mut Vec<Finding>,
     ) -> Vec<MetaAttachment> {
         let entries: Vec<Entry<'_>> = match node.map(|n| &n.value) {
             None | Some(Value::Null) => Vec::new(),
@@ -453,7 +453,7 @@ impl ClassRegistry {
 
     /// The meta-inheritance conflicts of a class, its properties and its
     /// methods (what Murano raises when their meta is read).
-    pub(super) fn check_meta_inheritance(&self, class: ClassId) -> Vec<Diagnostic> {
+    pub(super) fn check_meta_inheritance(&self, class: ClassId) -> Vec<Finding> {
         let mut out = Vec::new();
         if self.check(class).is_err() {
             return out;

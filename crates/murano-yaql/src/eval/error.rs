@@ -200,23 +200,12 @@ impl Error {
         let Some(span) = self.span else {
             return head;
         };
-        let at = span.line_col(source);
-        let line = crate::error::nth_line(source, at.line - 1);
-        let pad: String = line
-            .chars()
-            .take(at.column - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        let start = (span.start as usize).min(source.len());
-        let end = (span.end as usize).clamp(start, source.len());
-        let width = source
-            .get(start..end)
-            .map_or(1, |part| part.lines().next().unwrap_or("").chars().count())
-            .max(1);
-        format!(
-            "{head}\n --> {at}\n  | {line}\n  | {pad}{}",
-            "^".repeat(width)
-        )
+        let start = murano_diagnostics::Position::at_byte(source, span.start as usize);
+        let end = murano_diagnostics::Position::at_byte(source, span.end as usize);
+        murano_diagnostics::Snippet::new(head)
+            .source(source)
+            .span(Some(start), Some(end))
+            .render()
     }
 }
 

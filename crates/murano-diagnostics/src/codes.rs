@@ -1,16 +1,38 @@
-//! The table of every diagnostic code.
+//! The table of every diagnostic code, of every layer.
 
-use super::Severity;
+use crate::diagnostic::Severity;
 
-/// Where a code comes from.
+/// The layer that emits a code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Origin {
-    /// murano-pkg-check's code, assigned as it assigns it.
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum Layer {
+    /// murano-pkg-check's code, assigned as it assigns it
+    /// (`murano_packages::check`, `E000`–`E204`, `W010`–`W202`).
     PkgCheck,
-    /// An issue of the class model ([`murano_dsl::model::Issue`]).
+    /// An issue of the class model (`murano_dsl::model`, `M100`–`M303`).
     Model,
-    /// A check of this module beyond murano-pkg-check.
+    /// A check of `murano_packages::check` beyond murano-pkg-check
+    /// (`M400`–`M406`).
     Checker,
+    /// The class registry, linking classes across packages
+    /// (`murano_dsl::registry`, `R1xx`).
+    Registry,
+    /// Object models (`murano_dsl::object_model`, `OM1xx`–`OM3xx`).
+    ObjectModel,
+}
+
+impl Layer {
+    /// The name `docs/diagnostics.md` gives the layer in its Origin
+    /// column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::PkgCheck => "pkg-check",
+            Layer::Model => "model",
+            Layer::Checker => "checker",
+            Layer::Registry => "registry",
+            Layer::ObjectModel => "object-model",
+        }
+    }
 }
 
 /// One code of the table.
@@ -18,32 +40,32 @@ pub enum Origin {
 pub struct CodeInfo {
     /// The code.
     pub code: &'static str,
-    /// Its severity.
+    /// Its default severity.
     pub severity: Severity,
-    /// Where it comes from.
-    pub origin: Origin,
-    /// What it means.
+    /// The layer that emits it.
+    pub layer: Layer,
+    /// What it means, in one line.
     pub summary: &'static str,
 }
 
 const fn c(
     code: &'static str,
     severity: Severity,
-    origin: Origin,
+    layer: Layer,
     summary: &'static str,
 ) -> CodeInfo {
     CodeInfo {
         code,
         severity,
-        origin,
+        layer,
         summary,
     }
 }
 
-use Origin::{Checker, Model, PkgCheck};
+use Layer::{Checker, Model, ObjectModel, PkgCheck, Registry};
 use Severity::{Error, Warning};
 
-/// Every code, sorted.
+/// Every code any layer emits, sorted by code.
 pub const CODES: &[CodeInfo] = &[
     c(
         "E000",
@@ -320,6 +342,122 @@ pub const CODES: &[CodeInfo] = &[
         Error,
         Checker,
         "class file does not declare the class the manifest maps to it",
+    ),
+    c(
+        "OM101",
+        Warning,
+        ObjectModel,
+        "a second object with an id already used in the same section",
+    ),
+    c(
+        "OM102",
+        Warning,
+        ObjectModel,
+        "an object id that is not a string",
+    ),
+    c(
+        "OM103",
+        Warning,
+        ObjectModel,
+        "a destruction subscriber the model does not hold (Murano skips it)",
+    ),
+    c(
+        "OM104",
+        Warning,
+        ObjectModel,
+        "an attribute of an object the model does not hold (Murano drops it)",
+    ),
+    c(
+        "OM201",
+        Error,
+        ObjectModel,
+        "a property name that is not a keyword (Murano cannot load the object)",
+    ),
+    c(
+        "OM202",
+        Error,
+        ObjectModel,
+        "a property key that is not a string (Murano cannot load the object)",
+    ),
+    c(
+        "OM301",
+        Warning,
+        ObjectModel,
+        "unknown key in the system section `?` (the engine ignores and drops it)",
+    ),
+    c(
+        "OM302",
+        Warning,
+        ObjectModel,
+        "a top-level object without type",
+    ),
+    c(
+        "OM303",
+        Error,
+        ObjectModel,
+        "the system section `?` is not a mapping",
+    ),
+    c(
+        "R100",
+        Error,
+        Registry,
+        "an Extends entry (or the implicit io.murano.Object) does not resolve",
+    ),
+    c(
+        "R101",
+        Error,
+        Registry,
+        "a name resolves only outside the packages its package can see",
+    ),
+    c("R102", Error, Registry, "a class extends a meta class"),
+    c(
+        "R103",
+        Error,
+        Registry,
+        "the class extends itself, directly or through other classes",
+    ),
+    c(
+        "R104",
+        Error,
+        Registry,
+        "packages of the hierarchy require one package with different specs",
+    ),
+    c("R110", Error, Registry, "an Import entry does not resolve"),
+    c(
+        "R120",
+        Error,
+        Registry,
+        "a Meta entry is a mapping with other than one key",
+    ),
+    c(
+        "R121",
+        Error,
+        Registry,
+        "a Meta entry names no class that can be found",
+    ),
+    c(
+        "R122",
+        Error,
+        Registry,
+        "a Meta entry names a class that is not a meta class",
+    ),
+    c(
+        "R123",
+        Error,
+        Registry,
+        "a meta class attached where its Applies does not allow",
+    ),
+    c(
+        "R124",
+        Error,
+        Registry,
+        "a meta class of Cardinality One attached twice to one target",
+    ),
+    c(
+        "R125",
+        Error,
+        Registry,
+        "inherited meta of Cardinality One reaches a target from two classes",
     ),
     c("W010", Warning, PkgCheck, "unknown top-level key"),
     c("W011", Warning, PkgCheck, "class name not in CamelCase"),
