@@ -12,7 +12,7 @@
 //! class (an unknown `Usage`, a missing `Contract`, a body item it cannot
 //! parse) is kept as an issue next to the part it concerns, so that tools
 //! can inspect broken classes too. An issue is a
-//! [`Diagnostic`](crate::diagnostic::Diagnostic) with a stable code
+//! [`Diagnostic`] with a stable code
 //! (`M1xx` class level, `M2xx` members, `M3xx` bodies), the severity of
 //! the code table and the span of the node it concerns (no file: the model
 //! does not know it).

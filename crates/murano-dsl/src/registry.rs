@@ -371,7 +371,7 @@ impl RegistryBuilder {
     }
 
     /// Links everything: parents, imports, meta, cycles. Never fails;
-    /// problems become [`Finding`]s.
+    /// problems become [`Diagnostic`]s.
     pub fn build(self) -> ClassRegistry {
         let mut packages_by_name: HashMap<String, Vec<PackageId>> = HashMap::new();
         for (i, p) in self.packages.iter().enumerate() {

@@ -45,6 +45,9 @@ pub struct ReadmeExamples;
 /// Each library crate's README examples, compiled and run as doctests.
 #[cfg(doctest)]
 pub mod crate_readmes {
+    /// `murano-diagnostics/README.md`.
+    #[doc = include_str!("../../murano-diagnostics/README.md")]
+    pub struct Diagnostics;
     /// `murano-yaql/README.md`.
     #[doc = include_str!("../../murano-yaql/README.md")]
     pub struct Yaql;
