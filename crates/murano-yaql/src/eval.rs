@@ -14,6 +14,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Layers
+//!
+//! The interpreter (values, contexts, functions, overload resolution) knows
+//! nothing of the standard library: the `stdlib` modules stand on it, as
+//! jaq-std stands on jaq-core, and build the libraries
+//! ([`Library::standard`], [`Library::legacy`]). Dates are printed by a
+//! calendar module below the values, which the datetime functions use too.
+//! A unit test (`layering`) keeps the interpreter's sources free of
+//! `stdlib` references.
+//!
 //! Host functions register through [`FunctionDef`]: plain closures over a
 //! [`Call`], which gives typed access to arguments, lazy arguments as
 //! [`Lambda`]s, the receiver (argument 0 in method syntax), keyword
@@ -41,13 +51,14 @@ mod context;
 mod error;
 mod func;
 mod interp;
-pub mod stdlib;
+mod stdlib;
 mod value;
 
 pub use context::{Context, Library};
 pub use error::{Error, ErrorKind};
-pub use func::{Arg, Call, FunctionDef, NativeFn, ParamType};
-pub use interp::{Interp, Lambda, Node};
+pub use func::{Arg, Call, FunctionDef, LazyExpr, NativeFn, ParamType};
+use interp::Node;
+pub use interp::{Interp, Lambda};
 pub use value::{
     py_cmp, DateTime, Dict, HostObject, KeyBuild, KeyHasher, LazyIter, MatchValue, RegexValue, Set,
     Value, ValueIter,
@@ -319,5 +330,73 @@ pub fn convert_input(v: Value) -> Value {
         )),
         Value::Set(s) => Value::Set(Arc::new(s.iter().cloned().map(convert_input).collect())),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod layering {
+    /// The interpreter's modules, which must not reach up into the
+    /// standard library.
+    const INTERPRETER: [(&str, &str); 6] = [
+        ("eval/context.rs", include_str!("eval/context.rs")),
+        ("eval/error.rs", include_str!("eval/error.rs")),
+        ("eval/func.rs", include_str!("eval/func.rs")),
+        ("eval/interp.rs", include_str!("eval/interp.rs")),
+        ("eval/value.rs", include_str!("eval/value.rs")),
+        (
+            "eval/value/calendar.rs",
+            include_str!("eval/value/calendar.rs"),
+        ),
+    ];
+
+    /// Code lines (comments dropped) of a source file.
+    fn code(source: &str) -> impl Iterator<Item = (usize, &str)> {
+        source
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.split("//").next().unwrap_or("")))
+    }
+
+    #[test]
+    fn the_interpreter_does_not_import_the_standard_library() {
+        for (file, source) in INTERPRETER {
+            for (line, text) in code(source) {
+                assert!(
+                    !text.contains("stdlib"),
+                    "{file}:{line} reaches into the standard library: {text}"
+                );
+            }
+        }
+        // The evaluator's root only declares the module (this test, at
+        // its end, is left out).
+        let root = include_str!("eval.rs");
+        let root = root.split("mod layering {").next().unwrap_or(root);
+        for (line, text) in code(root) {
+            if text.contains("stdlib") {
+                assert_eq!(text.trim(), "mod stdlib;", "eval.rs:{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_calendar_stands_alone() {
+        for (line, text) in code(include_str!("eval/value/calendar.rs")) {
+            for upward in ["super::", "crate::eval"] {
+                assert!(
+                    !text.contains(upward),
+                    "eval/value/calendar.rs:{line} imports {upward}: {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_grammar_does_not_import_the_lexer() {
+        for (line, text) in code(include_str!("grammar.rs")) {
+            assert!(
+                !text.contains("lexer"),
+                "grammar.rs:{line} imports the lexer: {text}"
+            );
+        }
     }
 }

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::ast::OperatorRef;
+use crate::chars::{is_ignored, is_word};
 use crate::operators::{OperatorKind, OperatorTable, OperatorTableError, TableEntry};
 
 /// A precedence as PLY sees it: `level` 0 means "none"; a higher level binds
@@ -288,7 +289,7 @@ impl Grammar {
         }
         let word_operators = by_symbol
             .iter()
-            .filter(|(s, _)| s.chars().all(crate::lexer::is_word))
+            .filter(|(s, _)| s.chars().all(is_word))
             .map(|(s, id)| (s.as_ref().into(), *id))
             .collect();
 
@@ -364,11 +365,6 @@ impl GrammarInner {
             .find(|(w, _)| &**w == word)
             .map(|(_, id)| *id)
     }
-}
-
-/// The characters yaql's lexer skips between tokens.
-pub(crate) fn is_ignored(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
 #[cfg(test)]

@@ -18,9 +18,10 @@
 use std::borrow::Cow;
 
 use crate::ast::Number;
+use crate::chars::{is_digit, is_ignored, is_word};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::escape::decode_escapes;
-use crate::grammar::{is_ignored, GrammarInner, SymbolToken};
+use crate::grammar::{GrammarInner, SymbolToken};
 use crate::span::Span;
 
 /// The token shapes recognised from the first byte; the lexer refines each.
@@ -151,17 +152,6 @@ impl Tok {
 pub(crate) struct Token {
     pub(crate) tok: Tok,
     pub(crate) span: Span,
-}
-
-/// Python's `\w` for `str` patterns: letters, digits and numerics of any
-/// script, and `_`.
-pub(crate) fn is_word(c: char) -> bool {
-    c == '_' || c.is_alphanumeric()
-}
-
-/// Python's `\d` restricted to ASCII (see COMPATIBILITY.md).
-fn is_digit(c: char) -> bool {
-    c.is_ascii_digit()
 }
 
 /// Pulls tokens on demand, so that (as in yaql) a grammar error before a bad

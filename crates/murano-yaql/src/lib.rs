@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 mod ast;
+mod chars;
 mod error;
 mod escape;
 pub mod eval;

@@ -8,6 +8,10 @@ use super::value::Value;
 
 /// A set of functions, grouped in layers (yaql resolves overloads layer by
 /// layer: the first layer with a matching overload wins).
+///
+/// This module only holds the container; the libraries themselves
+/// ([`Library::standard`], [`Library::legacy`]) are built by the standard
+/// library, which stands on the interpreter rather than inside it.
 #[derive(Default)]
 pub struct Library {
     /// Layers, innermost first.
@@ -32,24 +36,6 @@ impl Library {
             layers: vec![HashMap::new()],
             legacy: false,
         }
-    }
-
-    /// yaql's standard library (`yaql.create_context()`), with `#call` and
-    /// `lambda` when `delegates` is true.
-    pub fn standard(delegates: bool) -> Library {
-        let mut lib = Library::empty();
-        super::stdlib::register_standard(&mut lib, delegates);
-        lib
-    }
-
-    /// yaql's legacy library: the standard library plus the yaql 0.2
-    /// compatibility layer (`yaql.legacy.create_context()`).
-    pub fn legacy() -> Library {
-        let mut lib = Library::standard(false);
-        lib.push_layer();
-        lib.legacy = true;
-        super::stdlib::legacy::register(&mut lib);
-        lib
     }
 
     /// Starts a new innermost layer: functions registered from now on hide

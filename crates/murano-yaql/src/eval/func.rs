@@ -239,15 +239,24 @@ impl FunctionDef {
     }
 }
 
+/// An argument expression that has not been evaluated: what a lazy
+/// parameter (`~name`) or an `a => b` pair receives.
+///
+/// Opaque on purpose: the compiled tree is private to this crate. Host
+/// functions evaluate it through [`Call::lambda`], [`Call::need_lambda`] or
+/// [`Call::force`].
+#[derive(Debug, Clone)]
+pub struct LazyExpr(pub(crate) Arc<Node>);
+
 /// An argument as a function receives it.
 #[derive(Debug, Clone)]
 pub enum Arg {
     /// An evaluated value.
     Value(Value),
     /// A lazy argument: the expression, evaluated on demand.
-    Lazy(Arc<Node>),
+    Lazy(LazyExpr),
     /// `a => b` passed to a function that takes mapping pairs.
-    Mapping(Arc<Node>, Arc<Node>),
+    Mapping(LazyExpr, LazyExpr),
     /// An omitted argument (`f(, x)`).
     Missing,
 }
@@ -403,7 +412,7 @@ impl<'a> Call<'a> {
     pub fn lambda(&self, i: usize) -> Result<Option<Lambda>, Error> {
         match self.arg(i) {
             None | Some(Arg::Missing) => Ok(None),
-            Some(Arg::Lazy(node)) => Ok(Some(self.interp.lambda(node.clone(), self.ctx))),
+            Some(Arg::Lazy(LazyExpr(node))) => Ok(Some(self.interp.lambda(node.clone(), self.ctx))),
             Some(Arg::Value(v)) => Ok(Some(self.interp.const_lambda(v.clone(), self.ctx))),
             Some(Arg::Mapping(..)) => Err(Error::mismatch()),
         }
@@ -418,7 +427,7 @@ impl<'a> Call<'a> {
     pub fn force(&self, arg: &Arg) -> Result<Value, Error> {
         match arg {
             Arg::Value(v) => Ok(v.clone()),
-            Arg::Lazy(node) => self.interp.eval(node, self.ctx, None),
+            Arg::Lazy(LazyExpr(node)) => self.interp.eval(node, self.ctx, None),
             Arg::Missing => Ok(Value::Null),
             Arg::Mapping(..) => Err(Error::mismatch()),
         }

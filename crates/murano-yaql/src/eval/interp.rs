@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::context::{normalize_var, Context};
 use super::error::{Error, ErrorKind};
-use super::func::{Arg, Call, FunctionDef};
+use super::func::{Arg, Call, FunctionDef, LazyExpr};
 use super::value::{Value, ValueIter};
 use super::Options;
 use crate::ast::{Constant, Expr, ExprKind, Number};
@@ -14,7 +14,7 @@ use crate::span::Span;
 /// A compiled node: the syntax tree with names normalised, constants turned
 /// into values and children shared, so that lazy arguments can keep them.
 #[derive(Debug)]
-pub enum Node {
+pub(crate) enum Node {
     /// A constant value.
     Const(Value),
     /// A bare identifier used as a string.
@@ -47,7 +47,7 @@ pub enum Node {
 
 /// An argument node.
 #[derive(Debug)]
-pub enum ArgNode {
+pub(crate) enum ArgNode {
     /// A positional argument.
     Pos(Arc<Node>),
     /// `f(, x)`.
@@ -436,7 +436,7 @@ impl Interp {
 
     /// Evaluates a node. `receiver` is set when the node is the right side
     /// of `.` (method syntax).
-    pub fn eval(
+    pub(crate) fn eval(
         &self,
         node: &Node,
         ctx: &Context,
@@ -585,7 +585,7 @@ impl Interp {
                 ArgNode::Pos(n) => {
                     let i = args.len();
                     if first.is_lazy(i) {
-                        args.push(Arg::Lazy(n.clone()));
+                        args.push(Arg::Lazy(LazyExpr(n.clone())));
                     } else {
                         args.push(Arg::Value(self.eval(n, ctx, None)?));
                     }
@@ -593,7 +593,7 @@ impl Interp {
                 ArgNode::NoValue => args.push(Arg::Missing),
                 ArgNode::Mapping(src, kw, dst) => {
                     if first.no_kwargs {
-                        args.push(Arg::Mapping(src.clone(), dst.clone()));
+                        args.push(Arg::Mapping(LazyExpr(src.clone()), LazyExpr(dst.clone())));
                         continue;
                     }
                     let Some(kw) = kw else {
@@ -610,7 +610,7 @@ impl Interp {
                     }
                     let lazy = first.param_index(kw).is_some_and(|i| first.is_lazy(i));
                     let v = if lazy {
-                        Arg::Lazy(dst.clone())
+                        Arg::Lazy(LazyExpr(dst.clone()))
                     } else {
                         Arg::Value(self.eval(dst, ctx, None)?)
                     };

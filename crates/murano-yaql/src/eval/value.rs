@@ -11,6 +11,10 @@ use super::context::Context;
 use super::error::{Error, ErrorKind};
 use super::interp::Lambda;
 
+pub(crate) mod calendar;
+
+pub use calendar::DateTime;
+
 /// The hasher used by dictionaries and sets: a small FNV-style hasher, fast on
 /// the short keys YAQL handles.
 #[derive(Default, Clone, Copy)]
@@ -45,15 +49,6 @@ pub type KeyBuild = BuildHasherDefault<KeyHasher>;
 pub type Dict = IndexMap<Value, Value, KeyBuild>;
 /// A set (Python `frozenset`); iteration follows insertion order.
 pub type Set = IndexSet<Value, KeyBuild>;
-
-/// A date and time with a fixed UTC offset (Python's aware `datetime`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DateTime {
-    /// Microseconds since 1970-01-01T00:00:00 UTC.
-    pub micros: i64,
-    /// Offset from UTC in seconds.
-    pub offset: i32,
-}
 
 /// Something that yields values: the item type of lazy iterators.
 pub type ValueIter = Box<dyn Iterator<Item = Result<Value, Error>> + Send>;
@@ -388,8 +383,8 @@ impl Value {
             Value::Int(n) => n.to_string(),
             Value::Float(f) => crate::python_float_repr(*f),
             Value::Str(s) => s.to_string(),
-            Value::DateTime(dt) => super::stdlib::datetime::format_datetime(*dt, ' '),
-            Value::TimeSpan(t) => super::stdlib::datetime::format_timespan(*t),
+            Value::DateTime(dt) => calendar::format_datetime(*dt, ' '),
+            Value::TimeSpan(t) => calendar::format_timespan(*t),
             Value::Iter(_) => "<generator object>".into(),
             Value::Lambda(_) => "<function>".into(),
             Value::Context(_) => "<yaql.language.contexts.Context object>".into(),

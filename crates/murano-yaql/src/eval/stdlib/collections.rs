@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::{collect, lazy, pylist, seq};
 use crate::eval::context::Library;
 use crate::eval::error::{Error, ErrorKind};
-use crate::eval::func::{Arg, Call, FunctionDef};
+use crate::eval::func::{Arg, Call, FunctionDef, LazyExpr};
 use crate::eval::value::{Dict, Set, Value};
 
 fn flatten_iters(c: &Call<'_>, args: &[Arg], out: &mut Vec<Value>) -> Result<(), Error> {
@@ -48,7 +48,7 @@ fn key_error(k: &Value) -> Error {
 fn mapping_pairs(c: &Call<'_>, args: &[Arg]) -> Result<Vec<(Value, Value)>, Error> {
     args.iter()
         .map(|a| match a {
-            Arg::Mapping(s, d) => Ok((
+            Arg::Mapping(LazyExpr(s), LazyExpr(d)) => Ok((
                 c.interp().eval(s, c.context(), None)?,
                 c.interp().eval(d, c.context(), None)?,
             )),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{lazy, seq};
 use crate::eval::context::{normalize_var, Context, Library};
 use crate::eval::error::{Error, ErrorKind};
-use crate::eval::func::{Arg, Call, FunctionDef};
+use crate::eval::func::{Arg, Call, FunctionDef, LazyExpr};
 use crate::eval::interp::raw_iter;
 use crate::eval::value::Value;
 
@@ -83,7 +83,7 @@ pub(crate) fn register(lib: &mut Library, delegates: bool) {
     // `left -> right`: evaluates right in the context left returned.
     lib.register(FunctionDef::native("#operator_->", "left, ~right", |c| {
         let ctx = ctx_arg(c, 0)?;
-        let Some(Arg::Lazy(node)) = c.arg(1) else {
+        let Some(Arg::Lazy(LazyExpr(node))) = c.arg(1) else {
             return Err(Error::mismatch());
         };
         c.interp().eval(node, ctx, None)
@@ -152,7 +152,7 @@ pub(crate) fn register(lib: &mut Library, delegates: bool) {
     // `def(name, body)`: a context where `name(...)` evaluates body.
     lib.register(FunctionDef::native("def", "name, ~func", |c| {
         let name = c.string(0)?.to_owned();
-        let Some(Arg::Lazy(node)) = c.arg(1) else {
+        let Some(Arg::Lazy(LazyExpr(node))) = c.arg(1) else {
             return Err(Error::mismatch());
         };
         let node = node.clone();
@@ -301,7 +301,7 @@ pub(crate) fn register(lib: &mut Library, delegates: bool) {
     lib.register(
         FunctionDef::native("switch", "*args", |c| {
             for a in c.rest(0) {
-                let Arg::Mapping(src, dst) = a else {
+                let Arg::Mapping(LazyExpr(src), LazyExpr(dst)) = a else {
                     return Err(Error::mismatch());
                 };
                 if c.interp().eval(src, c.context(), None)?.truthy() {

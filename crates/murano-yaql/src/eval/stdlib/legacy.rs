@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::eval::context::{normalize_var, Library};
 use crate::eval::error::{Error, ErrorKind};
-use crate::eval::func::{Arg, Call, FunctionDef};
+use crate::eval::func::{Arg, Call, FunctionDef, LazyExpr};
 use crate::eval::interp::Node;
 use crate::eval::value::Value;
 
@@ -33,7 +33,7 @@ fn eval_with(c: &Call<'_>, node: &Node, data: &Value) -> Result<Value, Error> {
 pub(crate) fn register(lib: &mut Library) {
     // `a => b`: a tuple; an unparenthesised `=>` on the left extends it.
     lib.register(FunctionDef::native("#operator_=>", "~left, right", |c| {
-        let Some(Arg::Lazy(left)) = c.arg(0) else {
+        let Some(Arg::Lazy(LazyExpr(left))) = c.arg(0) else {
             return Err(Error::mismatch());
         };
         let right = c.opt(1)?.cloned().unwrap_or_default();
@@ -77,7 +77,7 @@ pub(crate) fn register(lib: &mut Library) {
             FunctionDef::native(name, "*args", |c| {
                 let mut pairs = Vec::new();
                 for a in c.rest(0) {
-                    if let Arg::Mapping(k, v) = a {
+                    if let Arg::Mapping(LazyExpr(k), LazyExpr(v)) = a {
                         pairs.push((
                             c.interp().eval(k, c.context(), None)?,
                             c.interp().eval(v, c.context(), None)?,
@@ -97,7 +97,7 @@ pub(crate) fn register(lib: &mut Library) {
     lib.unregister("#indexer");
     lib.register(FunctionDef::native("#indexer", "collection, ~index", |c| {
         let coll = c.value(0)?.clone();
-        let Some(Arg::Lazy(node)) = c.arg(1) else {
+        let Some(Arg::Lazy(LazyExpr(node))) = c.arg(1) else {
             return Err(Error::mismatch());
         };
         let index = c.interp().eval(node, c.context(), None)?;
@@ -153,8 +153,8 @@ pub(crate) fn register(lib: &mut Library) {
             let value = c.value(0)?.clone();
             for a in c.rest(1) {
                 let (cond, result) = match a {
-                    Arg::Mapping(s, d) => (&**s, &**d),
-                    Arg::Lazy(n) => pair_parts(n).ok_or_else(Error::mismatch)?,
+                    Arg::Mapping(LazyExpr(s), LazyExpr(d)) => (&**s, &**d),
+                    Arg::Lazy(LazyExpr(n)) => pair_parts(n).ok_or_else(Error::mismatch)?,
                     _ => return Err(Error::mismatch()),
                 };
                 if eval_with(c, cond, &value)?.truthy() {
@@ -174,11 +174,11 @@ pub(crate) fn register(lib: &mut Library) {
             let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
             for a in c.rest(1) {
                 let (value, name) = match a {
-                    Arg::Mapping(source, destination) => (
+                    Arg::Mapping(LazyExpr(source), LazyExpr(destination)) => (
                         eval_with(c, source, &receiver)?,
                         eval_with(c, destination, &receiver)?,
                     ),
-                    Arg::Lazy(node) => match eval_with(c, node, &receiver)? {
+                    Arg::Lazy(LazyExpr(node)) => match eval_with(c, node, &receiver)? {
                         Value::Tuple(items) | Value::List(items) if items.len() == 2 => {
                             (items[0].clone(), items[1].clone())
                         }

@@ -11,25 +11,40 @@ use super::value::{Value, ValueIter};
 
 mod collections;
 mod core;
-pub(crate) mod datetime;
-pub(crate) mod legacy;
+mod datetime;
+mod legacy;
 mod math;
 mod queries;
 mod regex;
 mod strings;
 
-/// Registers the standard library the way `yaql.create_context()` does:
-/// the property fallback in an outer layer, everything else above it.
-pub(crate) fn register_standard(lib: &mut Library, delegates: bool) {
-    core::register_fallbacks(lib);
-    lib.push_layer();
-    core::register(lib, delegates);
-    math::register(lib);
-    strings::register(lib);
-    collections::register(lib);
-    queries::register(lib);
-    regex::register(lib);
-    datetime::register(lib);
+impl Library {
+    /// yaql's standard library (`yaql.create_context()`), with `#call` and
+    /// `lambda` when `delegates` is true: the property fallback in an outer
+    /// layer, everything else above it.
+    pub fn standard(delegates: bool) -> Library {
+        let mut lib = Library::empty();
+        core::register_fallbacks(&mut lib);
+        lib.push_layer();
+        core::register(&mut lib, delegates);
+        math::register(&mut lib);
+        strings::register(&mut lib);
+        collections::register(&mut lib);
+        queries::register(&mut lib);
+        regex::register(&mut lib);
+        datetime::register(&mut lib);
+        lib
+    }
+
+    /// yaql's legacy library: the standard library plus the yaql 0.2
+    /// compatibility layer (`yaql.legacy.create_context()`).
+    pub fn legacy() -> Library {
+        let mut lib = Library::standard(false);
+        lib.push_layer();
+        lib.legacy = true;
+        legacy::register(&mut lib);
+        lib
+    }
 }
 
 /// A tuple (yaql's usual sequence).

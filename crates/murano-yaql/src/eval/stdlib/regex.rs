@@ -9,7 +9,7 @@ use fancy_regex::{Captures, Regex};
 use super::{lazy, seq};
 use crate::eval::context::Library;
 use crate::eval::error::{Error, ErrorKind};
-use crate::eval::func::{Arg, Call, FunctionDef};
+use crate::eval::func::{Arg, Call, FunctionDef, LazyExpr};
 use crate::eval::value::{RegexValue, Value};
 
 const IGNORECASE: i64 = 2;
@@ -229,7 +229,7 @@ fn split(r: &Regex, s: &str, max: i64) -> Result<Value, Error> {
 }
 
 fn replace_by(c: &Call<'_>, r: &Regex, s: &str, count: i64) -> Result<Value, Error> {
-    let Some(Arg::Lazy(node)) = c.arg(2) else {
+    let Some(Arg::Lazy(LazyExpr(node))) = c.arg(2) else {
         return Err(Error::mismatch());
     };
     let out = sub(r, s, count, |caps| {
@@ -294,7 +294,7 @@ pub(crate) fn register(lib: &mut Library) {
                 return Ok(Value::Null);
             };
             match c.arg(2) {
-                Some(Arg::Lazy(node)) => {
+                Some(Arg::Lazy(LazyExpr(node))) => {
                     let ctx = publish(c, &r.regex, s, &caps);
                     c.interp().eval(node, &ctx, None)
                 }
@@ -311,7 +311,7 @@ pub(crate) fn register(lib: &mut Library) {
             for caps in r.regex.captures_iter(s) {
                 let caps = caps.map_err(regex_err)?;
                 out.push(Ok(match c.arg(2) {
-                    Some(Arg::Lazy(node)) => {
+                    Some(Arg::Lazy(LazyExpr(node))) => {
                         let ctx = publish(c, &r.regex, s, &caps);
                         c.interp().eval(node, &ctx, None)?
                     }
