@@ -55,7 +55,7 @@ mod stdlib;
 mod value;
 
 pub use context::{Context, Library};
-pub use error::{Error, ErrorKind};
+pub use error::{Cause, Error, ErrorKind};
 pub use func::{Arg, Call, FunctionDef, LazyExpr, NativeFn, ParamType};
 use interp::Node;
 pub use interp::{Interp, Lambda};

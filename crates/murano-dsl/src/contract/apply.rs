@@ -1,7 +1,7 @@
 //! Applying a contract to data: Murano's `transform`, `validate` and
 //! `check_type`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use murano_yaql::eval::{
     Arg, Call, Context, Dict, Engine, Error as YaqlError, ErrorKind as YaqlErrorKind, FunctionDef,
@@ -411,14 +411,12 @@ impl Contract {
             host: scope.host.clone(),
             this: scope.this.clone(),
             owner: scope.owner.clone(),
-            failure: Mutex::new(None),
         });
         let mut context = scope.runtime.root_context().child();
         register_functions(&mut context, &state);
         let mapper = Mapper {
             engine: scope.runtime.engine(),
             context,
-            state,
         };
         mapper.map(data, &self.spec, "")
     }
@@ -507,23 +505,14 @@ struct State {
     host: Arc<dyn ObjectHost>,
     this: Option<Value>,
     owner: Option<Value>,
-    /// The structured error behind the last host error a contract function
-    /// raised (YAQL errors carry only a kind and a message).
-    failure: Mutex<Option<ContractError>>,
 }
 
 impl State {
-    fn slot(&self) -> std::sync::MutexGuard<'_, Option<ContractError>> {
-        match self.failure.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
-    }
-
+    /// A host error raised by a contract function: the structured
+    /// [`ContractError`] travels as the evaluation error's cause, and
+    /// [`Mapper::map_expression`] takes it back from there.
     fn fail(&self, e: ContractError) -> YaqlError {
-        let out = YaqlError::new(YaqlErrorKind::Host, e.message.clone());
-        *self.slot() = Some(e);
-        out
+        YaqlError::new(YaqlErrorKind::Host, e.message.clone()).with_source(e)
     }
 
     fn violation(&self, message: impl Into<String>) -> YaqlError {
@@ -539,7 +528,6 @@ impl State {
 struct Mapper<'a> {
     engine: &'a Engine,
     context: Context,
-    state: Arc<State>,
 }
 
 impl Mapper<'_> {
@@ -569,17 +557,12 @@ impl Mapper<'_> {
         path: &str,
     ) -> Result<Value, ContractError> {
         let ctx = self.context.child().with("$", data);
-        *self.state.slot() = None;
         let query = self.engine.compile_parsed(&e.expression);
         match query.evaluate_raw(&ctx) {
             Ok(v) => freeze(v),
             Err(err) => {
-                let mut e = match err.kind() {
-                    YaqlErrorKind::Host => self
-                        .state
-                        .slot()
-                        .take()
-                        .unwrap_or_else(|| ContractError::from_yaql(&err)),
+                let mut e = match (err.kind(), err.downcast_ref::<ContractError>()) {
+                    (YaqlErrorKind::Host, Some(cause)) => cause.clone(),
                     _ => ContractError::from_yaql(&err),
                 };
                 if e.is_violation() {

@@ -245,3 +245,38 @@ fn hostile_inputs_do_not_panic() {
         }
     }
 }
+
+#[test]
+fn contract_failures_travel_as_the_evaluation_errors_cause() {
+    let host = host();
+    host.add_object("s1", "com.example.Server", None);
+    let (scope, _) = scope_with(host, 1, 4);
+    // A failure raised by a contract function inside the expression keeps
+    // its structured kind: it comes back from the YAQL error's cause.
+    let e = transform(&scope, "$.class(Server)", &s("missing")).unwrap_err();
+    assert_eq!(e.kind, ContractErrorKind::NoObjectFound);
+    assert_eq!(e.message, "Object \"missing\" is not found in object store");
+    let e = transform(&scope, "$.class('com.example.Nope')", &s("s1")).unwrap_err();
+    assert_eq!(e.kind, ContractErrorKind::NoClassFound, "{e}");
+    // Violations get the path of the element where they were raised.
+    let e = transform(&scope, "{port: $.int().notNull()}", &Value::dict(vec![])).unwrap_err();
+    assert_eq!(e.kind, ContractErrorKind::Violation);
+    assert_eq!(
+        e.to_string(),
+        "['port']: null value violates notNull() contract"
+    );
+    // An error of YAQL itself has no contract cause and keeps its class.
+    let e = transform(&scope, "$.nope()", &s("x")).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ContractErrorKind::Yaql(murano_yaql::eval::ErrorKind::NoMethodRegistered)
+    );
+}
+
+#[test]
+fn contract_application_has_no_side_slot_for_errors() {
+    let source = include_str!("apply.rs");
+    for gone in ["Mutex", "failure:", "slot("] {
+        assert!(!source.contains(gone), "apply.rs mentions {gone:?} again");
+    }
+}

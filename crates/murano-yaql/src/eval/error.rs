@@ -1,8 +1,12 @@
 //! Evaluation errors.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::span::Span;
+
+/// The cause an [`Error`] may carry: any error a host function met.
+pub type Cause = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// What went wrong. Each kind maps onto the exception class Python yaql
 /// (or Python itself) raises in the same situation: see
@@ -114,13 +118,61 @@ impl ErrorKind {
     }
 }
 
-/// An evaluation error: a kind, a message and the span of the node that
-/// failed (when known).
-#[derive(Debug, Clone, PartialEq)]
+/// An evaluation error: a kind, a message, the span of the node that
+/// failed (when known) and, optionally, the error that caused it.
+///
+/// A host function that fails because of an error of its own attaches it
+/// with [`Error::host`] or [`Error::with_source`]; the caller gets it back,
+/// typed, with [`Error::downcast_ref`], and through
+/// [`std::error::Error::source`]. The cause survives the span being added
+/// and the error being cloned (it is shared, not copied).
+///
+/// ```
+/// use std::error::Error as _;
+/// use std::sync::Arc;
+/// use murano_yaql::eval::{Context, Engine, Error, ErrorKind, FunctionDef, Library};
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Refused(&'static str);
+/// impl std::fmt::Display for Refused {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         write!(f, "refused: {}", self.0)
+///     }
+/// }
+/// impl std::error::Error for Refused {}
+///
+/// let mut lib = Library::standard(false);
+/// lib.push_layer();
+/// lib.register(FunctionDef::native("deploy", "", |_| Err(Error::host(Refused("quota")))));
+/// let ctx = Context::new(Arc::new(lib));
+/// let err = Engine::standard().compile("deploy()")?.evaluate(&ctx).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::Host);
+/// assert_eq!(err.message(), "refused: quota");
+/// assert_eq!(err.downcast_ref::<Refused>(), Some(&Refused("quota")));
+/// assert_eq!(err.source().unwrap().to_string(), "refused: quota");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
     span: Option<Span>,
+    cause: Option<Cause>,
+}
+
+/// Errors are equal when their kind, message and span are, and they carry
+/// the same cause (the same shared allocation) or none.
+impl PartialEq for Error {
+    fn eq(&self, other: &Error) -> bool {
+        self.kind == other.kind
+            && self.message == other.message
+            && self.span == other.span
+            && match (&self.cause, &other.cause) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
 }
 
 impl Error {
@@ -130,7 +182,37 @@ impl Error {
             kind,
             message: message.into(),
             span: None,
+            cause: None,
         }
+    }
+
+    /// An error raised by a host function because of `cause`: kind
+    /// [`ErrorKind::Host`], the cause's `Display` text as message, and the
+    /// cause attached (see [`Error::with_source`]).
+    pub fn host(cause: impl std::error::Error + Send + Sync + 'static) -> Error {
+        Error::new(ErrorKind::Host, cause.to_string()).with_source(cause)
+    }
+
+    /// The same error with `cause` attached as its source (replacing any
+    /// cause it had).
+    pub fn with_source(self, cause: impl std::error::Error + Send + Sync + 'static) -> Error {
+        self.with_shared_source(Arc::new(cause))
+    }
+
+    /// The same error with an already shared cause attached.
+    pub fn with_shared_source(mut self, cause: Cause) -> Error {
+        self.cause = Some(cause);
+        self
+    }
+
+    /// The attached cause, when there is one.
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_ref()
+    }
+
+    /// The attached cause as a `T`, when there is one of that type.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.cause.as_deref()?.downcast_ref::<T>()
     }
 
     /// The overload-rejection signal functions return when their arguments
@@ -209,4 +291,78 @@ impl Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.cause {
+            Some(cause) => Some(&**cause),
+            None => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    #[derive(Debug)]
+    struct Inner;
+    impl fmt::Display for Inner {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("inner")
+        }
+    }
+    impl std::error::Error for Inner {}
+
+    #[derive(Debug)]
+    struct Outer(Inner);
+    impl fmt::Display for Outer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("outer")
+        }
+    }
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn the_cause_chain_is_visible_through_source() {
+        let e = Error::host(Outer(Inner)).at(Span::new(3, 5));
+        assert_eq!(e.kind(), ErrorKind::Host);
+        assert_eq!(e.message(), "outer");
+        assert_eq!(
+            e.to_string(),
+            "Exception: outer (bytes 3..5 of the expression)"
+        );
+        let mut chain = Vec::new();
+        let mut next = e.source();
+        while let Some(c) = next {
+            chain.push(c.to_string());
+            next = c.source();
+        }
+        assert_eq!(chain, ["outer", "inner"]);
+        assert!(e.downcast_ref::<Outer>().is_some());
+        assert!(e.downcast_ref::<Inner>().is_none());
+    }
+
+    #[test]
+    fn errors_without_a_cause_have_no_source() {
+        let e = Error::new(ErrorKind::KeyError, "'x'");
+        assert!(e.source().is_none() && e.cause().is_none());
+        assert!(e.downcast_ref::<Inner>().is_none());
+    }
+
+    #[test]
+    fn clones_share_the_cause_and_compare_equal() {
+        let e = Error::new(ErrorKind::ValueError, "v").with_source(Inner);
+        let c = e.clone();
+        assert_eq!(e, c);
+        assert!(Arc::ptr_eq(e.cause().unwrap(), c.cause().unwrap()));
+        // Same words, different cause: not the same error.
+        assert_ne!(e, Error::new(ErrorKind::ValueError, "v").with_source(Inner));
+        assert_ne!(e, Error::new(ErrorKind::ValueError, "v"));
+    }
+}
