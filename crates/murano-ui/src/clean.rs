@@ -40,7 +40,12 @@ pub enum CleanFailure {
     /// Validation errors, in order.
     Invalid(Vec<FieldError>),
     /// The dashboard raised (e.g. a network value that is not a literal).
-    Crash(String),
+    Crash {
+        /// The Python exception class.
+        exception: crate::ErrorClass,
+        /// Its message.
+        message: String,
+    },
 }
 
 /// Python `int()` of a text.
@@ -322,9 +327,10 @@ pub fn clean_field(
             Some(s) => match python_literal_pair(s) {
                 Some(v) => v,
                 None => {
-                    return Err(CleanFailure::Crash(format!(
-                        "malformed node or string: {s}"
-                    )))
+                    return Err(CleanFailure::Crash {
+                        exception: crate::ErrorClass::ValueError,
+                        message: format!("malformed node or string: {s}"),
+                    })
                 }
             },
         },
@@ -406,7 +412,12 @@ pub fn clean_field(
                 match walker.eval_text(expr.text(), &ctx) {
                     Ok(r) if r.truthy() => {}
                     Ok(_) => errors.push(err(message.clone(), None)),
-                    Err(e) => return Err(CleanFailure::Crash(e.to_string())),
+                    Err(e) => {
+                        return Err(CleanFailure::Crash {
+                            exception: crate::ErrorClass::Yaql(e.kind()),
+                            message: e.to_string(),
+                        })
+                    }
                 }
             }
         }

@@ -15,10 +15,10 @@
 //! ```
 
 use murano_dsl::version::Version;
-use murano_yaml::{load_ui_file, Int, LoadOptions, Node, Value as Y, YaqlScalar};
+use murano_yaml::{load_ui_file, Int, LoadOptions, Mark, Node, Value as Y, YaqlScalar};
 
 use crate::pyre::PyRegex;
-use crate::Error;
+use crate::{Error, ErrorClass};
 
 /// The format version in effect.
 #[derive(Debug, Clone)]
@@ -389,17 +389,38 @@ pub fn decamelize(name: &str) -> String {
     bits.join("_")
 }
 
-fn def_err(exception: &str, message: impl Into<String>) -> Error {
+fn def_err(exception: ErrorClass, message: impl Into<String>) -> Error {
     Error::Definition {
-        exception: exception.into(),
+        exception,
         message: message.into(),
+        position: None,
     }
+}
+
+/// A definition error found at `node`.
+fn def_err_at(node: &Node, exception: ErrorClass, message: impl Into<String>) -> Error {
+    at(def_err(exception, message), Some(node.start))
+}
+
+/// The error with its position set, when it is a definition error
+/// without one.
+fn at(mut e: Error, mark: Option<Mark>) -> Error {
+    if let Error::Definition { position, .. } = &mut e {
+        if position.is_none() {
+            *position = mark;
+        }
+    }
+    e
 }
 
 fn key_str(node: &Node) -> Result<String, Error> {
     match &node.value {
         Y::Str(s) => Ok(s.clone()),
-        _ => Err(def_err("TypeError", "expected string or bytes-like object")),
+        _ => Err(def_err_at(
+            node,
+            ErrorClass::TypeError,
+            "expected string or bytes-like object",
+        )),
     }
 }
 
@@ -426,10 +447,11 @@ fn version_of(root: Option<&Node>) -> Result<SpecVersion, Error> {
         Some(n) => n.value.python_str(),
         None => "2.4".to_owned(),
     };
-    let version = Version::coerce(&text).map_err(|e| def_err("ValueError", e.to_string()))?;
+    let version =
+        Version::coerce(&text).map_err(|e| def_err(ErrorClass::ValueError, e.to_string()))?;
     if version.major().as_u64() != Some(2) {
         return Err(def_err(
-            "ValueError",
+            ErrorClass::ValueError,
             format!(
                 "Unsupported Dynamic UI format version: requested format version {version} is not compatible with the supported family 2"
             ),
@@ -437,7 +459,7 @@ fn version_of(root: Option<&Node>) -> Result<SpecVersion, Error> {
     }
     if version.cmp_precedence(&Version::new(2, 4, 0)) == std::cmp::Ordering::Greater {
         return Err(def_err(
-            "ValueError",
+            ErrorClass::ValueError,
             format!(
                 "Unsupported Dynamic UI format version: requested format version {version} is newer than latest supported 2.4.0"
             ),
@@ -456,15 +478,19 @@ impl Definition {
     /// Loads and checks a UI definition from its raw text.
     pub fn load(bytes: &[u8]) -> Result<Definition, Error> {
         let root = load_ui_file(bytes, &LoadOptions::default())
-            .map_err(|e| def_err("YAMLError", e.to_string()))?;
+            .map_err(|e| at(def_err(ErrorClass::YamlError, e.to_string()), e.mark()))?;
         let Some(root) = root else {
             return Err(def_err(
-                "AttributeError",
+                ErrorClass::AttributeError,
                 "'NoneType' object has no attribute 'pop'",
             ));
         };
         let Some(entries) = root.value.as_map() else {
-            return Err(def_err("AttributeError", "the definition is not a mapping"));
+            return Err(def_err_at(
+                &root,
+                ErrorClass::AttributeError,
+                "the definition is not a mapping",
+            ));
         };
         let mut version_node = None;
         let mut sections: Vec<(String, &Node)> = Vec::new();
@@ -481,11 +507,16 @@ impl Definition {
                 sections.push((key, v));
             }
         }
-        let version = version_of(version_node)?;
+        let version = version_of(version_node).map_err(|e| at(e, version_node.map(|n| n.start)))?;
         let get = |name: &str| sections.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
         let application = match get("application") {
             Some(n) if !matches!(n.value, Y::Null) => n.clone(),
-            _ => return Err(def_err("ValueError", "Application section is required")),
+            _ => {
+                return Err(def_err(
+                    ErrorClass::ValueError,
+                    "Application section is required",
+                ))
+            }
         };
         let mut templates = Vec::new();
         if let Some(t) = get("templates") {
@@ -520,7 +551,13 @@ impl Definition {
                         forms.push(parse_form(item, i)?);
                     }
                 }
-                _ => return Err(def_err("AttributeError", "Forms is not a list")),
+                _ => {
+                    return Err(def_err_at(
+                        f,
+                        ErrorClass::AttributeError,
+                        "Forms is not a list",
+                    ))
+                }
             }
         }
         let mut management = management_form(&version);
@@ -597,16 +634,24 @@ fn management_form(version: &SpecVersion) -> FormDef {
 
 fn parse_form(item: &Node, index: usize) -> Result<FormDef, Error> {
     let Some(entries) = item.value.as_map() else {
-        return Err(def_err("AttributeError", "a form is not a mapping"));
+        return Err(def_err_at(
+            item,
+            ErrorClass::AttributeError,
+            "a form is not a mapping",
+        ));
     };
     let Some((name, body)) = entries.first() else {
-        return Err(def_err("ValueError", "an empty form item"));
+        return Err(def_err_at(
+            item,
+            ErrorClass::ValueError,
+            "an empty form item",
+        ));
     };
     let name = name.value.python_str();
     let fields_node = body
         .value
         .get("fields")
-        .ok_or_else(|| def_err("KeyError", "'fields'"))?;
+        .ok_or_else(|| def_err_at(body, ErrorClass::KeyError, "'fields'"))?;
     let title = match body.value.get("region") {
         Some(r) if r.value.is_truthy() => r.value.python_str(),
         _ => format!("Step {}", index + 1),
@@ -643,7 +688,13 @@ fn parse_form(item: &Node, index: usize) -> Result<FormDef, Error> {
             }
         }
         Y::Null => {}
-        _ => return Err(def_err("TypeError", "fields is not a list")),
+        _ => {
+            return Err(def_err_at(
+                fields_node,
+                ErrorClass::TypeError,
+                "fields is not a list",
+            ))
+        }
     }
     Ok(FormDef {
         name,
@@ -684,13 +735,14 @@ fn parse_validator_item(item: &Node, out: &mut Vec<FieldValidator>) -> Result<()
                         Y::Str(s) => {
                             regex = Some(
                                 PyRegex::from_validator_text(s)
-                                    .map_err(|e| def_err("re.error", e))?,
+                                    .map_err(|e| def_err_at(v, ErrorClass::RegexError, e))?,
                             );
                         }
                         Y::Yaql(_) => {}
                         _ => {
-                            return Err(def_err(
-                                "AttributeError",
+                            return Err(def_err_at(
+                                v,
+                                ErrorClass::AttributeError,
                                 "regexpValidator is not a string",
                             ));
                         }
@@ -714,16 +766,20 @@ fn parse_validator_item(item: &Node, out: &mut Vec<FieldValidator>) -> Result<()
 
 fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
     let Some(entries) = spec.value.as_map() else {
-        return Err(def_err("AttributeError", "a field is not a mapping"));
+        return Err(def_err_at(
+            spec,
+            ErrorClass::AttributeError,
+            "a field is not a mapping",
+        ));
     };
     let type_node = spec
         .value
         .get("type")
-        .ok_or_else(|| def_err("KeyError", "'type'"))?;
+        .ok_or_else(|| def_err_at(spec, ErrorClass::KeyError, "'type'"))?;
     let name_node = spec
         .value
         .get("name")
-        .ok_or_else(|| def_err("KeyError", "'name'"))?;
+        .ok_or_else(|| def_err_at(spec, ErrorClass::KeyError, "'name'"))?;
     let kind = FieldKind::from_type(type_node);
     let mut f = FieldDef {
         name: name_node.value.python_str(),
@@ -772,9 +828,14 @@ fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
             }
             "regexp_validator" => {
                 let Y::Str(s) = &v.value else {
-                    return Err(def_err("AttributeError", "regexpValidator is not a string"));
+                    return Err(def_err_at(
+                        v,
+                        ErrorClass::AttributeError,
+                        "regexpValidator is not a string",
+                    ));
                 };
-                let regex = PyRegex::from_validator_text(s).map_err(|e| def_err("re.error", e))?;
+                let regex = PyRegex::from_validator_text(s)
+                    .map_err(|e| def_err_at(v, ErrorClass::RegexError, e))?;
                 f.validators = vec![FieldValidator::Regex {
                     regex,
                     message: "Enter a valid value.".into(),
@@ -786,8 +847,9 @@ fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
             _ => {}
         }
         if !kind.accepts(&key) {
-            return Err(def_err(
-                "TypeError",
+            return Err(def_err_at(
+                k,
+                ErrorClass::TypeError,
                 format!("Field.__init__() got an unexpected keyword argument '{key}'"),
             ));
         }
@@ -842,8 +904,9 @@ fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
                 let s = v.value.python_str();
                 let lower = s.to_lowercase();
                 if lower != "exclude" && lower != "translate" {
-                    return Err(def_err(
-                        "ValueError",
+                    return Err(def_err_at(
+                        v,
+                        ErrorClass::ValueError,
                         "Invalid value of 'murano_nets' option",
                     ));
                 }
@@ -861,8 +924,9 @@ fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
     }
     if kind == FieldKind::Password {
         if !label_given {
-            return Err(def_err(
-                "TypeError",
+            return Err(def_err_at(
+                spec,
+                ErrorClass::TypeError,
                 "PasswordField.__init__() missing 1 required positional argument: 'label'",
             ));
         }
@@ -898,7 +962,7 @@ fn parse_choices(node: &Node) -> Result<Vec<(murano_yaql::eval::Value, String)>,
                     Y::Seq(pair) if pair.len() == 2 => {
                         out.push((yaml_to_value(&pair[0]), pair[1].value.python_str()))
                     }
-                    _ => return Err(def_err("ValueError", "invalid choices")),
+                    _ => return Err(def_err_at(it, ErrorClass::ValueError, "invalid choices")),
                 }
             }
         }
@@ -911,7 +975,7 @@ fn parse_choices(node: &Node) -> Result<Vec<(murano_yaql::eval::Value, String)>,
             }
         }
         Y::Null => {}
-        _ => return Err(def_err("ValueError", "invalid choices")),
+        _ => return Err(def_err_at(node, ErrorClass::ValueError, "invalid choices")),
     }
     Ok(out)
 }

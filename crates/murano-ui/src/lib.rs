@@ -23,22 +23,84 @@ pub mod host;
 pub mod pyre;
 pub mod wizard;
 
+pub use murano_yaml::Mark;
 use murano_yaml::{load_ui_file, LoadOptions, Value as Y};
 
-/// Errors, by the stage at which the dashboard fails.
+/// The Python exception class an [`Error`] stands for.
+///
+/// ```
+/// use murano_ui::ErrorClass;
+/// use murano_yaql::eval::ErrorKind;
+///
+/// assert_eq!(ErrorClass::YamlError.python_name(), "YAMLError");
+/// assert_eq!(ErrorClass::Yaql(ErrorKind::NoMethodRegistered).to_string(), "NoMethodRegisteredException");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorClass {
+    /// `builtins.AttributeError`.
+    AttributeError,
+    /// `builtins.KeyError`.
+    KeyError,
+    /// `builtins.TypeError`.
+    TypeError,
+    /// `builtins.ValueError`.
+    ValueError,
+    /// `yaml.YAMLError`: the definition is not YAML the loader accepts.
+    YamlError,
+    /// `re.error`: a regular expression Python's `re` rejects.
+    RegexError,
+    /// An exception YAQL raised while evaluating, by its kind.
+    Yaql(murano_yaql::eval::ErrorKind),
+}
+
+impl ErrorClass {
+    /// The Python class name (`KeyError`, `re.error`, ...), as the error's
+    /// text shows it.
+    pub fn python_name(self) -> &'static str {
+        match self {
+            ErrorClass::AttributeError => "AttributeError",
+            ErrorClass::KeyError => "KeyError",
+            ErrorClass::TypeError => "TypeError",
+            ErrorClass::ValueError => "ValueError",
+            ErrorClass::YamlError => "YAMLError",
+            ErrorClass::RegexError => "re.error",
+            ErrorClass::Yaql(kind) => kind.python_name(),
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.python_name())
+    }
+}
+
+/// Errors, by the stage at which the dashboard fails, each with the Python
+/// exception class it stands for when there is one ([`Error::class`]) and,
+/// for definitions, where in the file it was found ([`Error::position`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The definition was rejected while loading.
     #[error("definition: {exception}: {message}")]
     Definition {
         /// Python exception class.
-        exception: String,
+        exception: ErrorClass,
+        /// Message.
+        message: String,
+        /// Where in the definition's text (line and column from 0), when
+        /// the failure belongs to one node.
+        position: Option<Mark>,
+    },
+    /// The dashboard raised while cleaning a step.
+    #[error("validation: {message}")]
+    Validation {
+        /// Python exception class, when the failure is one the dashboard
+        /// raises (not, e.g., a step that does not exist).
+        exception: Option<ErrorClass>,
         /// Message.
         message: String,
     },
-    /// The dashboard raised while cleaning a step.
-    #[error("validation: {0}")]
-    Validation(String),
     /// No flavor of that name for resource usages.
     #[error("resource_usages: {0}")]
     ResourceUsages(String),
@@ -46,7 +108,7 @@ pub enum Error {
     #[error("evaluation: {exception}: {message}")]
     Evaluation {
         /// Python exception class.
-        exception: String,
+        exception: ErrorClass,
         /// Message.
         message: String,
     },
@@ -64,10 +126,45 @@ impl Error {
     pub fn stage(&self) -> &'static str {
         match self {
             Error::Definition { .. } => "definition",
-            Error::Validation(_) => "validation",
+            Error::Validation { .. } => "validation",
             Error::ResourceUsages(_) => "resource_usages",
             Error::Evaluation { .. } => "evaluation",
             Error::Finalize(_) => "finalize",
+        }
+    }
+
+    /// The Python exception class, when the failure has one (resource
+    /// usages and finalization failures are this crate's own).
+    ///
+    /// ```
+    /// use murano_ui::{definition::Definition, ErrorClass};
+    ///
+    /// let err = Definition::load(b"Version: 2.4\nForms: []\n").unwrap_err();
+    /// assert_eq!(err.class(), Some(ErrorClass::ValueError));
+    /// ```
+    pub fn class(&self) -> Option<ErrorClass> {
+        match self {
+            Error::Definition { exception, .. } | Error::Evaluation { exception, .. } => {
+                Some(*exception)
+            }
+            Error::Validation { exception, .. } => *exception,
+            Error::ResourceUsages(_) | Error::Finalize(_) => None,
+        }
+    }
+
+    /// Where in the definition the failure was found (line and column from
+    /// 0), when it belongs to one place.
+    ///
+    /// ```
+    /// let err = murano_ui::definition::Definition::load(b"Version: 2.4\nForms: {}\n\
+    /// Application: {}\n").unwrap_err();
+    /// let at = err.position().unwrap();
+    /// assert_eq!((at.line, at.column), (1, 7));
+    /// ```
+    pub fn position(&self) -> Option<Mark> {
+        match self {
+            Error::Definition { position, .. } => *position,
+            _ => None,
         }
     }
 }
@@ -102,5 +199,79 @@ fn fallback(text: &str) -> &'static str {
         "yaql"
     } else {
         "str"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clean::{clean_field, CleanFailure};
+    use crate::definition::Definition;
+    use crate::evaluate::Walker;
+    use murano_yaql::eval::ErrorKind;
+
+    fn load_err(text: &str) -> Error {
+        match Definition::load(text.as_bytes()) {
+            Ok(_) => panic!("{text:?} loaded"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn definition_errors_have_a_class_and_a_position() {
+        let e = load_err("Forms: [\n");
+        assert_eq!(e.class(), Some(ErrorClass::YamlError));
+        assert!(e.position().is_some(), "{e:?}");
+        assert!(e.to_string().starts_with("definition: YAMLError: "), "{e}");
+
+        let e = load_err("Version: 3.0\nApplication: {}\n");
+        assert_eq!(e.class(), Some(ErrorClass::ValueError));
+        let at = e.position().unwrap();
+        assert_eq!((at.line, at.column), (0, 9));
+
+        let text =
+            "Version: 2.4\nApplication: {}\nForms:\n  - step1:\n      fields:\n        - name: x\n";
+        let e = load_err(text);
+        assert_eq!(e.class(), Some(ErrorClass::KeyError));
+        assert_eq!(e.to_string(), "definition: KeyError: 'type'");
+        let at = e.position().unwrap();
+        assert_eq!((at.line, at.column), (5, 10));
+
+        // No node to point at: an empty document.
+        let e = load_err("");
+        assert_eq!(e.class(), Some(ErrorClass::AttributeError));
+        assert_eq!(e.position(), None);
+    }
+
+    #[test]
+    fn validation_crashes_keep_the_python_class() {
+        let text = "Version: 2.4\nApplication: {}\nForms:\n  - step1:\n      fields:\n        - {name: net, type: network}\n";
+        let def = Definition::load(text.as_bytes()).unwrap();
+        let field = &def.forms[0].fields[0];
+        match clean_field(field, Some("not a literal"), &Vec::new(), &Walker::plain()) {
+            Err(CleanFailure::Crash { exception, message }) => {
+                assert_eq!(exception, ErrorClass::ValueError);
+                assert!(message.starts_with("malformed node or string"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn classes_and_stages() {
+        let e = Error::Evaluation {
+            exception: ErrorClass::Yaql(ErrorKind::KeyError),
+            message: "'x'".into(),
+        };
+        assert_eq!(e.class(), Some(ErrorClass::Yaql(ErrorKind::KeyError)));
+        assert_eq!(e.to_string(), "evaluation: KeyError: 'x'");
+        let e = Error::Validation {
+            exception: None,
+            message: "no step 3".into(),
+        };
+        assert_eq!((e.class(), e.stage()), (None, "validation"));
+        assert_eq!(e.to_string(), "validation: no step 3");
+        assert_eq!(Error::Finalize("x".into()).class(), None);
+        assert_eq!(ErrorClass::RegexError.python_name(), "re.error");
     }
 }

@@ -32,7 +32,7 @@ use crate::definition::{Definition, FieldDef, FieldKind, WF_MANAGEMENT};
 use crate::evaluate::{from_json, insert_hidden_ids, template_value, to_json, Session, Walker};
 use crate::host::{Entropy, Host};
 use crate::pyre::PyRegex;
-use crate::Error;
+use crate::{Error, ErrorClass};
 
 /// The package the UI belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,8 +79,25 @@ impl std::fmt::Debug for Wizard {
 
 fn eval_err(e: &murano_yaql::eval::Error) -> Error {
     Error::Evaluation {
-        exception: e.python_name().to_owned(),
+        exception: ErrorClass::Yaql(e.kind()),
         message: e.message().to_owned(),
+    }
+}
+
+/// A validation failure raised by a YAQL evaluation (its text is the
+/// error's full text, class included).
+fn eval_validation(e: &murano_yaql::eval::Error) -> Error {
+    Error::Validation {
+        exception: Some(ErrorClass::Yaql(e.kind())),
+        message: e.to_string(),
+    }
+}
+
+/// A validation failure of this crate's own, with no Python class.
+fn validation(message: impl Into<String>) -> Error {
+    Error::Validation {
+        exception: None,
+        message: message.into(),
     }
 }
 
@@ -240,7 +257,7 @@ impl Wizard {
                     let ctx = self.service_context(&walker, false);
                     let v = walker
                         .eval_text(expr.text(), &ctx)
-                        .map_err(|e| Error::Validation(e.to_string()))?;
+                        .map_err(|e| eval_validation(&e))?;
                     match v {
                         Value::Dict(d) => {
                             for (k, l) in d.iter() {
@@ -291,7 +308,7 @@ impl Wizard {
                             continue;
                         }
                         let Some(it) = &info.image_type else {
-                            return Err(Error::Validation("image metadata without type".into()));
+                            return Err(validation("image metadata without type"));
                         };
                         if it != t && !it.starts_with(&format!("{t}.")) {
                             continue;
@@ -329,7 +346,10 @@ impl Wizard {
                     out.push((Value::tuple(vec![Value::Null, Value::Null]), "Auto".into()));
                 }
                 let filter = match &field.filter {
-                    Some(f) => Some(PyRegex::new(f, 0).map_err(Error::Validation)?),
+                    Some(f) => Some(PyRegex::new(f, 0).map_err(|message| Error::Validation {
+                        exception: Some(ErrorClass::RegexError),
+                        message,
+                    })?),
                     None => None,
                 };
                 let envs = host.environments();
@@ -424,7 +444,7 @@ impl Wizard {
     ) -> Result<StepOutcome, Error> {
         let def = self.def.clone();
         let Some(form) = def.forms.get(index) else {
-            return Err(Error::Validation(format!("no step {index}")));
+            return Err(validation(format!("no step {index}")));
         };
         let plain = Walker::plain();
         let service_walker = Walker::dashboard(self.session.clone(), true);
@@ -439,7 +459,7 @@ impl Wizard {
                     let ctx = self.service_context(&service_walker, false);
                     service_walker
                         .eval_text(expr.text(), &ctx)
-                        .map_err(|e| Error::Validation(e.to_string()))?
+                        .map_err(|e| eval_validation(&e))?
                         .truthy()
                 }
                 None => true,
@@ -462,7 +482,12 @@ impl Wizard {
                     partial.insert(Value::str(&field.name), v);
                 }
                 Err(CleanFailure::Invalid(e)) => errors.push((field.name.clone(), e)),
-                Err(CleanFailure::Crash(m)) => return Err(Error::Validation(m)),
+                Err(CleanFailure::Crash { exception, message }) => {
+                    return Err(Error::Validation {
+                        exception: Some(exception),
+                        message,
+                    })
+                }
             }
         }
         if !errors.is_empty() {
@@ -474,15 +499,13 @@ impl Wizard {
         let mut messages = Vec::new();
         for v in &form.validators {
             let Some(expr) = &v.expr else {
-                return Err(Error::Validation(
-                    "form validator expr is not an expression".into(),
-                ));
+                return Err(validation("form validator expr is not an expression"));
             };
             let mut ctx = form_walker.context();
             ctx.set("$", self.cleaned_value());
             let r = form_walker
                 .eval_text(expr.text(), &ctx)
-                .map_err(|e| Error::Validation(e.to_string()))?;
+                .map_err(|e| eval_validation(&e))?;
             if !r.truthy() {
                 messages.push(FieldError {
                     message: v
@@ -571,14 +594,14 @@ impl Wizard {
                 .unwrap_or(Value::Null);
             let Value::Dict(d) = &app else {
                 return Err(Error::Evaluation {
-                    exception: "TypeError".into(),
+                    exception: ErrorClass::TypeError,
                     message: "Application is not a mapping".into(),
                 });
             };
             let mut d = (**d).clone();
             let Some(Value::Dict(sys)) = d.get(&Value::str("?")) else {
                 return Err(Error::Evaluation {
-                    exception: "KeyError".into(),
+                    exception: ErrorClass::KeyError,
                     message: "'?'".into(),
                 });
             };
