@@ -216,7 +216,9 @@ impl<'a> Generator<'a> {
         for c in &hierarchy {
             for link in registry.parent_links(*c) {
                 if let Err(e) = &link.target {
-                    return Err(SchemaError::new(e.python_exception(), e.to_string()));
+                    return Err(
+                        SchemaError::new(e.python_exception(), e.to_string()).at(link.start)
+                    );
                 }
             }
             if let Some(def) = registry.definition(*c) {
@@ -290,7 +292,15 @@ impl<'a> Generator<'a> {
                 && d.end.is_some_and(|e| e.offset <= node.end.index)
         }) {
             let exception = d.python_exception.unwrap_or("ValueError");
-            return Err(SchemaError::new(exception, d.message.clone()));
+            let error = SchemaError::new(exception, d.message.clone());
+            return Err(match d.start {
+                Some(p) => error.at(murano_yaml::Mark {
+                    index: p.offset,
+                    line: p.line.saturating_sub(1),
+                    column: p.column.saturating_sub(1),
+                }),
+                None => error,
+            });
         }
         Ok(())
     }
@@ -469,8 +479,12 @@ impl<'a> Generator<'a> {
             return Err(SchemaError::new("KeyError", "'Contract'"));
         };
         let spec = ContractSpec::from_node(node)
-            .map_err(|e| SchemaError::new(e.python_type().to_owned(), e.message.clone()))?;
-        Ok(match self.translator(declaring).translate(&spec)? {
+            .map_err(|e| SchemaError::new(e.python_type(), e.message.clone()).at(node.start))?;
+        let translated = self
+            .translator(declaring)
+            .translate(&spec)
+            .map_err(|e| e.at(node.start))?;
+        Ok(match translated {
             Some(Json::Object(m)) => Some(m),
             _ => None,
         })

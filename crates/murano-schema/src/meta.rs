@@ -122,23 +122,28 @@ pub(crate) fn meta_values(
             if out.contains_key(&property.name) {
                 continue;
             }
-            let given = written
+            let written_node = written
                 .iter()
                 .find(|(k, _)| *k == property.name)
-                .map(|(_, v)| yaml_to_yaql(v));
+                .map(|(_, v)| *v);
+            let given = written_node.map(yaml_to_yaql);
             let value = match &property.contract {
                 Some(node) => {
                     let contract = Contract::from_node(node).map_err(|e| {
-                        SchemaError::new(e.python_type().to_owned(), e.message.clone())
+                        SchemaError::new(e.python_type(), e.message.clone()).at(node.start)
                     })?;
+                    // A value that breaks the contract is reported where it
+                    // is written; a failing default, at the contract.
+                    let at = written_node.map_or(node.start, |v| v.start);
                     contract
                         .transform(&scope, given.as_ref(), property.default.as_ref())
                         .map(|t| t.value)
                         .map_err(|e| {
                             SchemaError::new(
-                                e.python_type().to_owned(),
+                                e.python_type(),
                                 format!("[{class_name}.{}{}] {}", property.name, e.path, e.message),
                             )
+                            .at(at)
                         })?
                 }
                 None => given.unwrap_or(YValue::Null),

@@ -14,7 +14,7 @@ use murano_yaql::{Constant, Expr, ExprKind, Number};
 use serde_json::{Map, Value as Json};
 
 use crate::meta::yaml_to_yaql;
-use crate::{Catalog, SchemaError};
+use crate::{Catalog, ErrorClass, SchemaError};
 
 /// How deep static methods may call each other while folding constants.
 const MAX_FOLD_DEPTH: usize = 16;
@@ -526,7 +526,7 @@ impl Translator<'_> {
             None => Ok(Some(YValue::Null)),
             Some(node) => match self.node_value(node, depth + 1) {
                 Ok(v) => Ok(Some(v)),
-                Err(e) if e.exception == "NotConstant" => Ok(None),
+                Err(e) if e.class == ErrorClass::NotConstant => Ok(None),
                 Err(e) => Err(e),
             },
         }
@@ -538,7 +538,9 @@ impl Translator<'_> {
             YamlValue::Yaql(y) => {
                 match self.fold(y.expression.root(), y.expression.source(), depth)? {
                     Fold::Value(v) => Ok(v),
-                    Fold::NotConstant => Err(SchemaError::new("NotConstant", y.text().to_owned())),
+                    Fold::NotConstant => {
+                        Err(SchemaError::of(ErrorClass::NotConstant, y.text()).at(node.start))
+                    }
                 }
             }
             YamlValue::Seq(items) => Ok(YValue::tuple(

@@ -183,7 +183,7 @@ fn compare(
             }
             match result {
                 Ok(_) => Err(format!("generated a schema, expected {}", accepted[0])),
-                Err(e) if accepted.contains(&e.exception.as_str()) => Ok(()),
+                Err(e) if accepted.contains(&e.exception()) => Ok(()),
                 Err(e) => Err(format!("got {e}, expected {}", accepted.join(" | "))),
             }
         }
