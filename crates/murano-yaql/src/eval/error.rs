@@ -157,7 +157,9 @@ pub struct Error {
     kind: ErrorKind,
     message: String,
     span: Option<Span>,
-    cause: Option<Cause>,
+    /// Boxed so that the cause costs one word, not a fat pointer's two:
+    /// every `Result` of the interpreter carries an `Error`.
+    cause: Option<Box<Cause>>,
 }
 
 /// Errors are equal when their kind, message and span are, and they carry
@@ -167,7 +169,7 @@ impl PartialEq for Error {
         self.kind == other.kind
             && self.message == other.message
             && self.span == other.span
-            && match (&self.cause, &other.cause) {
+            && match (self.cause(), other.cause()) {
                 (None, None) => true,
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 _ => false,
@@ -201,18 +203,18 @@ impl Error {
 
     /// The same error with an already shared cause attached.
     pub fn with_shared_source(mut self, cause: Cause) -> Error {
-        self.cause = Some(cause);
+        self.cause = Some(Box::new(cause));
         self
     }
 
     /// The attached cause, when there is one.
     pub fn cause(&self) -> Option<&Cause> {
-        self.cause.as_ref()
+        self.cause.as_deref()
     }
 
     /// The attached cause as a `T`, when there is one of that type.
     pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
-        self.cause.as_deref()?.downcast_ref::<T>()
+        self.cause()?.downcast_ref::<T>()
     }
 
     /// The overload-rejection signal functions return when their arguments
@@ -293,7 +295,7 @@ impl Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.cause {
+        match self.cause() {
             Some(cause) => Some(&**cause),
             None => None,
         }
@@ -346,6 +348,15 @@ mod tests {
         assert_eq!(chain, ["outer", "inner"]);
         assert!(e.downcast_ref::<Outer>().is_some());
         assert!(e.downcast_ref::<Inner>().is_none());
+    }
+
+    #[test]
+    fn a_cause_costs_one_word() {
+        assert!(
+            std::mem::size_of::<Error>() <= 48,
+            "{}",
+            std::mem::size_of::<Error>()
+        );
     }
 
     #[test]
