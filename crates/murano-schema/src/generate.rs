@@ -217,7 +217,7 @@ impl<'a> Generator<'a> {
             for link in registry.parent_links(*c) {
                 if let Err(e) = &link.target {
                     return Err(
-                        SchemaError::new(e.python_exception(), e.to_string()).at(link.start)
+                        SchemaError::new(e.python_exception(), e.to_string()).at_mark(link.start)
                     );
                 }
             }
@@ -294,11 +294,7 @@ impl<'a> Generator<'a> {
             let exception = d.python_exception.unwrap_or("ValueError");
             let error = SchemaError::new(exception, d.message.clone());
             return Err(match d.start {
-                Some(p) => error.at(murano_yaml::Mark {
-                    index: p.offset,
-                    line: p.line.saturating_sub(1),
-                    column: p.column.saturating_sub(1),
-                }),
+                Some(p) => error.at(p),
                 None => error,
             });
         }
@@ -478,12 +474,13 @@ impl<'a> Generator<'a> {
         let Some(node) = contract else {
             return Err(SchemaError::new("KeyError", "'Contract'"));
         };
-        let spec = ContractSpec::from_node(node)
-            .map_err(|e| SchemaError::new(e.python_type(), e.message.clone()).at(node.start))?;
+        let spec = ContractSpec::from_node(node).map_err(|e| {
+            SchemaError::new(e.python_type(), e.message.clone()).at_mark(node.start)
+        })?;
         let translated = self
             .translator(declaring)
             .translate(&spec)
-            .map_err(|e| e.at(node.start))?;
+            .map_err(|e| e.at_mark(node.start))?;
         Ok(match translated {
             Some(Json::Object(m)) => Some(m),
             _ => None,

@@ -72,8 +72,7 @@ pub use catalog::{Catalog, CatalogBuilder};
 pub use generate::{generate, SchemaMap, SchemaRequest};
 pub use translate::translate_contract;
 
-/// A position in a YAML text (index, line and column from 0).
-pub use murano_yaml::Mark;
+pub use murano_diagnostics::Position;
 
 /// How an error answers an HTTP request.
 ///
@@ -280,9 +279,9 @@ pub struct SchemaError {
     pub class: ErrorClass,
     /// The message.
     pub message: String,
-    /// Where the failing node starts (line and column from 0), when the
+    /// Where the failing node starts (line and column from 1), when the
     /// failure belongs to one node. The file is not recorded.
-    pub position: Option<Mark>,
+    pub position: Option<Position>,
 }
 
 impl SchemaError {
@@ -307,11 +306,20 @@ impl SchemaError {
     }
 
     /// The same error with its position set, unless it has one.
-    pub fn at(mut self, mark: Mark) -> SchemaError {
+    pub fn at(mut self, position: Position) -> SchemaError {
         if self.position.is_none() {
-            self.position = Some(mark);
+            self.position = Some(position);
         }
         self
+    }
+
+    /// [`SchemaError::at`] the start of a YAML node (its 0-based mark).
+    pub(crate) fn at_mark(self, mark: murano_yaml::Mark) -> SchemaError {
+        self.at(Position::from_zero_based(
+            mark.line,
+            mark.column,
+            mark.index,
+        ))
     }
 
     pub(crate) fn package(message: String) -> SchemaError {
@@ -431,7 +439,7 @@ mod tests {
             "{e}"
         );
         let at = e.position.expect("a position");
-        assert_eq!((at.line, at.column), (4, 14));
+        assert_eq!((at.line, at.column), (5, 15));
     }
 
     #[test]

@@ -130,7 +130,7 @@ pub(crate) fn meta_values(
             let value = match &property.contract {
                 Some(node) => {
                     let contract = Contract::from_node(node).map_err(|e| {
-                        SchemaError::new(e.python_type(), e.message.clone()).at(node.start)
+                        SchemaError::new(e.python_type(), e.message.clone()).at_mark(node.start)
                     })?;
                     // A value that breaks the contract is reported where it
                     // is written; a failing default, at the contract.
@@ -143,7 +143,7 @@ pub(crate) fn meta_values(
                                 e.python_type(),
                                 format!("[{class_name}.{}{}] {}", property.name, e.path, e.message),
                             )
-                            .at(at)
+                            .at_mark(at)
                         })?
                 }
                 None => given.unwrap_or(YValue::Null),

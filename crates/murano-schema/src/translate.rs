@@ -539,7 +539,7 @@ impl Translator<'_> {
                 match self.fold(y.expression.root(), y.expression.source(), depth)? {
                     Fold::Value(v) => Ok(v),
                     Fold::NotConstant => {
-                        Err(SchemaError::of(ErrorClass::NotConstant, y.text()).at(node.start))
+                        Err(SchemaError::of(ErrorClass::NotConstant, y.text()).at_mark(node.start))
                     }
                 }
             }

@@ -18,7 +18,7 @@ use murano_dsl::version::Version;
 use murano_yaml::{load_ui_file, Int, LoadOptions, Mark, Node, Value as Y, YaqlScalar};
 
 use crate::pyre::PyRegex;
-use crate::{Error, ErrorClass};
+use crate::{Error, ErrorClass, Position};
 
 /// The format version in effect.
 #[derive(Debug, Clone)]
@@ -407,7 +407,7 @@ fn def_err_at(node: &Node, exception: ErrorClass, message: impl Into<String>) ->
 fn at(mut e: Error, mark: Option<Mark>) -> Error {
     if let Error::Definition { position, .. } = &mut e {
         if position.is_none() {
-            *position = mark;
+            *position = mark.map(|m| Position::from_zero_based(m.line, m.column, m.index));
         }
     }
     e

@@ -23,7 +23,7 @@ pub mod host;
 pub mod pyre;
 pub mod wizard;
 
-pub use murano_yaml::Mark;
+pub use murano_diagnostics::Position;
 use murano_yaml::{load_ui_file, LoadOptions, Value as Y};
 
 /// The Python exception class an [`Error`] stands for.
@@ -88,9 +88,9 @@ pub enum Error {
         exception: ErrorClass,
         /// Message.
         message: String,
-        /// Where in the definition's text (line and column from 0), when
+        /// Where in the definition's text (line and column from 1), when
         /// the failure belongs to one node.
-        position: Option<Mark>,
+        position: Option<Position>,
     },
     /// The dashboard raised while cleaning a step.
     #[error("validation: {message}")]
@@ -153,15 +153,15 @@ impl Error {
     }
 
     /// Where in the definition the failure was found (line and column from
-    /// 0), when it belongs to one place.
+    /// 1), when it belongs to one place.
     ///
     /// ```
     /// let err = murano_ui::definition::Definition::load(b"Version: 2.4\nForms: {}\n\
     /// Application: {}\n").unwrap_err();
     /// let at = err.position().unwrap();
-    /// assert_eq!((at.line, at.column), (1, 7));
+    /// assert_eq!((at.line, at.column), (2, 8));
     /// ```
-    pub fn position(&self) -> Option<Mark> {
+    pub fn position(&self) -> Option<Position> {
         match self {
             Error::Definition { position, .. } => *position,
             _ => None,
@@ -227,7 +227,7 @@ mod tests {
         let e = load_err("Version: 3.0\nApplication: {}\n");
         assert_eq!(e.class(), Some(ErrorClass::ValueError));
         let at = e.position().unwrap();
-        assert_eq!((at.line, at.column), (0, 9));
+        assert_eq!((at.line, at.column), (1, 10));
 
         let text =
             "Version: 2.4\nApplication: {}\nForms:\n  - step1:\n      fields:\n        - name: x\n";
@@ -235,7 +235,7 @@ mod tests {
         assert_eq!(e.class(), Some(ErrorClass::KeyError));
         assert_eq!(e.to_string(), "definition: KeyError: 'type'");
         let at = e.position().unwrap();
-        assert_eq!((at.line, at.column), (5, 10));
+        assert_eq!((at.line, at.column), (6, 11));
 
         // No node to point at: an empty document.
         let e = load_err("");
