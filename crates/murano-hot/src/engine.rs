@@ -233,12 +233,12 @@ impl<'a> Env<'a> {
 
     /// `Template.parse` with the version's functions.
     pub(crate) fn parse(&self, v: &Value, path: &str) -> Result<Snip> {
-        self.parse_in(v, &DotPath::Root(path), false, 0)
+        self.parse_in(v, &DotPath::Root(path), false, 0, 0)
     }
 
     /// `Template.parse_condition`.
     pub(crate) fn parse_condition(&self, v: &Value, path: &str) -> Result<Snip> {
-        self.parse_in(v, &DotPath::Root(path), true, 0)
+        self.parse_in(v, &DotPath::Root(path), true, 0, 0)
     }
 
     fn lookup(&self, name: &str, cond: bool) -> Option<(Function, bool)> {
@@ -255,7 +255,16 @@ impl<'a> Env<'a> {
         self.version.function(name).map(|f| (f, false))
     }
 
-    fn parse_in(&self, v: &Value, path: &DotPath<'_>, cond: bool, depth: usize) -> Result<Snip> {
+    /// `depth`: collections and calls above `v`; `calls`: function calls
+    /// above `v` (bounded by [`Limits::max_function_depth`]).
+    fn parse_in(
+        &self,
+        v: &Value,
+        path: &DotPath<'_>,
+        cond: bool,
+        depth: usize,
+        calls: usize,
+    ) -> Result<Snip> {
         if depth > self.limits.max_depth as usize + self.limits.max_function_depth {
             return Err(HeatError::new(
                 ErrorClass::Limit,
@@ -267,6 +276,16 @@ impl<'a> Env<'a> {
                 if m.len() == 1 {
                     if let Some(name) = m[0].0.as_str() {
                         if let Some((f, invalid)) = self.lookup(name, cond) {
+                            if calls >= self.limits.max_function_depth {
+                                return Err(HeatError::new(
+                                    ErrorClass::Limit,
+                                    format!(
+                                        "functions nested deeper than {} at {}",
+                                        self.limits.max_function_depth,
+                                        path.render()
+                                    ),
+                                ));
+                            }
                             let fpath = DotPath::Name(path, name);
                             let wrap = |e: HeatError| match e.class {
                                 ErrorClass::ValueError
@@ -278,10 +297,11 @@ impl<'a> Env<'a> {
                             };
                             if f == Function::If && !invalid {
                                 return self
-                                    .parse_if(name, &m[0].1, &fpath, cond, depth)
+                                    .parse_if(name, &m[0].1, &fpath, cond, depth, calls + 1)
                                     .map_err(wrap);
                             }
-                            let args = self.parse_in(&m[0].1, &fpath, cond, depth + 1)?;
+                            let args =
+                                self.parse_in(&m[0].1, &fpath, cond, depth + 1, calls + 1)?;
                             if invalid {
                                 return Err(wrap(value_err(format!(
                                     "The function \"{name}\" is invalid in this context"
@@ -299,14 +319,20 @@ impl<'a> Env<'a> {
                 let mut out = Vec::with_capacity(m.len());
                 for (k, val) in m {
                     let p = DotPath::Key(path, k);
-                    out.push((k.clone(), self.parse_in(val, &p, cond, depth + 1)?));
+                    out.push((k.clone(), self.parse_in(val, &p, cond, depth + 1, calls)?));
                 }
                 Ok(Snip::Map(out))
             }
             Value::List(l) => {
                 let mut out = Vec::with_capacity(l.len());
                 for (i, val) in l.iter().enumerate() {
-                    out.push(self.parse_in(val, &DotPath::Index(path, i), cond, depth + 1)?);
+                    out.push(self.parse_in(
+                        val,
+                        &DotPath::Index(path, i),
+                        cond,
+                        depth + 1,
+                        calls,
+                    )?);
                 }
                 Ok(Snip::List(out))
             }
@@ -321,6 +347,7 @@ impl<'a> Env<'a> {
         fpath: &DotPath<'_>,
         cond: bool,
         depth: usize,
+        calls: usize,
     ) -> Result<Snip> {
         let form = || {
             value_err(format!(
@@ -343,9 +370,9 @@ impl<'a> Env<'a> {
         let c = self.resolve(&c, 0)?;
         let enabled = self.condition_enabled(&c)?;
         if enabled {
-            self.parse_in(&items[1], fpath, cond, depth + 1)
+            self.parse_in(&items[1], fpath, cond, depth + 1, calls)
         } else if let Some(f) = items.get(2) {
-            self.parse_in(f, fpath, cond, depth + 1)
+            self.parse_in(f, fpath, cond, depth + 1, calls)
         } else {
             Ok(Snip::Absent)
         }
