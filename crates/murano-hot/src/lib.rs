@@ -40,6 +40,7 @@
 mod engine;
 pub mod error;
 pub mod load;
+pub mod locate;
 pub mod params;
 pub mod resolve;
 pub mod validate;
