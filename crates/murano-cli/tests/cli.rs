@@ -395,6 +395,7 @@ fn the_core_library_comes_from_a_zip_or_murano_catalog() {
     // MURANO_CATALOG is a path list, searched after --catalog.
     let list = std::env::join_paths([scratch.0.join("missing"), core.clone()]).unwrap();
     assert_eq!(schema(None, Some(&list)), from_folder);
+}
 
 /// `murano hot validate`: 0 valid, 1 findings (with file:line:column), 2
 /// I/O; with --params the values and the outputs.
