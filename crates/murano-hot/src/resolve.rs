@@ -317,10 +317,7 @@ pub(crate) fn call(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
         CfnMemberListToMap => Err(value_err(format!("\"{name}\" is not resolved here"))),
         If => Err(value_err("if is resolved while parsing")),
         MakeUrl => make_url(env, c, depth),
-        Yaql => Err(HeatError::new(
-            ErrorClass::Limit,
-            "yaql expressions are not evaluated by murano-hot",
-        )),
+        Yaql => yaql(env, c, depth),
         GetResource | GetAttr | GetFile | ResourceFacade | CfnGetAZs | CfnResourceFacade => Err(
             HeatError::new(ErrorClass::Limit, format!("\"{name}\" needs resources")),
         ),
@@ -329,6 +326,105 @@ pub(crate) fn call(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
             env.resolve(&c.args, depth)?,
         )])),
     }
+}
+
+fn to_yaql(v: &Value) -> murano_yaql::eval::Value {
+    use murano_yaql::eval::Value as Y;
+    use std::sync::Arc;
+    match v {
+        Value::Null => Y::Null,
+        Value::Bool(b) => Y::Bool(*b),
+        Value::Int(n) => Y::Int(*n),
+        Value::BigInt(s) => Y::Float(s.parse().unwrap_or(f64::INFINITY)),
+        Value::Float(x) => Y::Float(*x),
+        Value::Str(s) => Y::str(s),
+        Value::Bytes(b) => Y::str(&String::from_utf8_lossy(b)),
+        Value::List(l) => Y::List(Arc::new(l.iter().map(to_yaql).collect())),
+        Value::Map(m) => Y::dict(m.iter().map(|(k, v)| (to_yaql(k), to_yaql(v)))),
+    }
+}
+
+fn from_yaql(v: &murano_yaql::eval::Value, depth: usize) -> Result<Value> {
+    use murano_yaql::eval::Value as Y;
+    if depth > 256 {
+        return Err(HeatError::new(
+            ErrorClass::Limit,
+            "yaql result nested too deeply",
+        ));
+    }
+    Ok(match v {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(*b),
+        Y::Int(n) => Value::Int(*n),
+        Y::Float(x) => Value::Float(*x),
+        Y::Str(s) => Value::Str(s.to_string()),
+        Y::List(l) | Y::Tuple(l) => Value::List(
+            l.iter()
+                .map(|x| from_yaql(x, depth + 1))
+                .collect::<Result<_>>()?,
+        ),
+        Y::Set(set) => Value::List(
+            set.iter()
+                .map(|x| from_yaql(x, depth + 1))
+                .collect::<Result<_>>()?,
+        ),
+        Y::Dict(d) => Value::Map(
+            d.iter()
+                .map(|(k, v)| Ok((from_yaql(k, depth + 1)?, from_yaql(v, depth + 1)?)))
+                .collect::<Result<_>>()?,
+        ),
+        other => Value::Str(format!("{other:?}")),
+    })
+}
+
+/// Heat's `yaql` function: yaql's standard grammar and library, Heat's
+/// limits (`limit_iterators` 200, `memory_quota` 10000), `$` =
+/// `{"data": <data>}`.
+fn yaql(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
+    use murano_yaql::eval::{convert_input, Context, Engine, Library, Options};
+    use std::sync::{Arc, OnceLock};
+    static LIBRARY: OnceLock<Arc<Library>> = OnceLock::new();
+    let name = c.name.as_str();
+    let expr = env.resolve(
+        c.args
+            .map_get_pub("expression")
+            .unwrap_or(&Snip::Data(Value::Null)),
+        depth,
+    )?;
+    let Value::Str(expr) = expr else {
+        return Err(type_err(format!(
+            "The \"expression\" argument to {name} must contain a string."
+        )));
+    };
+    let engine = Engine::new(
+        murano_yaql::Grammar::standard(),
+        Options {
+            limit_iterators: Some(200),
+            memory_quota: Some(10_000),
+            ..Options::default()
+        },
+    );
+    let query = engine
+        .compile(&expr)
+        .map_err(|e| value_err(format!("Bad expression {e}.")))?;
+    let data = match c.args.map_get_pub("data") {
+        Some(d) => env.resolve(d, depth)?,
+        None => Value::Map(Vec::new()),
+    };
+    let library = LIBRARY.get_or_init(|| Arc::new(Library::standard(false)));
+    let mut ctx = Context::new(library.clone());
+    let root = Value::Map(vec![(Value::Str("data".into()), data)]);
+    ctx.set("$", convert_input(to_yaql(&root)));
+    let result = query.evaluate(&ctx).map_err(|e| {
+        let class = match e.python_name() {
+            "ValueError" => ErrorClass::ValueError,
+            "TypeError" => ErrorClass::TypeError,
+            "KeyError" => ErrorClass::KeyError,
+            _ => ErrorClass::ValueError,
+        };
+        HeatError::new(class, e.message().to_owned())
+    })?;
+    from_yaql(&result, 0)
 }
 
 fn get_param(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
