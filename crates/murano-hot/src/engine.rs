@@ -566,7 +566,7 @@ impl<'a> Env<'a> {
         match c.f {
             GetAttr => {
                 let (res, attr) = get_attr_parts(self.version, &c.args);
-                let name = self.resolve(res, depth + 1)?;
+                let name = self.resolve(&res, depth + 1)?;
                 if !self
                     .resources
                     .iter()
@@ -658,12 +658,14 @@ impl<'a> Env<'a> {
                 match c.f {
                     Function::GetResource => {
                         self.dependencies(&c.args, &p, out, depth + 1)?;
-                        out.push((self.resolve(&c.args, depth + 1)?, path.render()));
+                        let name = hashable(self.resolve(&c.args, depth + 1)?)?;
+                        out.push((name, path.render()));
                     }
                     Function::GetAttr => {
                         self.dependencies(&c.args, &p, out, depth + 1)?;
                         let (res, _) = get_attr_parts(self.version, &c.args);
-                        out.push((self.resolve(res, depth + 1)?, path.render()));
+                        let name = hashable(self.resolve(&res, depth + 1)?)?;
+                        out.push((name, path.render()));
                     }
                     _ => self.dependencies(&c.args, &p, out, depth + 1)?,
                 }
@@ -748,12 +750,31 @@ pub(crate) fn invalid_reference(name: &Value, key: &str) -> HeatError {
     )
 }
 
-/// The resource and attribute arguments of a parsed `get_attr`.
-pub(crate) fn get_attr_parts(_version: TemplateVersion, args: &Snip) -> (&Snip, Option<&Snip>) {
-    static NULL: Snip = Snip::Data(Value::Null);
+/// The resource and attribute arguments of a parsed `get_attr` (a
+/// one-character string is `[name]` from 2015-10-15: `args[0]`).
+pub(crate) fn get_attr_parts(_version: TemplateVersion, args: &Snip) -> (Snip, Option<&Snip>) {
     match args {
-        Snip::List(l) => (l.first().unwrap_or(&NULL), l.get(1)),
-        _ => (&NULL, None),
+        Snip::List(l) => (
+            l.first().cloned().unwrap_or(Snip::Data(Value::Null)),
+            l.get(1),
+        ),
+        Snip::Data(Value::Str(s)) => (
+            Snip::Data(Value::Str(
+                s.chars().next().map(String::from).unwrap_or_default(),
+            )),
+            None,
+        ),
+        _ => (Snip::Data(Value::Null), None),
+    }
+}
+
+/// `stack[name]` needs a hashable name.
+fn hashable(name: Value) -> Result<Value> {
+    match name {
+        Value::List(_) | Value::Map(_) => {
+            Err(type_err(format!("unhashable type: '{}'", name.type_name())))
+        }
+        other => Ok(other),
     }
 }
 

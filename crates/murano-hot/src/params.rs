@@ -580,7 +580,10 @@ impl ParamSchema {
                     Value::List(items) => {
                         Value::List(items.iter().map(|v| Value::Str(v.py_str())).collect())
                     }
-                    Value::Str(s) => split_list(s),
+                    // `str.split(',')`: an empty default is `['']`.
+                    Value::Str(s) => {
+                        Value::List(s.split(',').map(|p| Value::Str(p.to_owned())).collect())
+                    }
                     other => {
                         return Err(schema_err(format!(
                             "Default must be a comma-delimited list string: '{}' object has no attribute 'split'",

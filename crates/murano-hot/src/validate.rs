@@ -77,7 +77,23 @@ pub fn template_validate(t: &Template) -> Result<()> {
     };
     let mut sorted: Vec<&(Value, Value)> = m.iter().collect();
     sorted.sort_by_key(|a| a.0.py_str());
-    let keys = resource_keys(t.version);
+    // Heat checks these keys against a class-level dict that later
+    // template classes update in place (and that outputs' `value` shares),
+    // so every version accepts the union here; `resource_definitions`
+    // then applies the version's own keys.
+    const KEYS: &[&str] = &[
+        "type",
+        "properties",
+        "metadata",
+        "depends_on",
+        "deletion_policy",
+        "update_policy",
+        "description",
+        "external_id",
+        "condition",
+        "value",
+    ];
+    let keys = KEYS;
     let message = "Each resource must contain a type key.";
     for (_, attrs) in &sorted {
         if !attrs.truthy() {
