@@ -26,7 +26,10 @@ fn main() {
                         .collect()
                 })
                 .unwrap_or_default();
-            let r = t.as_ref().map_err(Clone::clone).and_then(|t| t.parameter_values(&params));
+            let r = t
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|t| t.parameter_values(&params));
             results.push(match r {
                 Ok(v) => serde_json::json!({"ok": serde_json::Value::Object(
                     v.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()
