@@ -45,7 +45,7 @@ fn value_err(m: impl Into<String>) -> HeatError {
     HeatError::new(ErrorClass::ValueError, m)
 }
 fn key_err(m: &str) -> HeatError {
-    HeatError::new(ErrorClass::KeyError, murano_dsl::yaml::python_str_repr(m))
+    HeatError::new(ErrorClass::KeyError, murano_yaml::py_text::repr(m))
 }
 
 fn yaql_grammar() -> &'static murano_yaql::Grammar {

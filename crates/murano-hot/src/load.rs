@@ -1,6 +1,6 @@
 //! Loading a template as `heat.common.template_format.parse` does.
 
-use murano_dsl::yaml::{self, Flavor, LoadOptions, Node, Value as Y, YamlError, YamlErrorClass};
+use murano_yaml::{self as yaml, Flavor, LoadOptions, Node, Value as Y, YamlError, YamlErrorClass};
 
 use crate::error::{ErrorClass, HeatError, Position, Result};
 use crate::value::Value;

@@ -2,7 +2,7 @@
 //! node a validation error's path names (walked through the YAML nodes
 //! with their marks).
 
-use murano_dsl::yaml::{self, Flavor, LoadOptions, Node, Value as Y};
+use murano_yaml::{self as yaml, Flavor, LoadOptions, Node, Value as Y};
 
 use crate::error::{ErrorClass, HeatError, Position};
 

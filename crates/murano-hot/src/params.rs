@@ -243,7 +243,7 @@ fn str_to_num(v: &Value) -> Result<Num> {
                     ErrorClass::ValueError,
                     format!(
                         "could not convert string to float: {}",
-                        murano_dsl::yaml::python_str_repr(s)
+                        murano_yaml::py_text::repr(s)
                     ),
                 )
             }),

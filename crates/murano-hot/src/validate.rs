@@ -198,7 +198,7 @@ fn resource_definition(
     if snippet.get("type").is_none() {
         return Err(HeatError::new(
             ErrorClass::KeyError,
-            murano_dsl::yaml::python_str_repr(&format!("Resource {name} is missing \"type\"")),
+            murano_yaml::py_text::repr(&format!("Resource {name} is missing \"type\"")),
         ));
     }
     let field = |key: &str| -> Result<Option<Snip>> {

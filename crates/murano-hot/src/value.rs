@@ -129,7 +129,7 @@ impl Value {
             }
             Value::BigInt(s) => out.push_str(s),
             Value::Float(x) => out.push_str(&python_float_repr(*x)),
-            Value::Str(s) => out.push_str(&murano_dsl::yaml::python_str_repr(s)),
+            Value::Str(s) => out.push_str(&murano_yaml::py_text::repr(s)),
             Value::Bytes(b) => {
                 out.push_str("b'");
                 for &c in b {

@@ -2,9 +2,9 @@
 //! (`murano_hot`: loading, version, parameter schemas, template-validate
 //! with generic resources), codes `H100`–`H104`.
 
-use murano_yaml::{load_manifest, Mark};
 use murano_hot::error::ErrorClass;
 use murano_hot::{HeatError, Limits, Template};
+use murano_yaml::{load_manifest, Mark};
 
 use super::{diagnostic, Diagnostic};
 use crate::source::{FileMap, PackageSource};
