@@ -69,21 +69,84 @@ fn depth_exceeded(e: &serde_json::Error) -> bool {
     e.to_string().starts_with("recursion limit exceeded")
 }
 
+/// Most tabs [`load_yaml`] turns into spaces before it gives up.
+const MAX_TAB_RETRIES: usize = 64;
+
+/// The byte offset of character `index` in `text`.
+fn byte_offset(text: &str, index: usize) -> Option<usize> {
+    if text.is_ascii() {
+        return (index < text.len()).then_some(index);
+    }
+    text.char_indices().nth(index).map(|(b, _)| b)
+}
+
+/// Whether the YAML error is a tab between tokens on a line that has
+/// content before it: libyaml (Heat's `CSafeLoader`) takes such a tab as
+/// white space where PyYAML's pure-Python scanner refuses it.
+fn separating_tab(text: &str, e: &YamlError) -> Option<usize> {
+    if !e
+        .problem()
+        .contains("found character '\\t' that cannot start any token")
+    {
+        return None;
+    }
+    let at = byte_offset(text, e.mark()?.index as usize)?;
+    if text.as_bytes().get(at) != Some(&b'\t') {
+        return None;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..at]
+        .chars()
+        .any(|c| !c.is_whitespace())
+        .then_some(at)
+}
+
 fn load_yaml(text: &str, limits: &Limits) -> Result<Value> {
     let options = LoadOptions::default()
         .with_max_depth(limits.max_depth)
         .with_max_nodes(limits.max_nodes)
         .with_max_len(limits.max_template_size.saturating_mul(4));
-    match yaml::load_single(text.as_bytes(), Flavor::Plain, &options) {
+    let mut first_error = None;
+    let mut patched: Option<String> = None;
+    for _ in 0..=MAX_TAB_RETRIES {
+        let current = patched.as_deref().unwrap_or(text);
+        match load_yaml_once(current, &options) {
+            Err(LoadFailure::Yaml(e)) => {
+                let Some(at) = separating_tab(current, &e) else {
+                    return Err(yaml_error(first_error.as_ref().unwrap_or(&e)));
+                };
+                first_error.get_or_insert(e);
+                let mut next = current.to_owned();
+                next.replace_range(at..=at, " ");
+                patched = Some(next);
+            }
+            Err(LoadFailure::Heat(e)) => return Err(e),
+            Ok(v) => return Ok(v),
+        }
+    }
+    Err(first_error.map_or_else(
+        || HeatError::new(ErrorClass::Limit, "too many tabs"),
+        |e| yaml_error(&e),
+    ))
+}
+
+enum LoadFailure {
+    Yaml(YamlError),
+    Heat(HeatError),
+}
+
+fn load_yaml_once(text: &str, options: &LoadOptions) -> std::result::Result<Value, LoadFailure> {
+    match yaml::load_single(text.as_bytes(), Flavor::Plain, options) {
         Ok(None) => Ok(Value::Map(Vec::new())),
         Ok(Some(node)) => {
             let mut conv = Converter {
                 text,
                 char_to_byte: None,
             };
-            conv.convert(node)
+            conv.convert(node).map_err(LoadFailure::Heat)
         }
-        Err(e) => Err(yaml_error(&e)),
+        Err(e) if e.class() == YamlErrorClass::Limit => Err(LoadFailure::Heat(yaml_error(&e))),
+        Err(e) => Err(LoadFailure::Yaml(e)),
     }
 }
 
@@ -258,6 +321,18 @@ mod tests {
             .message()
             .starts_with("Error parsing template [root stack] "));
         assert!(e.position.is_some());
+    }
+
+    #[test]
+    fn tabs_between_tokens_are_white_space_as_in_libyaml() {
+        let t = p("heat_template_version: 2013-05-23\na:\t1\t# c\nb: [1,\t2]\n").unwrap();
+        assert_eq!(t.get("a"), Some(&Value::Int(1)));
+        assert_eq!(
+            t.get("b"),
+            Some(&Value::List(vec![Value::Int(1), Value::Int(2)]))
+        );
+        // A tab as indentation is still refused.
+        assert!(p("heat_template_version: 2013-05-23\na:\n\t- 1\n").is_err());
     }
 
     #[test]
