@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side comparison with the Python reference (yaql 3.2.0, PyYAML,
-# murano-pkg-check 0.3.0).
+# murano-pkg-check 0.3.0, openstack-heat 27.0.1).
 # Usage: benches/compare/run.sh [--quick] [--system-alloc]
 #   --quick: a tenth of the inputs, 3 repetitions (well under two minutes).
 #   --system-alloc: time the Rust side with the system allocator instead of
@@ -24,6 +24,10 @@ done
 if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet yaql==3.2.0 PyYAML==6.0.3 murano-pkg-check==0.3.0
+fi
+# Heat's engine for the hot-validate row (added later: older venvs lack it).
+if ! "$venv/bin/python" -c "import heat" 2>/dev/null; then
+    "$venv/bin/pip" install --quiet openstack-heat==27.0.1 yaql==3.2.0 PyYAML==6.0.3
 fi
 cargo build --quiet --release -p murano-benches --bin compare "${features[@]}" --manifest-path "$root/Cargo.toml"
 "$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "$root/target/compare-zips" "${quick[@]}"

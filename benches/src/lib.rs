@@ -324,3 +324,33 @@ pub fn corpus_packages(root: &Path) -> Vec<murano_packages::source::FileMap> {
         .filter_map(|d| murano_testkit::read_package_dir(d).ok())
         .collect()
 }
+
+/// The HOT conformance templates (`conformance/hot/cases.jsonl` order), as
+/// text: the inputs of the `hot-validate` workload on both sides.
+pub fn hot_templates(shared: &Path) -> Vec<String> {
+    let dir = shared.join("conformance/hot");
+    let Ok(text) = std::fs::read_to_string(dir.join("cases.jsonl")) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|c| c["template"].as_str().map(|t| dir.join(t)))
+        .filter_map(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .collect()
+}
+
+/// What `hot-validate` does with one template: load it, pick its
+/// version and run `heat template-validate`'s checks with generic
+/// resources; true when it is a valid HOT template (CFN templates stop
+/// after the version, as on the Python side).
+pub fn hot_validate(text: &str, limits: &murano_hot::Limits) -> bool {
+    murano_hot::Template::load(text, limits)
+        .and_then(|t| {
+            if !t.version.is_hot() {
+                return Ok(false);
+            }
+            t.validate(&[]).map(|()| true)
+        })
+        .unwrap_or(false)
+}

@@ -120,7 +120,20 @@ fn main() {
             .map(|files| check_package(&files, &check_options).len())
             .sum()
     });
+    // Heat templates: load, version, template-validate with generic
+    // resources (the Python side runs Heat 27's engine on the same texts).
+    let mut hot_texts = murano_benches::hot_templates(shared);
+    if quick {
+        hot_texts.truncate(hot_texts.len() / 4);
+    }
+    let hot_limits = murano_hot::Limits::default();
+    let (hot, hot_valid) = time(repetitions, || {
+        hot_texts
+            .iter()
+            .filter(|t| murano_benches::hot_validate(t, &hot_limits))
+            .count()
+    });
     println!(
-        "{{\"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}, \"yaql-eval\": {eval}, \"yaql-eval-count\": {evaluated}, \"package-check\": {check}, \"package-check-count\": {diagnostics}, \"allocator\": \"{ALLOCATOR_NAME}\"}}"
+        "{{\"hot-validate\": {hot}, \"hot-validate-count\": {hot_valid}, \"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}, \"yaql-eval\": {eval}, \"yaql-eval-count\": {evaluated}, \"package-check\": {check}, \"package-check-count\": {diagnostics}, \"allocator\": \"{ALLOCATOR_NAME}\"}}"
     );
 }

@@ -1,4 +1,5 @@
-//! `murano hot`: make a Heat.HOT package from a Heat template.
+//! `murano hot`: make a Heat.HOT package from a Heat template, or
+//! (`murano hot validate`) check a template as Heat itself would.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,14 +22,25 @@ use murano_yaml::{load_manifest, LoadOptions};
 ///
 /// The package is loaded back before it is written, so a template Murano
 /// cannot translate is refused here.
+///
+///   murano hot validate stack.yaml [--params values.yaml] [--format json]
+///
+/// checks the template as Heat 27 would (see `murano hot validate --help`).
 #[derive(Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub(crate) struct HotArgs {
+    #[command(subcommand)]
+    action: Option<HotAction>,
     /// The Heat template.
-    template: PathBuf,
+    #[arg(required = true)]
+    template: Option<PathBuf>,
     /// Where to write: a .zip file or a directory.
-    #[arg(short, long, value_name = "OUT")]
-    output: PathBuf,
+    #[arg(short, long, value_name = "OUT", required = true)]
+    output: Option<PathBuf>,
     /// FullName (default io.murano.apps.generated.<CamelCasedFileName>).
     #[arg(long)]
     full_name: Option<String>,
@@ -84,20 +96,24 @@ fn add_dir(files: &mut FileMap, dir: &Path, prefix: &str) -> Result<(), String> 
     Ok(())
 }
 
-fn build(args: &HotArgs) -> Result<FileMap, String> {
+#[derive(clap::Subcommand)]
+enum HotAction {
+    Validate(crate::hot_validate::ValidateArgs),
+}
+
+fn build(args: &HotArgs, template_path: &Path) -> Result<FileMap, String> {
     let template =
-        std::fs::read(&args.template).map_err(|e| format!("{}: {e}", args.template.display()))?;
+        std::fs::read(template_path).map_err(|e| format!("{}: {e}", template_path.display()))?;
     let text = String::from_utf8(template.clone())
-        .map_err(|e| format!("{}: {e}", args.template.display()))?;
+        .map_err(|e| format!("{}: {e}", template_path.display()))?;
     let doc = load_manifest(&text, &LoadOptions::default())
-        .map_err(|e| format!("{}: {e}", args.template.display()))?;
+        .map_err(|e| format!("{}: {e}", template_path.display()))?;
     let description = doc
         .as_ref()
         .and_then(|d| d.value.get("description"))
         .map(|d| d.value.python_str())
         .unwrap_or_default();
-    let stem = args
-        .template
+    let stem = template_path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("Template");
@@ -173,9 +189,16 @@ fn write(files: &FileMap, output: &Path) -> Result<(), String> {
 }
 
 pub(crate) fn run(args: &HotArgs) -> ExitCode {
-    match build(args).and_then(|files| write(&files, &args.output)) {
+    if let Some(HotAction::Validate(v)) = &args.action {
+        return crate::hot_validate::run(v);
+    }
+    let (Some(template), Some(output)) = (&args.template, &args.output) else {
+        eprintln!("murano: a template and --output are required");
+        return ExitCode::from(2);
+    };
+    match build(args, template).and_then(|files| write(&files, output)) {
         Ok(()) => {
-            eprintln!("wrote {}", args.output.display());
+            eprintln!("wrote {}", output.display());
             ExitCode::SUCCESS
         }
         Err(e) => {

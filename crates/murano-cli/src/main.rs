@@ -21,6 +21,7 @@ mod check;
 mod core_library;
 mod files;
 mod hot;
+mod hot_validate;
 mod inspect;
 mod parse;
 mod schema;

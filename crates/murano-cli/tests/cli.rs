@@ -396,3 +396,79 @@ fn the_core_library_comes_from_a_zip_or_murano_catalog() {
     let list = std::env::join_paths([scratch.0.join("missing"), core.clone()]).unwrap();
     assert_eq!(schema(None, Some(&list)), from_folder);
 }
+
+/// `murano hot validate`: 0 valid, 1 findings (with file:line:column), 2
+/// I/O; with --params the values and the outputs.
+#[test]
+fn hot_validate_reports_as_heat() {
+    let scratch = Scratch::new("hot-validate");
+    let good = scratch.0.join("good.yaml");
+    let bad = scratch.0.join("bad.yaml");
+    let params = scratch.0.join("params.yaml");
+    let base = "heat_template_version: 2016-10-14\nparameters:\n  port: {type: number, default: 80, constraints: [{range: {min: 1, max: 65535}}]}\nresources:\n  r:\n    type: OS::Heat::None\n";
+    std::fs::write(
+        &good,
+        format!("{base}outputs:\n  url: {{value: {{str_replace: {{template: 'http://h:P/', params: {{P: {{get_param: port}}}}}}}}}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        &bad,
+        format!("{base}    properties:\n      a: {{get_attr: [nothere, x]}}\n"),
+    )
+    .unwrap();
+    std::fs::write(&params, "port: '8080'\n").unwrap();
+
+    let out = murano()
+        .args(["hot", "validate"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+
+    let out = murano()
+        .args(["hot", "validate"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("bad.yaml:8:7: error[heat.common.exception.InvalidTemplateReference]: The specified reference \"nothere\" (in r.Properties.a) is incorrect."),
+        "{stdout}"
+    );
+
+    let out = murano()
+        .args(["hot", "validate"])
+        .arg(&good)
+        .arg("--params")
+        .arg(&params)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["parameters"]["port"], 8080);
+    assert_eq!(json["outputs"]["url"]["value"], "http://h:8080/");
+
+    std::fs::write(&params, "port: 0\n").unwrap();
+    let out = murano()
+        .args(["hot", "validate"])
+        .arg(&good)
+        .arg("--params")
+        .arg(&params)
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout.contains(":3:3: error[heat.common.exception.StackValidationFailed]: Parameter 'port' is invalid: 0 is out of range (min: 1, max: 65535)"),
+        "{stdout}"
+    );
+
+    let out = murano()
+        .args(["hot", "validate"])
+        .arg(scratch.0.join("missing.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

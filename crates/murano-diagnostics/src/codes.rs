@@ -193,6 +193,36 @@ pub const CODES: &[CodeInfo] = &[
         "instruction value should be a string",
     ),
     c("E204", Error, PkgCheck, "wrong instruction structure"),
+    c(
+        "H100",
+        Error,
+        Checker,
+        "Heat.HOT template: Heat cannot load it (not JSON or YAML, not a mapping, no version key, too large)",
+    ),
+    c(
+        "H101",
+        Error,
+        Checker,
+        "Heat.HOT template: the template version is invalid",
+    ),
+    c(
+        "H102",
+        Error,
+        Checker,
+        "Heat.HOT template: a parameter schema or default is invalid",
+    ),
+    c(
+        "H103",
+        Error,
+        Checker,
+        "Heat.HOT template: Heat's template-validate refuses it (sections, resources, outputs, references, dependency loops, functions)",
+    ),
+    c(
+        "H104",
+        Error,
+        Checker,
+        "Heat.HOT template: it exceeds a limit for hostile input (depth, size, function nesting)",
+    ),
     c("M100", Error, Model, "a class document is not a mapping"),
     c(
         "M101",

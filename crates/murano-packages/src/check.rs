@@ -29,6 +29,7 @@
 //! ```
 
 mod class_checks;
+mod hot;
 mod pkgcheck;
 mod py;
 #[cfg(test)]
@@ -187,6 +188,7 @@ pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic>
     let mut out = pkgcheck::run(files, &options.load);
     if !options.pkgcheck_only {
         out.extend(class_checks::run(files, options));
+        out.extend(hot::run(files));
     }
     out.sort_by(|a, b| {
         (&a.file, a.start, a.code, &a.message).cmp(&(&b.file, b.start, b.code, &b.message))

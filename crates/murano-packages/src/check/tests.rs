@@ -44,6 +44,9 @@ fn catalog() -> ClassIndex {
 }
 
 const C: &str = "Classes/App.yaml";
+const HOT_MANIFEST: &str =
+    "Format: Heat.HOT/1.0\nType: Application\nFullName: com.example\nDescription: demo\n";
+const T: &str = "template.yaml";
 const M: &str = "manifest.yaml";
 const U: &str = "UI/ui.yaml";
 
@@ -91,6 +94,11 @@ const EXAMPLES: &[(&str, Changes)] = &[
     ("E201", &[(C, Some("+Methods:\n  run:\n    Body:\n      - x: 1\n"))]),
     ("E203", &[(C, Some("+Methods:\n  run:\n    Body:\n      - For: [i]\n        In: $list\n        Do: $.f()\n"))]),
     ("E204", &[(C, Some("+Methods:\n  run:\n    Body:\n      - Try: $.f()\n"))]),
+    ("H100", &[(M, Some(HOT_MANIFEST)), (T, Some("- not a mapping\n"))]),
+    ("H101", &[(M, Some(HOT_MANIFEST)), (T, Some("heat_template_version: 2013-05-24\n"))]),
+    ("H102", &[(M, Some(HOT_MANIFEST)), (T, Some("heat_template_version: 2013-05-23\nparameters:\n  p: {type: integer}\n"))]),
+    ("H103", &[(M, Some(HOT_MANIFEST)), (T, Some("heat_template_version: 2013-05-23\nresources:\n  r:\n    type: X\n    depends_on: nothere\n"))]),
+    ("H104", &[(M, Some(HOT_MANIFEST)), (T, Some("heat_template_version: 2013-05-23\ndescription: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n"))]),
     ("M100", &[(C, Some("- Name: App\n"))]),
     ("M101", &[(C, Some("Name: [App]\n"))]),
     ("M102", &[(C, Some("+Usage: Mixin\n"))]),

@@ -1,0 +1,243 @@
+//! `murano hot validate`: a Heat template checked as Heat 27 would check
+//! it (murano-hot), with parameter values optionally.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use murano_hot::resolve::{resolve_template, Resolved};
+use murano_hot::{locate::locate, HeatError, Limits, Template, Value};
+
+/// Check a Heat (HOT) template as Heat 27's `template-validate` does,
+/// offline, with every resource type treated as generic: loading (JSON
+/// or YAML), the version, sections, parameter schemas and defaults,
+/// parameter groups, conditions, resources, outputs, references,
+/// dependency loops and function arguments.
+///
+/// With --params, the values are then checked against the parameter
+/// schemas (Heat's coercions and messages) and, when they are accepted,
+/// the parameters' values and the outputs that need no real resource
+/// are printed.
+///
+/// Exit status: 0 valid, 1 findings, 2 usage or I/O error.
+///
+/// Examples:
+///
+///   murano hot validate stack.yaml
+///
+///   murano hot validate stack.yaml --params values.yaml --format json
+#[derive(Args)]
+#[command(verbatim_doc_comment)]
+pub(crate) struct ValidateArgs {
+    /// The template.
+    template: PathBuf,
+    /// Parameter values: a JSON or YAML mapping of name to value, or a
+    /// Heat environment file (its `parameters` section).
+    #[arg(long, value_name = "FILE")]
+    params: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+struct Finding {
+    error: HeatError,
+    line: u32,
+    column: u32,
+}
+
+fn finding(text: &str, error: HeatError) -> Finding {
+    let pos = locate(text, &error);
+    Finding {
+        line: pos.map_or(0, |p| p.line),
+        column: pos.map_or(0, |p| p.column),
+        error,
+    }
+}
+
+fn read_params(path: &Path) -> Result<Vec<(String, Value)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let data = if text.trim().is_empty() {
+        Value::Map(Vec::new())
+    } else {
+        murano_hot::load::simple_parse(&text, &Limits::default())
+            .map_err(|e| format!("{}: {e}", path.display()))?
+    };
+    let Value::Map(entries) = &data else {
+        return Err(format!("{}: not a mapping", path.display()));
+    };
+    const ENV_SECTIONS: [&str; 6] = [
+        "parameters",
+        "parameter_defaults",
+        "resource_registry",
+        "encrypted_param_names",
+        "event_sinks",
+        "parameter_merge_strategies",
+    ];
+    let is_env = !entries.is_empty()
+        && entries
+            .iter()
+            .all(|(k, _)| k.as_str().is_some_and(|k| ENV_SECTIONS.contains(&k)));
+    let values = if is_env {
+        match data.get("parameters") {
+            Some(Value::Map(m)) => m.clone(),
+            _ => Vec::new(),
+        }
+    } else {
+        entries.clone()
+    };
+    Ok(values.into_iter().map(|(k, v)| (k.py_str(), v)).collect())
+}
+
+pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
+    let text = match std::fs::read(&args.template) {
+        Ok(b) => match String::from_utf8(b) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("murano: {}: {e}", args.template.display());
+                return ExitCode::from(2);
+            }
+        },
+        Err(e) => {
+            eprintln!("murano: {}: {e}", args.template.display());
+            return ExitCode::from(2);
+        }
+    };
+    let params = match args.params.as_deref().map(read_params).transpose() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("murano: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let limits = Limits::default();
+    let mut findings = Vec::new();
+    let mut version = None;
+    let mut values = None;
+    let mut outputs = Vec::new();
+    match Template::load(&text, &limits) {
+        Err(e) => findings.push(finding(&text, e)),
+        Ok(t) => {
+            version = Some(t.version.class_name());
+            if t.version.is_hot() {
+                let supplied = params.clone().unwrap_or_default();
+                if let Err(e) = t.validate(&supplied) {
+                    findings.push(finding(&text, e));
+                } else if let Some(p) = &params {
+                    match t.parameter_values(p) {
+                        Err(e) => findings.push(finding(&text, e)),
+                        Ok(v) => {
+                            values = Some(v);
+                            match resolve_template(&t, p) {
+                                Ok(r) => outputs = r.outputs,
+                                Err(e) => findings.push(finding(&text, e)),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let file = args.template.display().to_string();
+    match args.format {
+        Format::Text => {
+            for f in &findings {
+                outln!(
+                    "{file}:{}:{}: error[{}]: {}",
+                    f.line,
+                    f.column,
+                    f.error.class.python_name(),
+                    f.error.message()
+                );
+            }
+            if findings.is_empty() {
+                outln!("{file}: valid ({})", version.unwrap_or("unknown version"));
+            }
+            for (name, v) in values.iter().flatten() {
+                outln!(
+                    "parameter {name} = {}",
+                    v.json_dumps().unwrap_or_else(|| v.py_repr())
+                );
+            }
+            for (name, r) in &outputs {
+                match r {
+                    Resolved::Value(v) => {
+                        outln!(
+                            "output {name} = {}",
+                            v.json_dumps().unwrap_or_else(|| v.py_repr())
+                        )
+                    }
+                    Resolved::Error(e) => outln!(
+                        "output {name}: error[{}]: {}",
+                        e.class.python_name(),
+                        e.message()
+                    ),
+                    Resolved::NeedsResources(f) => {
+                        outln!("output {name}: needs resources ({})", f.join(", "))
+                    }
+                    Resolved::ConditionFalse => outln!("output {name}: condition false"),
+                }
+            }
+        }
+        Format::Json => {
+            let diagnostics: Vec<serde_json::Value> = findings
+                .iter()
+                .map(|f| {
+                    serde_json::json!({
+                        "file": file,
+                        "line": f.line,
+                        "column": f.column,
+                        "class": f.error.class.python_name(),
+                        "message": f.error.message(),
+                        "path": f.error.path,
+                    })
+                })
+                .collect();
+            let mut out = serde_json::json!({
+                "file": file,
+                "valid": findings.is_empty(),
+                "version": version,
+                "diagnostics": diagnostics,
+            });
+            if let Some(v) = &values {
+                out["parameters"] = serde_json::Value::Object(
+                    v.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+                );
+            }
+            if !outputs.is_empty() {
+                out["outputs"] = serde_json::Value::Object(
+                    outputs
+                        .iter()
+                        .map(|(k, r)| {
+                            let j = match r {
+                                Resolved::Value(v) => serde_json::json!({"value": v.to_json()}),
+                                Resolved::Error(e) => serde_json::json!({
+                                    "error": {"class": e.class.python_name(), "message": e.message()}
+                                }),
+                                Resolved::NeedsResources(f) => {
+                                    serde_json::json!({"skipped": "needs_resources", "functions": f})
+                                }
+                                Resolved::ConditionFalse => {
+                                    serde_json::json!({"skipped": "condition_false"})
+                                }
+                            };
+                            (k.clone(), j)
+                        })
+                        .collect(),
+                );
+            }
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+    }
+    if findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
