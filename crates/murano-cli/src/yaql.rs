@@ -49,10 +49,23 @@ pub(crate) struct YaqlArgs {
     /// Memory quota in bytes (yaql.memoryQuota).
     #[arg(long)]
     memory_quota: Option<usize>,
-    /// Deepest nesting of calls.
-    #[arg(long, default_value_t = 200)]
-    max_depth: usize,
+    /// Deepest nesting of calls (at most 10000: evaluation runs on a
+    /// thread whose stack is sized for the depth asked for).
+    #[arg(
+        long,
+        default_value_t = 200,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH_CAP))
+    )]
+    max_depth: u32,
 }
+
+/// The largest `--max-depth`.
+const MAX_DEPTH_CAP: u32 = 10_000;
+
+/// Stack reserved per level of call nesting: a level takes about 4 KiB in
+/// debug builds when a function calls itself; this leaves room for
+/// deeper shapes (methods, lambdas, operators).
+const STACK_PER_LEVEL: usize = 32 * 1024;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum GrammarName {
@@ -71,7 +84,7 @@ fn engine(args: &YaqlArgs) -> (Engine, Library) {
     options.fuel = Some(args.fuel);
     options.limit_iterators = Some(args.limit_iterators);
     options.memory_quota = args.memory_quota.or(options.memory_quota);
-    options.max_depth = args.max_depth;
+    options.max_depth = args.max_depth as usize;
     (engine, library)
 }
 
@@ -109,10 +122,34 @@ fn load_data(path: &std::path::Path) -> Result<Value, String> {
 fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<String, String> {
     let query = engine.compile(source).map_err(|e| e.render(source))?;
     let value = query.evaluate(context).map_err(|e| e.render(source))?;
+    // A value that shares structure is small in memory but can be
+    // exponentially long as JSON: measure it first, within the limit.
+    value
+        .check_printed_len(engine.options().max_string_len)
+        .map_err(|e| e.render(source))?;
     Ok(serde_json::to_string_pretty(&to_json(&value)).unwrap_or_default())
 }
 
 pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
+    // Evaluation recurses: give it a stack sized for the depth allowed.
+    let stack = (8 << 20) + args.max_depth as usize * STACK_PER_LEVEL;
+    let worker = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn_scoped(scope, || run_on_this_thread(args))
+            .map(|handle| handle.join())
+    });
+    match worker {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("murano: cannot start the evaluation thread: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_on_this_thread(args: &YaqlArgs) -> ExitCode {
     let (engine, library) = engine(args);
     let mut context = Context::new(Arc::new(library));
     if let Some(path) = &args.data {
