@@ -19,6 +19,10 @@ pub enum Layer {
     Registry,
     /// Object models (`murano_dsl::object_model`, `OM1xx`–`OM3xx`).
     ObjectModel,
+    /// The tool that reads packages from disk or archives (the `murano`
+    /// command line, `M001`–`M004`), not `murano_packages::check`: the
+    /// package could not be read whole.
+    Reader,
 }
 
 impl Layer {
@@ -31,6 +35,7 @@ impl Layer {
             Layer::Checker => "checker",
             Layer::Registry => "registry",
             Layer::ObjectModel => "object-model",
+            Layer::Reader => "reader",
         }
     }
 }
@@ -62,7 +67,7 @@ const fn c(
     }
 }
 
-use Layer::{Checker, Model, ObjectModel, PkgCheck, Registry};
+use Layer::{Checker, Model, ObjectModel, PkgCheck, Reader, Registry};
 use Severity::{Error, Warning};
 
 /// Every code any layer emits, sorted by code.
@@ -193,6 +198,30 @@ pub const CODES: &[CodeInfo] = &[
         "instruction value should be a string",
     ),
     c("E204", Error, PkgCheck, "wrong instruction structure"),
+    c(
+        "M001",
+        Error,
+        Reader,
+        "the package cannot be read (a damaged or refused archive, an I/O error)",
+    ),
+    c(
+        "M002",
+        Error,
+        Reader,
+        "a file or the package is larger than the size limit; it was not read",
+    ),
+    c(
+        "M003",
+        Error,
+        Reader,
+        "no manifest.yaml: the folder or archive is not a package",
+    ),
+    c(
+        "M004",
+        Warning,
+        Reader,
+        "a symbolic link in the package folder was skipped",
+    ),
     c("M100", Error, Model, "a class document is not a mapping"),
     c(
         "M101",
