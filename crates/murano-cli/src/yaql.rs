@@ -110,11 +110,26 @@ fn read_text(path: &str) -> std::io::Result<String> {
     }
 }
 
+/// Largest data file read (the YAML loader's input limit).
+const MAX_DATA_SIZE: u64 = 16 << 20;
+
 fn load_data(path: &std::path::Path) -> Result<Value, String> {
-    let text = read_text(&path.to_string_lossy())
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    // JSON is YAML too; the plain loader reads both.
-    let doc = load_single(text.as_bytes(), Flavor::Plain, &LoadOptions::default())
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
+    let bytes = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(MAX_DATA_SIZE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| cannot(&e))?;
+        (bytes.len() as u64 <= MAX_DATA_SIZE).then_some(bytes)
+    } else {
+        crate::files::read_capped(path, MAX_DATA_SIZE).map_err(|e| cannot(&e))?
+    };
+    let bytes =
+        bytes.ok_or_else(|| format!("{}: larger than {MAX_DATA_SIZE} bytes", path.display()))?;
+    // JSON is YAML too; the plain loader reads both (and says where a
+    // byte is not UTF-8 or a character is not allowed).
+    let doc = load_single(&bytes, Flavor::Plain, &LoadOptions::default())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(doc.as_ref().map_or(Value::Null, to_value))
 }

@@ -488,3 +488,26 @@ fn every_subcommand_follows_the_exit_code_convention() {
         assert_eq!(code, want, "murano {}:\n{out}\n{err}", args.join(" "));
     }
 }
+
+/// Item 16: invalid UTF-8 and NUL in YAML say file, line and column.
+#[test]
+fn reader_errors_have_positions() {
+    let dir = Scratch::new("reader");
+    let bad = dir.write("bad.yaml", b"Name: ok\nDescription: \"a\xffb\"\n");
+    let (code, _, err) = run(&["yaql", "$", "--data", s(&bad)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bad.yaml") && err.contains("line 2, column 16"),
+        "{err}"
+    );
+    let nul = dir.write("nul.yaml", b"Name: ok\nDescription: a\0b\n");
+    let (code, _, err) = run(&["yaql", "$", "--data", s(&nul)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("line 2, column 15"), "{err}");
+    let pkg = dir.path("shop");
+    copy_dir(&examples().join("packages/shop"), &pkg);
+    std::fs::write(pkg.join("Classes/Shop.yaml"), b"Name: ok\nx: \"\xff\"\n").unwrap();
+    let (code, out, _) = run(&["check", s(&pkg)]);
+    assert_eq!(code, 1);
+    assert!(out.contains("Classes/Shop.yaml:2:5"), "{out}");
+}

@@ -214,3 +214,22 @@ fn values_that_share_structure_do_not_print_exponentially() {
         Err(ErrorKind::MemoryQuotaExceeded)
     );
 }
+
+/// Item 14 of the hardening round: datetime arithmetic that leaves years
+/// 1 to 9999 is Python's OverflowError, not year 10000.
+#[test]
+fn datetime_arithmetic_stays_within_pythons_years() {
+    for expr in [
+        "datetime(9999, 12, 31) + timespan(days => 1)",
+        "datetime(1, 1, 1) - timespan(microseconds => 1)",
+        "timespan(days => 1) + datetime(9999, 12, 31, 23, 59, 59)",
+        "datetime(9999, 12, 31, 23) + timespan(hours => 1)",
+    ] {
+        assert_eq!(run(expr), Err(ErrorKind::Overflow), "{expr}");
+    }
+    assert!(run("(datetime(9999, 12, 30) + timespan(days => 1)).year").is_ok());
+    assert_eq!(
+        run("(datetime(9999, 12, 30) + timespan(days => 1)).year"),
+        Ok(Value::Int(9999))
+    );
+}
