@@ -199,13 +199,104 @@ fn run_on_this_thread(args: &YaqlArgs) -> ExitCode {
     }
 }
 
+/// Most lines kept in the history file.
+const HISTORY_LINES: usize = 1000;
+
+/// Where the prompt's history lives between sessions: `$MURANO_HISTORY`,
+/// else `$XDG_STATE_HOME/murano/yaql_history`, else
+/// `~/.local/state/murano/yaql_history`; `None` when there is no home.
+fn history_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("MURANO_HISTORY") {
+        return (!path.is_empty()).then(|| PathBuf::from(path));
+    }
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".local/state"))
+        })?;
+    Some(state.join("murano/yaql_history"))
+}
+
+/// The saved history, one entry per line (line breaks inside an entry
+/// are saved as `\u{2028}`), at most [`HISTORY_LINES`].
+fn load_history(path: &std::path::Path) -> Vec<String> {
+    let Ok(Some(bytes)) = crate::files::read_capped(path, 1 << 20) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.replace('\u{2028}', "\n"))
+        .collect();
+    let skip = lines.len().saturating_sub(HISTORY_LINES);
+    lines.into_iter().skip(skip).collect()
+}
+
+/// Writes the history back (the last [`HISTORY_LINES`] entries); a
+/// history that cannot be saved is not worth an error.
+fn save_history(path: &std::path::Path, entries: &[String]) {
+    if let Some(parent) = path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return;
+    }
+    let skip = entries.len().saturating_sub(HISTORY_LINES);
+    let mut text = String::new();
+    for entry in &entries[skip..] {
+        text.push_str(&entry.replace(['\n', '\r'], "\u{2028}"));
+        text.push('\n');
+    }
+    let _ = std::fs::write(path, text);
+}
+
+/// Whether to colour the prompt's output: on a terminal, unless
+/// `NO_COLOR` is set (<https://no-color.org>).
+fn use_colour() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+}
+
+const HELP: &str = "Type a YAQL expression and press Enter; `$` is the --data document.
+An unfinished expression continues on the next line.
+  help         this text
+  exit, quit   leave (Ctrl-D too); Ctrl-C drops the line being typed
+History is kept between sessions (MURANO_HISTORY names the file).";
+
 /// A prompt with history; input continues on the next line while the
-/// expression is unfinished. Ctrl-D ends.
+/// expression is unfinished. `exit`, `quit` or Ctrl-D end.
 fn interactive(engine: &Engine, context: &Context) -> ExitCode {
+    use std::io::IsTerminal;
     let Ok(mut editor) = rustyline::DefaultEditor::new() else {
         eprintln!("murano: no terminal for the interactive prompt");
         return ExitCode::from(2);
     };
+    let colour = use_colour();
+    let paint = |code: &str, text: &str| {
+        if colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    };
+    if std::io::stdin().is_terminal() {
+        eprintln!(
+            "murano yaql {}: type an expression, `help` for help, `exit` or Ctrl-D to leave",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    let history_file = history_path();
+    let mut history = history_file
+        .as_deref()
+        .map(load_history)
+        .unwrap_or_default();
+    for entry in &history {
+        let _ = editor.add_history_entry(entry.as_str());
+    }
     let grammar: &Grammar = engine.grammar();
     let mut pending = String::new();
     loop {
@@ -216,6 +307,16 @@ fn interactive(engine: &Engine, context: &Context) -> ExitCode {
         };
         match editor.readline(prompt) {
             Ok(line) => {
+                if pending.is_empty() {
+                    match line.trim() {
+                        "exit" | "quit" => break,
+                        "help" => {
+                            eprintln!("{HELP}");
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
                 if !pending.is_empty() {
                     pending.push('\n');
                 }
@@ -230,14 +331,19 @@ fn interactive(engine: &Engine, context: &Context) -> ExitCode {
                     }
                 }
                 let _ = editor.add_history_entry(pending.as_str());
+                history.push(pending.clone());
                 match evaluate(engine, context, &pending) {
                     Ok(out) => outln!("{out}"),
-                    Err(e) => eprintln!("{e}"),
+                    Err(e) => eprintln!("{}", paint("31", &e)),
                 }
                 pending.clear();
             }
             Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
-            Err(_) => return ExitCode::SUCCESS,
+            Err(_) => break,
         }
     }
+    if let Some(path) = &history_file {
+        save_history(path, &history);
+    }
+    ExitCode::SUCCESS
 }

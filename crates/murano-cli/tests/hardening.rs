@@ -511,3 +511,74 @@ fn reader_errors_have_positions() {
     assert_eq!(code, 1);
     assert!(out.contains("Classes/Shop.yaml:2:5"), "{out}");
 }
+
+/// Items 8 and 10: cyclic Extends is an error with the cycle spelled out;
+/// duplicate keys in a manifest or class file are warnings.
+#[test]
+fn check_reports_cycles_and_duplicate_keys() {
+    let dir = Scratch::new("cycles");
+    let pkg = dir.path("shop");
+    copy_dir(&examples().join("packages/shop"), &pkg);
+    let class = std::fs::read_to_string(pkg.join("Classes/Shop.yaml")).unwrap();
+    let class = class.replace("Extends: std:Application", "Extends: Shop");
+    assert!(class.contains("Extends: Shop"));
+    std::fs::write(pkg.join("Classes/Shop.yaml"), class).unwrap();
+    let manifest = std::fs::read_to_string(pkg.join("manifest.yaml")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        format!("{manifest}Author: twice\n"),
+    )
+    .unwrap();
+    let (code, out, _) = run(&["check", s(&pkg)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error[M407]"), "{out}");
+    assert!(
+        out.contains("com.example.Shop extends com.example.Shop"),
+        "{out}"
+    );
+    assert!(out.contains("warning[M408]"), "{out}");
+    assert!(out.contains("\"Author\""), "{out}");
+}
+
+/// Papercut: the prompt's `exit`/`quit` leave, `help` helps, history is
+/// kept between sessions, and no colour when not on a terminal.
+#[test]
+fn the_prompt_exits_helps_and_keeps_history() {
+    use std::io::Write;
+    let dir = Scratch::new("repl");
+    let history = dir.path("history");
+    let session = |input: &str| {
+        let mut child = murano()
+            .arg("yaql")
+            .env("MURANO_HISTORY", &history)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = session("1 + 1\nhelp\n1 / 0\nexit\n40 + 2\n");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains('2') && !out.contains("42"), "{out}");
+    assert!(err.contains("exit, quit"), "{err}");
+    assert!(
+        err.contains("ZeroDivisionError") && !err.contains("\x1b["),
+        "{err}"
+    );
+    let (code, _, _) = session("quit\n");
+    assert_eq!(code, Some(0));
+    let saved = std::fs::read_to_string(&history).unwrap();
+    assert_eq!(saved, "1 + 1\n1 / 0\n");
+}

@@ -373,6 +373,18 @@ pub const CODES: &[CodeInfo] = &[
         "class file does not declare the class the manifest maps to it",
     ),
     c(
+        "M407",
+        Error,
+        Checker,
+        "cyclic Extends: the class hierarchy comes back to a class",
+    ),
+    c(
+        "M408",
+        Warning,
+        Checker,
+        "a key written twice in one mapping (the last value wins)",
+    ),
+    c(
         "OM101",
         Warning,
         ObjectModel,

@@ -20,6 +20,9 @@ pub(crate) struct Constructor<'a> {
     in_progress: Vec<bool>,
     budget: usize,
     max_nodes: usize,
+    /// Keys written twice in one mapping (Python keeps the last value):
+    /// the key's text and where the second one is.
+    pub(crate) duplicates: Vec<(String, Mark)>,
 }
 
 type KResult<T> = Result<T, YamlError>;
@@ -59,6 +62,7 @@ impl<'a> Constructor<'a> {
             in_progress: vec![false; count],
             budget: max_nodes,
             max_nodes,
+            duplicates: Vec::new(),
         }
     }
 
@@ -335,7 +339,15 @@ impl<'a> Constructor<'a> {
                 })
             };
             match existing {
-                Some(n) => out[n].1 = value,
+                Some(n) => {
+                    // Pairs merged in with `<<` come from an anchor written
+                    // before this mapping; only keys written here twice
+                    // are duplicates.
+                    if out[n].0.start.index >= start.index && key.start.index >= start.index {
+                        self.duplicates.push((key.value.python_str(), key.start));
+                    }
+                    out[n].1 = value
+                }
                 None => {
                     if !index.is_empty() {
                         index
@@ -1025,6 +1037,18 @@ mod tests {
         assert!(err(&format!("0{}", "7".repeat(4800)))
             .problem()
             .contains("conversion;"));
+    }
+
+    /// Keys written twice in one mapping are recorded; keys merged in with
+    /// `<<` and overridden are not duplicates.
+    #[test]
+    fn duplicate_keys_are_recorded_but_merges_are_not() {
+        let text = b"base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  a: 3\nn: {x: 1, x: 2, 1: a, 1.0: b}\nbase: again\n";
+        let found =
+            crate::yaml::duplicate_keys(text, crate::yaml::Flavor::Plain, &Default::default())
+                .unwrap();
+        let keys: Vec<(&str, u32)> = found.iter().map(|(k, m)| (k.as_str(), m.line)).collect();
+        assert_eq!(keys, [("x", 4), ("1.0", 4), ("base", 5)]);
     }
 
     /// Past the scan threshold keys are found by hash: the same Python

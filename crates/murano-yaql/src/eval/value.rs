@@ -347,6 +347,10 @@ impl Value {
     /// assert_eq!(Value::tuple(vec![Value::Int(1)]).repr_within(4).unwrap(), "(1,)");
     /// ```
     pub fn repr_within(&self, limit: usize) -> Result<String, Error> {
+        // Measure first: a node that is shared is measured once, so a value
+        // far longer than the limit is refused in time linear in its size
+        // in memory, before any text is made.
+        self.check_printed_len(limit)?;
         let mut out = Printer::new(limit);
         self.write_repr(&mut out)?;
         Ok(out.text)
@@ -462,9 +466,10 @@ impl Value {
 
     /// Whether the value prints (as [`Value::repr`], or as JSON, which
     /// takes about as many bytes) in at most `limit` bytes, found in time
-    /// bounded by `limit`: a value that shares structure is small in
-    /// memory but can be exponentially long as text or as a JSON tree.
-    /// Hosts call it before they convert a result.
+    /// linear in the value's size in memory (a shared collection is
+    /// measured once): a value that shares structure is small in memory
+    /// but can be exponentially long as text or as a JSON tree. Hosts call
+    /// it before they convert a result.
     ///
     /// ```
     /// use murano_yaql::eval::Value;
@@ -476,47 +481,75 @@ impl Value {
     /// assert!(Value::tuple(vec![Value::Int(1), Value::str("ab")]).check_printed_len(16).is_ok());
     /// ```
     pub fn check_printed_len(&self, limit: usize) -> Result<(), Error> {
-        let mut left = limit;
-        self.measure(&mut left, 0)
-            .map_err(|deep| if deep { too_deep() } else { too_long(limit) })
+        let mut memo = std::collections::HashMap::new();
+        let len = self.printed_len(&mut memo, 0)?;
+        if len > limit {
+            return Err(too_long(limit));
+        }
+        Ok(())
     }
 
-    /// Takes an estimate of the printed length (never below one byte per
-    /// node, so the walk is bounded by `left`) from `left`; `Err(true)`
-    /// when collections nest deeper than [`MAX_PRINT_DEPTH`].
-    fn measure(&self, left: &mut usize, depth: usize) -> Result<(), bool> {
-        let mut take = |n: usize| {
-            *left = left.checked_sub(n).ok_or(false)?;
-            Ok(())
+    /// The length of [`Value::repr`]'s text in bytes (saturating), each
+    /// shared collection measured once (`memo`, by address); collections
+    /// nested deeper than [`MAX_PRINT_DEPTH`] are `RecursionError`.
+    fn printed_len(
+        &self,
+        memo: &mut std::collections::HashMap<usize, usize>,
+        depth: usize,
+    ) -> Result<usize, Error> {
+        let address = self.collection_address();
+        if let Some(len) = address.and_then(|a| memo.get(&a)) {
+            return Ok(*len);
+        }
+        if address.is_some() && depth >= MAX_PRINT_DEPTH {
+            return Err(too_deep());
+        }
+        let items = |v: &mut dyn Iterator<Item = &Value>,
+                     memo: &mut std::collections::HashMap<usize, usize>|
+         -> Result<(usize, usize), Error> {
+            let mut total = 0usize;
+            let mut count = 0usize;
+            for x in v {
+                total = total.saturating_add(x.printed_len(memo, depth + 1)?);
+                count += 1;
+            }
+            // ", " between items.
+            Ok((total.saturating_add(2 * count.saturating_sub(1)), count))
         };
-        let inner = depth + 1;
-        if inner > MAX_PRINT_DEPTH
-            && matches!(
-                self,
-                Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_)
-            )
-        {
-            return Err(true);
-        }
-        match self {
-            Value::Str(s) => take(s.len() + 2),
-            Value::List(v) | Value::Tuple(v) => {
-                take(2 + v.len())?;
-                v.iter().try_for_each(|x| x.measure(left, inner))
+        let len = match self {
+            Value::Str(s) => {
+                let escapes = s
+                    .bytes()
+                    .filter(|b| matches!(b, b'\'' | b'\\' | b'\n' | b'\t' | b'\r'))
+                    .count();
+                s.len() + escapes + 2
             }
-            Value::Set(v) => {
-                take(2 + v.len())?;
-                v.iter().try_for_each(|x| x.measure(left, inner))
+            Value::Null => 4,
+            Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::List(v) => items(&mut v.iter(), memo)?.0.saturating_add(2),
+            Value::Tuple(v) => {
+                let (len, count) = items(&mut v.iter(), memo)?;
+                len.saturating_add(2 + usize::from(count == 1))
             }
+            Value::Set(v) => items(&mut v.iter(), memo)?.0.saturating_add(13),
             Value::Dict(d) => {
-                take(2 + 2 * d.len())?;
-                d.iter().try_for_each(|(k, x)| {
-                    k.measure(left, inner).and_then(|()| x.measure(left, inner))
-                })
+                let mut total = 2usize;
+                for (i, (k, x)) in d.iter().enumerate() {
+                    let pair = k
+                        .printed_len(memo, depth + 1)?
+                        .saturating_add(x.printed_len(memo, depth + 1)?)
+                        .saturating_add(if i > 0 { 4 } else { 2 });
+                    total = total.saturating_add(pair);
+                }
+                total
             }
-            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => take(4),
-            other => take(other.scalar_str().len().max(1)),
+            other => other.scalar_str().len(),
+        };
+        if let Some(a) = address {
+            memo.insert(a, len);
         }
+        Ok(len)
     }
 
     /// The address of a collection's shared storage (`None` for other
