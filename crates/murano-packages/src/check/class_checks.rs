@@ -181,6 +181,9 @@ fn duplicate_keys_in(
     }
 }
 
+/// A class's file and the classes it extends, with where each is named.
+type Parents<'a> = (&'a str, Vec<(&'a str, Mark)>);
+
 /// M407: `Extends` chains among the package's classes that come back to
 /// where they started (`A` extends `B` extends `A`, or `A` extends `A`):
 /// Murano cannot load any class of the cycle. Each cycle is reported
@@ -188,7 +191,7 @@ fn duplicate_keys_in(
 /// the cycle spelled out.
 fn hierarchy_cycles(class_files: &[ClassFile], out: &mut Vec<Diagnostic>) {
     // Class -> (file, its Extends targets with their marks).
-    let mut parents: BTreeMap<&str, (&str, Vec<(&str, Mark)>)> = BTreeMap::new();
+    let mut parents: BTreeMap<&str, Parents<'_>> = BTreeMap::new();
     let mut order: Vec<&str> = Vec::new();
     for file in class_files {
         for class in &file.classes {
