@@ -182,7 +182,7 @@ fn check_one(path: &Path, options: &CheckOptions, limits: &ReadLimits) -> Result
             return Ok(Checked {
                 path: path.to_owned(),
                 findings: vec![Finding {
-                    diagnostic: d,
+                    diagnostic: *d,
                     source: None,
                 }],
             })

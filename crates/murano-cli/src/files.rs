@@ -58,7 +58,7 @@ pub(crate) enum ReadError {
     Io(String),
     /// The package is unreadable (a damaged or refused archive, a folder
     /// walk that fails): a finding about that package (M001, M002).
-    Package(Diagnostic),
+    Package(Box<Diagnostic>),
 }
 
 /// [`read_package`] with the default limits, any failure as a message.
@@ -80,13 +80,13 @@ pub(crate) fn read_package(path: &Path, limits: &ReadLimits) -> Result<LoadedPac
         let bytes = read_capped(path, limits.max_package_size)
             .map_err(|e| ReadError::Io(format!("cannot read {}: {e}", path.display())))?
             .ok_or_else(|| {
-                ReadError::Package(Diagnostic::new(
+                ReadError::Package(Box::new(Diagnostic::new(
                     "M002",
                     format!(
                         "the archive is larger than {} bytes (--max-package-size)",
                         limits.max_package_size
                     ),
-                ))
+                )))
             })?;
         let mut archive_limits = ArchiveLimits::default();
         archive_limits.max_file_size = limits.max_file_size;
@@ -106,7 +106,7 @@ pub(crate) fn read_package(path: &Path, limits: &ReadLimits) -> Result<LoadedPac
             } else {
                 format!("expected a package folder or .zip: {e}")
             };
-            ReadError::Package(Diagnostic::new("M001", message))
+            ReadError::Package(Box::new(Diagnostic::new("M001", message)))
         })?
     };
     Ok(LoadedPackage { files, notes })
@@ -172,8 +172,8 @@ fn read_dir(
     root: &Path,
     limits: &ReadLimits,
     notes: &mut Vec<Diagnostic>,
-) -> Result<FileMap, Diagnostic> {
-    let unreadable = |message: String| Diagnostic::new("M001", message);
+) -> Result<FileMap, Box<Diagnostic>> {
+    let unreadable = |message: String| Box::new(Diagnostic::new("M001", message));
     let mut links = Vec::new();
     let found = walk(root, |rel| links.push(rel.to_owned())).map_err(unreadable)?;
     for rel in links {

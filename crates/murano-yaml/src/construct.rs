@@ -1044,9 +1044,7 @@ mod tests {
     #[test]
     fn duplicate_keys_are_recorded_but_merges_are_not() {
         let text = b"base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  a: 3\nn: {x: 1, x: 2, 1: a, 1.0: b}\nbase: again\n";
-        let found =
-            crate::yaml::duplicate_keys(text, crate::yaml::Flavor::Plain, &Default::default())
-                .unwrap();
+        let found = crate::duplicate_keys(text, crate::Flavor::Plain, &Default::default()).unwrap();
         let keys: Vec<(&str, u32)> = found.iter().map(|(k, m)| (k.as_str(), m.line)).collect();
         assert_eq!(keys, [("x", 4), ("1.0", 4), ("base", 5)]);
     }

@@ -219,7 +219,7 @@ fn construct_document(
 /// PyYAML (and so Murano) keeps the last value silently; linters warn.
 ///
 /// ```
-/// use murano_dsl::yaml::{duplicate_keys, Flavor, LoadOptions};
+/// use murano_yaml::{duplicate_keys, Flavor, LoadOptions};
 /// let found = duplicate_keys(b"a: 1\nb: 2\na: 3\n", Flavor::Plain, &LoadOptions::default()).unwrap();
 /// assert_eq!(found.len(), 1);
 /// assert_eq!((found[0].0.as_str(), found[0].1.line), ("a", 2));

@@ -178,7 +178,7 @@ Description: demo\nClasses:\n  com.example.App: App.yaml\n  com.example.B: B.yam
         cycles[0].message
     );
     assert_eq!(cycles[0].file.as_deref(), Some(C));
-    assert_eq!(cycles[0].line, 4);
+    assert_eq!(cycles[0].start.map(|p| p.line), Some(4));
     let report = run(&[(C, Some("+Extends: [App]\n"))]);
     let m407 = report
         .iter()
