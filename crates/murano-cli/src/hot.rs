@@ -70,28 +70,34 @@ fn camel(stem: &str) -> String {
         .collect()
 }
 
-fn add_dir(files: &mut FileMap, dir: &Path, prefix: &str) -> Result<(), String> {
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d)
-            .map_err(|e| format!("{}: {e}", d.display()))?
-            .flatten()
-        {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.is_file() {
-                let rel = p
-                    .strip_prefix(dir)
-                    .map_err(|e| e.to_string())?
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                files
-                    .insert(&format!("{prefix}/{rel}"), bytes)
-                    .map_err(|e| e.to_string())?;
-            }
-        }
+/// Largest template, file or environment read (the YAML loader's own
+/// input limit is 16 MiB).
+const MAX_FILE_SIZE: u64 = 16 << 20;
+/// Largest total read from `--files` and `--environments`.
+const MAX_TOTAL_SIZE: u64 = 256 << 20;
+
+/// Adds the regular files under `dir` as `prefix/…`. Symbolic links are
+/// skipped and said so (as `murano check` does): a link could point out
+/// of the folder or loop; the walk and the bytes read are bounded.
+fn add_dir(files: &mut FileMap, dir: &Path, prefix: &str, total: &mut u64) -> Result<(), Failure> {
+    let found = crate::files::walk(dir, |rel| {
+        eprintln!("murano: skipping symbolic link {}", dir.join(rel).display());
+    })
+    .map_err(Failure::Io)?;
+    for f in found.into_iter().filter(|f| !f.is_dir) {
+        let left = MAX_TOTAL_SIZE.saturating_sub(*total);
+        let bytes = crate::files::read_capped(&f.path, MAX_FILE_SIZE.min(left))
+            .map_err(|e| Failure::Io(format!("{}: {e}", f.path.display())))?
+            .ok_or_else(|| {
+                Failure::Io(format!(
+                    "{}: larger than {MAX_FILE_SIZE} bytes, or the files together larger than {MAX_TOTAL_SIZE}",
+                    f.path.display()
+                ))
+            })?;
+        *total += bytes.len() as u64;
+        files
+            .insert(&format!("{prefix}/{}", f.rel), bytes)
+            .map_err(|e| Failure::Io(e.to_string()))?;
     }
     Ok(())
 }
@@ -101,13 +107,26 @@ enum HotAction {
     Validate(crate::hot_validate::ValidateArgs),
 }
 
-fn build(args: &HotArgs, template_path: &Path) -> Result<FileMap, String> {
-    let template =
-        std::fs::read(template_path).map_err(|e| format!("{}: {e}", template_path.display()))?;
+/// Why no package was written: a usage or I/O problem (exit status 2),
+/// or a template Murano cannot use (1).
+enum Failure {
+    Io(String),
+    Refused(String),
+}
+
+fn build(args: &HotArgs, template_path: &Path) -> Result<FileMap, Failure> {
+    let template = crate::files::read_capped(template_path, MAX_FILE_SIZE)
+        .map_err(|e| Failure::Io(format!("{}: {e}", template_path.display())))?
+        .ok_or_else(|| {
+            Failure::Io(format!(
+                "{}: larger than {MAX_FILE_SIZE} bytes",
+                template_path.display()
+            ))
+        })?;
     let text = String::from_utf8(template.clone())
-        .map_err(|e| format!("{}: {e}", template_path.display()))?;
+        .map_err(|e| Failure::Refused(format!("{}: {e}", template_path.display())))?;
     let doc = load_manifest(&text, &LoadOptions::default())
-        .map_err(|e| format!("{}: {e}", template_path.display()))?;
+        .map_err(|e| Failure::Refused(format!("{}: {e}", template_path.display())))?;
     let description = doc
         .as_ref()
         .and_then(|d| d.value.get("description"))
@@ -136,53 +155,84 @@ fn build(args: &HotArgs, template_path: &Path) -> Result<FileMap, String> {
         quote(description.trim())
     );
     let mut files = FileMap::new();
+    let refused = |e: &dyn std::fmt::Display| Failure::Refused(e.to_string());
     files
         .insert("manifest.yaml", manifest.into_bytes())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| refused(&e))?;
     files
         .insert("template.yaml", template)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| refused(&e))?;
+    let mut total = 0;
     if let Some(dir) = &args.files {
-        add_dir(&mut files, dir, "Resources/HotFiles")?;
+        add_dir(&mut files, dir, "Resources/HotFiles", &mut total)?;
     }
     if let Some(dir) = &args.environments {
-        add_dir(&mut files, dir, "Resources/HotEnvironments")?;
+        add_dir(&mut files, dir, "Resources/HotEnvironments", &mut total)?;
     }
     // Load it back: Murano must be able to translate it.
     let package = PluginRegistry::with_builtins()
         .load(files.clone())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| refused(&e))?;
     package
         .get_class(package.full_name())
-        .map_err(|e| e.to_string())?;
-    package.ui().map_err(|e| e.to_string())?;
+        .map_err(|e| refused(&e))?;
+    package.ui().map_err(|e| refused(&e))?;
     Ok(files)
 }
 
-fn write(files: &FileMap, output: &Path) -> Result<(), String> {
+/// Refuses to write through a symbolic link: every existing part of
+/// `target` below `root` (and `root` itself when it is the file written)
+/// must not be a link, so nothing lands outside the output path.
+fn refuse_links(root: &Path, target: &Path) -> Result<(), Failure> {
+    let mut at = root.to_owned();
+    let rel = target.strip_prefix(root).unwrap_or(target);
+    for part in rel.components() {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Failure::Io(format!(
+                "{}: is a symbolic link; refusing to write through it",
+                at.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn write(files: &FileMap, output: &Path) -> Result<(), Failure> {
     use murano_packages::source::PackageSource;
+    let io = |at: &Path, e: &dyn std::fmt::Display| Failure::Io(format!("{}: {e}", at.display()));
     let is_zip = output.extension().is_some_and(|e| e == "zip");
     if is_zip {
-        let file =
-            std::fs::File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
+        if std::fs::symlink_metadata(output).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Failure::Io(format!(
+                "{}: is a symbolic link; refusing to write through it",
+                output.display()
+            )));
+        }
+        let file = std::fs::File::create(output).map_err(|e| io(output, &e))?;
         let mut zip = zip::ZipWriter::new(file);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated);
         for path in files.paths() {
-            zip.start_file(path, options).map_err(|e| e.to_string())?;
+            zip.start_file(path, options).map_err(|e| io(output, &e))?;
             zip.write_all(files.read(path).unwrap_or_default())
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| io(output, &e))?;
         }
-        zip.finish().map_err(|e| e.to_string())?;
+        zip.finish().map_err(|e| io(output, &e))?;
     } else {
+        // Check every target first: nothing is written when one of them
+        // would go through a link.
+        for path in files.paths() {
+            refuse_links(output, &output.join(path))?;
+        }
         for path in files.paths() {
             let target = output.join(path);
             if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
             }
+            refuse_links(output, &target)?;
             std::fs::write(&target, files.read(path).unwrap_or_default())
-                .map_err(|e| format!("{}: {e}", target.display()))?;
+                .map_err(|e| io(&target, &e))?;
         }
     }
     Ok(())
@@ -201,7 +251,11 @@ pub(crate) fn run(args: &HotArgs) -> ExitCode {
             eprintln!("wrote {}", output.display());
             ExitCode::SUCCESS
         }
-        Err(e) => {
+        Err(Failure::Io(e)) => {
+            eprintln!("murano: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Refused(e)) => {
             eprintln!("murano: {e}");
             ExitCode::from(1)
         }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use murano_packages::PluginRegistry;
 
-use crate::files::read_package;
+use crate::files::read_package_or_message;
 
 /// Show a package: manifest properties, classes, requirements; for
 /// Heat.HOT packages also the generated class and UI definition.
@@ -25,11 +25,15 @@ pub(crate) struct InspectArgs {
 }
 
 pub(crate) fn run(args: &InspectArgs) -> ExitCode {
-    let loaded = match read_package(&args.path) {
+    if !args.path.exists() {
+        eprintln!("murano: {}: no such file or folder", args.path.display());
+        return ExitCode::from(2);
+    }
+    let loaded = match read_package_or_message(&args.path) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("murano: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(1);
         }
     };
     let package = match PluginRegistry::with_builtins().load(loaded.files) {
@@ -65,6 +69,8 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
         }
     }
     let generated = package.format_name() == "Heat.HOT";
+    // Something that cannot be loaded is a finding: exit status 1.
+    let mut failed = false;
     match package.classes() {
         Ok(classes) => {
             outln!("classes:");
@@ -72,15 +78,32 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
                 match package.get_class(class) {
                     Ok(source) => {
                         outln!("  {class} ({}, {} bytes)", source.file, source.bytes.len());
+                        let options = murano_dsl::yaml::LoadOptions::default();
+                        if let Err(e) = murano_dsl::yaml::load_class_file(&source.bytes, &options) {
+                            failed = true;
+                            eprintln!(
+                                "murano: {}/{}: class {class} does not load: {e}",
+                                args.path.display(),
+                                source.file
+                            );
+                        }
                         if generated || args.classes {
                             outln!("{}", indent(&String::from_utf8_lossy(&source.bytes)));
                         }
                     }
-                    Err(e) => outln!("  {class}: {e}"),
+                    Err(e) => {
+                        failed = true;
+                        outln!("  {class}: {e}");
+                        eprintln!("murano: {}: class {class}: {e}", args.path.display());
+                    }
                 }
             }
         }
-        Err(e) => outln!("classes: {e}"),
+        Err(e) => {
+            failed = true;
+            outln!("classes: {e}");
+            eprintln!("murano: {}: classes: {e}", args.path.display());
+        }
     }
     match package.ui() {
         Ok(Some(ui)) if generated => {
@@ -88,9 +111,17 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
         }
         Ok(Some(ui)) => outln!("ui: {} bytes", ui.len()),
         Ok(None) => outln!("ui: none"),
-        Err(e) => outln!("ui: {e}"),
+        Err(e) => {
+            failed = true;
+            outln!("ui: {e}");
+            eprintln!("murano: {}: ui: {e}", args.path.display());
+        }
     }
-    ExitCode::SUCCESS
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn indent(text: &str) -> String {

@@ -9,7 +9,7 @@ use murano_packages::PluginRegistry;
 use murano_schema::{generate, CatalogBuilder, ErrorStatus, SchemaRequest};
 
 use crate::core_library;
-use crate::files::{find_packages, read_package};
+use crate::files::{find_packages, read_package_or_message};
 
 /// Print the JSON schema of a class and of its model builders.
 ///
@@ -57,7 +57,7 @@ fn build_request(args: &SchemaArgs, package_name: &str) -> SchemaRequest {
 }
 
 fn add(builder: &mut CatalogBuilder, path: &std::path::Path) -> Result<String, String> {
-    let loaded = read_package(path)?;
+    let loaded = read_package_or_message(path)?;
     let package = PluginRegistry::with_builtins()
         .load(loaded.files)
         .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -74,12 +74,20 @@ fn add(builder: &mut CatalogBuilder, path: &std::path::Path) -> Result<String, S
 }
 
 pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
+    // Exit status: 2 for paths that do not exist, 1 for a package that
+    // does not load or a schema that cannot be made.
+    for path in std::iter::once(&args.package).chain(&args.catalog) {
+        if !path.exists() {
+            eprintln!("murano: {}: no such file or folder", path.display());
+            return ExitCode::from(2);
+        }
+    }
     let mut builder = CatalogBuilder::new();
     let name = match add(&mut builder, &args.package) {
         Ok(name) => name,
         Err(e) => {
             eprintln!("murano: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(1);
         }
     };
     let mut names = vec![name.clone()];

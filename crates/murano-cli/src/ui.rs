@@ -15,7 +15,7 @@ use murano_ui::host::{
 use murano_ui::wizard::{Package, StepOutcome, Wizard};
 use murano_yaml::{load_single, Flavor as YamlFlavor, LoadOptions, Node, Value};
 
-use crate::files::read_package;
+use crate::files::read_package_or_message;
 
 /// Validate form values against a package's UI definition and print the
 /// object model the dashboard would send, or the errors per field.
@@ -178,11 +178,93 @@ impl Host for OfflineCloud {
     }
 }
 
-fn load_yaml(path: &Path) -> Result<Node, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+/// Largest values or cloud file read (the YAML loader's input limit).
+const MAX_INPUT_SIZE: u64 = 16 << 20;
+
+fn load_yaml(path: &Path) -> Result<Node, Failure> {
+    let bytes = crate::files::read_capped(path, MAX_INPUT_SIZE)
+        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?
+        .ok_or_else(|| {
+            Failure::Usage(format!(
+                "{}: larger than {MAX_INPUT_SIZE} bytes",
+                path.display()
+            ))
+        })?;
     load_single(&bytes, YamlFlavor::Plain, &LoadOptions::default())
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .ok_or_else(|| format!("{}: empty", path.display()))
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+        .ok_or_else(|| Failure::Usage(format!("{}: empty", path.display())))
+}
+
+/// Why no object model was printed: a usage or I/O problem (exit status
+/// 2), or a package, definition or evaluation that fails (1).
+enum Failure {
+    Usage(String),
+    Failed(String),
+}
+
+/// The closest of `names` to `name` (edit distance at most a third of
+/// the length, at least 2), for "did you mean" hints.
+fn close_match<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut previous = row[0];
+            row[0] = i + 1;
+            for j in 0..b.len() {
+                let cost = usize::from(ca != b[j]);
+                let next = (row[j + 1] + 1).min(row[j] + 1).min(previous + cost);
+                previous = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    };
+    let limit = (name.chars().count() / 3).max(2);
+    names
+        .into_iter()
+        .map(|n| (distance(name, n), n))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// The values file must name forms and fields the definition has: a name
+/// it does not have would be silently dropped.
+fn check_value_names(values: &Node, definition: &Definition, path: &Path) -> Result<(), Failure> {
+    let Some(forms) = values.value.as_map() else {
+        return Err(Failure::Usage(format!(
+            "{}: expected a mapping of form names to their fields' values",
+            path.display()
+        )));
+    };
+    let hint = |m: Option<&str>| {
+        m.map(|m| format!(" (did you mean {m:?}?)"))
+            .unwrap_or_default()
+    };
+    for (form_name, fields) in forms {
+        let form_name = form_name.value.python_str();
+        let Some(form) = definition.forms.iter().find(|f| f.name == form_name) else {
+            let names = definition.forms.iter().map(|f| f.name.as_str());
+            return Err(Failure::Usage(format!(
+                "{}: the UI definition has no form {form_name:?}{}",
+                path.display(),
+                hint(close_match(&form_name, names))
+            )));
+        };
+        for (field_name, _) in fields.value.as_map().unwrap_or(&[]) {
+            let field_name = field_name.value.python_str();
+            if !form.fields.iter().any(|f| f.name == field_name) {
+                let names = form.fields.iter().map(|f| f.name.as_str());
+                return Err(Failure::Usage(format!(
+                    "{}: form {form_name:?} has no field {field_name:?}{}",
+                    path.display(),
+                    hint(close_match(&field_name, names))
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What a browser would post for fields the user left untouched: the
@@ -210,19 +292,47 @@ fn browser_defaults(form: &FormDef, fqn: &str) -> BTreeMap<String, String> {
     posted
 }
 
-fn run_wizard(args: &UiArgs) -> Result<bool, String> {
-    let loaded = read_package(&args.package)?;
+fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
+    if !args.package.exists() {
+        return Err(Failure::Usage(format!(
+            "{}: no such file or folder",
+            args.package.display()
+        )));
+    }
+    let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
+    let loaded = read_package_or_message(&args.package).map_err(|e| failed(&e))?;
+    // The UI file, named in messages: `UI` of the manifest, or ui.yaml.
+    let ui_name = {
+        use murano_packages::source::PackageSource;
+        loaded
+            .files
+            .read("manifest.yaml")
+            .and_then(|m| String::from_utf8(m.to_vec()).ok())
+            .and_then(|m| murano_dsl::yaml::load_manifest(&m, &LoadOptions::default()).ok())
+            .flatten()
+            .and_then(|m| m.value.get("UI").map(|n| n.value.python_str()))
+            .unwrap_or_else(|| "ui.yaml".into())
+    };
     let package = PluginRegistry::with_builtins()
         .load(loaded.files)
-        .map_err(|e| format!("{}: {e}", args.package.display()))?;
-    let ui = package.ui().map_err(|e| e.to_string())?.ok_or_else(|| {
-        format!(
-            "{}: the package has no UI definition",
-            args.package.display()
-        )
-    })?;
-    let definition = Definition::load(&ui).map_err(|e| e.to_string())?;
+        .map_err(|e| failed(&format!("{}: {e}", args.package.display())))?;
+    let ui_file = if package.format_name() == "Heat.HOT" {
+        format!("{} (generated UI)", args.package.display())
+    } else {
+        format!("{}/UI/{ui_name}", args.package.display())
+    };
+    let ui = package
+        .ui()
+        .map_err(|e| failed(&format!("{ui_file}: {e}")))?
+        .ok_or_else(|| {
+            failed(&format!(
+                "{}: the package has no UI definition",
+                args.package.display()
+            ))
+        })?;
+    let definition = Definition::load(&ui).map_err(|e| failed(&format!("{ui_file}: {e}")))?;
     let values = load_yaml(&args.values)?;
+    check_value_names(&values, &definition, &args.values)?;
     let cloud = match &args.cloud {
         Some(path) => OfflineCloud::from_node(&load_yaml(path)?),
         None => OfflineCloud::default(),
@@ -246,7 +356,7 @@ fn run_wizard(args: &UiArgs) -> Result<bool, String> {
         Some(Arc::new(cloud)),
         Box::new(SystemEntropy::default()),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| failed(&format!("{ui_file}: {e}")))?;
     for (index, name) in names.iter().enumerate() {
         let mut posted = defaults[index].clone();
         if let Some(step) = values.value.get(name).and_then(|n| n.value.as_map()) {
@@ -254,7 +364,10 @@ fn run_wizard(args: &UiArgs) -> Result<bool, String> {
                 posted.insert(k.value.python_str(), v.value.python_str());
             }
         }
-        match wizard.submit(index, &posted).map_err(|e| e.to_string())? {
+        match wizard
+            .submit(index, &posted)
+            .map_err(|e| failed(&format!("{ui_file}: form {name:?}: {e}")))?
+        {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
                 outln!("step {name:?} is not valid:");
@@ -270,7 +383,9 @@ fn run_wizard(args: &UiArgs) -> Result<bool, String> {
             }
         }
     }
-    let body = wizard.finish().map_err(|e| e.to_string())?;
+    let body = wizard
+        .finish()
+        .map_err(|e| failed(&format!("{ui_file}: Application: {e}")))?;
     outln!(
         "{}",
         serde_json::to_string_pretty(&body).unwrap_or_default()
@@ -282,7 +397,11 @@ pub(crate) fn run(args: &UiArgs) -> ExitCode {
     match run_wizard(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
-        Err(e) => {
+        Err(Failure::Failed(e)) => {
+            eprintln!("murano: {e}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Usage(e)) => {
             eprintln!("murano: {e}");
             ExitCode::from(2)
         }

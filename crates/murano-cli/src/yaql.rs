@@ -49,10 +49,23 @@ pub(crate) struct YaqlArgs {
     /// Memory quota in bytes (yaql.memoryQuota).
     #[arg(long)]
     memory_quota: Option<usize>,
-    /// Deepest nesting of calls.
-    #[arg(long, default_value_t = 200)]
-    max_depth: usize,
+    /// Deepest nesting of calls (at most 10000: evaluation runs on a
+    /// thread whose stack is sized for the depth asked for).
+    #[arg(
+        long,
+        default_value_t = 200,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH_CAP))
+    )]
+    max_depth: u32,
 }
+
+/// The largest `--max-depth`.
+const MAX_DEPTH_CAP: u32 = 10_000;
+
+/// Stack reserved per level of call nesting: a level takes about 4 KiB in
+/// debug builds when a function calls itself; this leaves room for
+/// deeper shapes (methods, lambdas, operators).
+const STACK_PER_LEVEL: usize = 32 * 1024;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum GrammarName {
@@ -71,7 +84,7 @@ fn engine(args: &YaqlArgs) -> (Engine, Library) {
     options.fuel = Some(args.fuel);
     options.limit_iterators = Some(args.limit_iterators);
     options.memory_quota = args.memory_quota.or(options.memory_quota);
-    options.max_depth = args.max_depth;
+    options.max_depth = args.max_depth as usize;
     (engine, library)
 }
 
@@ -97,11 +110,26 @@ fn read_text(path: &str) -> std::io::Result<String> {
     }
 }
 
+/// Largest data file read (the YAML loader's input limit).
+const MAX_DATA_SIZE: u64 = 16 << 20;
+
 fn load_data(path: &std::path::Path) -> Result<Value, String> {
-    let text = read_text(&path.to_string_lossy())
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    // JSON is YAML too; the plain loader reads both.
-    let doc = load_single(text.as_bytes(), Flavor::Plain, &LoadOptions::default())
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
+    let bytes = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(MAX_DATA_SIZE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| cannot(&e))?;
+        (bytes.len() as u64 <= MAX_DATA_SIZE).then_some(bytes)
+    } else {
+        crate::files::read_capped(path, MAX_DATA_SIZE).map_err(|e| cannot(&e))?
+    };
+    let bytes =
+        bytes.ok_or_else(|| format!("{}: larger than {MAX_DATA_SIZE} bytes", path.display()))?;
+    // JSON is YAML too; the plain loader reads both (and says where a
+    // byte is not UTF-8 or a character is not allowed).
+    let doc = load_single(&bytes, Flavor::Plain, &LoadOptions::default())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(doc.as_ref().map_or(Value::Null, to_value))
 }
@@ -109,10 +137,34 @@ fn load_data(path: &std::path::Path) -> Result<Value, String> {
 fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<String, String> {
     let query = engine.compile(source).map_err(|e| e.render(source))?;
     let value = query.evaluate(context).map_err(|e| e.render(source))?;
+    // A value that shares structure is small in memory but can be
+    // exponentially long as JSON: measure it first, within the limit.
+    value
+        .check_printed_len(engine.options().max_string_len)
+        .map_err(|e| e.render(source))?;
     Ok(serde_json::to_string_pretty(&to_json(&value)).unwrap_or_default())
 }
 
 pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
+    // Evaluation recurses: give it a stack sized for the depth allowed.
+    let stack = (8 << 20) + args.max_depth as usize * STACK_PER_LEVEL;
+    let worker = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn_scoped(scope, || run_on_this_thread(args))
+            .map(|handle| handle.join())
+    });
+    match worker {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("murano: cannot start the evaluation thread: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_on_this_thread(args: &YaqlArgs) -> ExitCode {
     let (engine, library) = engine(args);
     let mut context = Context::new(Arc::new(library));
     if let Some(path) = &args.data {
@@ -147,13 +199,104 @@ pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
     }
 }
 
+/// Most lines kept in the history file.
+const HISTORY_LINES: usize = 1000;
+
+/// Where the prompt's history lives between sessions: `$MURANO_HISTORY`,
+/// else `$XDG_STATE_HOME/murano/yaql_history`, else
+/// `~/.local/state/murano/yaql_history`; `None` when there is no home.
+fn history_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("MURANO_HISTORY") {
+        return (!path.is_empty()).then(|| PathBuf::from(path));
+    }
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".local/state"))
+        })?;
+    Some(state.join("murano/yaql_history"))
+}
+
+/// The saved history, one entry per line (line breaks inside an entry
+/// are saved as `\u{2028}`), at most [`HISTORY_LINES`].
+fn load_history(path: &std::path::Path) -> Vec<String> {
+    let Ok(Some(bytes)) = crate::files::read_capped(path, 1 << 20) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.replace('\u{2028}', "\n"))
+        .collect();
+    let skip = lines.len().saturating_sub(HISTORY_LINES);
+    lines.into_iter().skip(skip).collect()
+}
+
+/// Writes the history back (the last [`HISTORY_LINES`] entries); a
+/// history that cannot be saved is not worth an error.
+fn save_history(path: &std::path::Path, entries: &[String]) {
+    if let Some(parent) = path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return;
+    }
+    let skip = entries.len().saturating_sub(HISTORY_LINES);
+    let mut text = String::new();
+    for entry in &entries[skip..] {
+        text.push_str(&entry.replace(['\n', '\r'], "\u{2028}"));
+        text.push('\n');
+    }
+    let _ = std::fs::write(path, text);
+}
+
+/// Whether to colour the prompt's output: on a terminal, unless
+/// `NO_COLOR` is set (<https://no-color.org>).
+fn use_colour() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+}
+
+const HELP: &str = "Type a YAQL expression and press Enter; `$` is the --data document.
+An unfinished expression continues on the next line.
+  help         this text
+  exit, quit   leave (Ctrl-D too); Ctrl-C drops the line being typed
+History is kept between sessions (MURANO_HISTORY names the file).";
+
 /// A prompt with history; input continues on the next line while the
-/// expression is unfinished. Ctrl-D ends.
+/// expression is unfinished. `exit`, `quit` or Ctrl-D end.
 fn interactive(engine: &Engine, context: &Context) -> ExitCode {
+    use std::io::IsTerminal;
     let Ok(mut editor) = rustyline::DefaultEditor::new() else {
         eprintln!("murano: no terminal for the interactive prompt");
         return ExitCode::from(2);
     };
+    let colour = use_colour();
+    let paint = |code: &str, text: &str| {
+        if colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    };
+    if std::io::stdin().is_terminal() {
+        eprintln!(
+            "murano yaql {}: type an expression, `help` for help, `exit` or Ctrl-D to leave",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    let history_file = history_path();
+    let mut history = history_file
+        .as_deref()
+        .map(load_history)
+        .unwrap_or_default();
+    for entry in &history {
+        let _ = editor.add_history_entry(entry.as_str());
+    }
     let grammar: &Grammar = engine.grammar();
     let mut pending = String::new();
     loop {
@@ -164,6 +307,16 @@ fn interactive(engine: &Engine, context: &Context) -> ExitCode {
         };
         match editor.readline(prompt) {
             Ok(line) => {
+                if pending.is_empty() {
+                    match line.trim() {
+                        "exit" | "quit" => break,
+                        "help" => {
+                            eprintln!("{HELP}");
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
                 if !pending.is_empty() {
                     pending.push('\n');
                 }
@@ -178,14 +331,19 @@ fn interactive(engine: &Engine, context: &Context) -> ExitCode {
                     }
                 }
                 let _ = editor.add_history_entry(pending.as_str());
+                history.push(pending.clone());
                 match evaluate(engine, context, &pending) {
                     Ok(out) => outln!("{out}"),
-                    Err(e) => eprintln!("{e}"),
+                    Err(e) => eprintln!("{}", paint("31", &e)),
                 }
                 pending.clear();
             }
             Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
-            Err(_) => return ExitCode::SUCCESS,
+            Err(_) => break,
         }
     }
+    if let Some(path) = &history_file {
+        save_history(path, &history);
+    }
+    ExitCode::SUCCESS
 }

@@ -12,13 +12,17 @@ pub enum Layer {
     /// An issue of the class model (`murano_dsl::model`, `M100`–`M303`).
     Model,
     /// A check of `murano_packages::check` beyond murano-pkg-check
-    /// (`M400`–`M406`).
+    /// (`M400`–`M408`).
     Checker,
     /// The class registry, linking classes across packages
     /// (`murano_dsl::registry`, `R1xx`).
     Registry,
     /// Object models (`murano_dsl::object_model`, `OM1xx`–`OM3xx`).
     ObjectModel,
+    /// The tool that reads packages from disk or archives (the `murano`
+    /// command line, `M001`–`M004`), not `murano_packages::check`: the
+    /// package could not be read whole.
+    Reader,
 }
 
 impl Layer {
@@ -31,6 +35,7 @@ impl Layer {
             Layer::Checker => "checker",
             Layer::Registry => "registry",
             Layer::ObjectModel => "object-model",
+            Layer::Reader => "reader",
         }
     }
 }
@@ -62,7 +67,7 @@ const fn c(
     }
 }
 
-use Layer::{Checker, Model, ObjectModel, PkgCheck, Registry};
+use Layer::{Checker, Model, ObjectModel, PkgCheck, Reader, Registry};
 use Severity::{Error, Warning};
 
 /// Every code any layer emits, sorted by code.
@@ -223,6 +228,30 @@ pub const CODES: &[CodeInfo] = &[
         Checker,
         "Heat.HOT template: it exceeds a limit for hostile input (depth, size, function nesting)",
     ),
+    c(
+        "M001",
+        Error,
+        Reader,
+        "the package cannot be read (a damaged or refused archive, an I/O error)",
+    ),
+    c(
+        "M002",
+        Error,
+        Reader,
+        "a file or the package is larger than the size limit; it was not read",
+    ),
+    c(
+        "M003",
+        Error,
+        Reader,
+        "no manifest.yaml: the folder or archive is not a package",
+    ),
+    c(
+        "M004",
+        Warning,
+        Reader,
+        "a symbolic link in the package folder was skipped",
+    ),
     c("M100", Error, Model, "a class document is not a mapping"),
     c(
         "M101",
@@ -372,6 +401,18 @@ pub const CODES: &[CodeInfo] = &[
         Error,
         Checker,
         "class file does not declare the class the manifest maps to it",
+    ),
+    c(
+        "M407",
+        Error,
+        Checker,
+        "cyclic Extends: the class hierarchy comes back to a class",
+    ),
+    c(
+        "M408",
+        Warning,
+        Checker,
+        "a key written twice in one mapping (the last value wins)",
     ),
     c(
         "OM101",

@@ -576,10 +576,16 @@ impl Wizard {
         ))
     }
 
-    /// The cleaned data (form name → cleaned dict) as JSON; tuples are
+    /// The cleaned data (form name → cleaned dict) as JSON, or an
+    /// evaluation error when it would pass the engine's string limit
+    /// (values that share structure); tuples are
     /// written `{"tuple": [...]}` when `tag_tuples`.
-    pub fn cleaned_data(&self, tag_tuples: bool) -> serde_json::Value {
-        to_json(&self.cleaned_value(), tag_tuples)
+    pub fn cleaned_data(&self, tag_tuples: bool) -> Result<serde_json::Value, Error> {
+        let value = self.cleaned_value();
+        value
+            .check_printed_len(walker_string_limit())
+            .map_err(|e| eval_err(&e))?;
+        Ok(to_json(&value, tag_tuples))
     }
 
     /// Evaluates `Application` and returns the body the dashboard posts.
@@ -620,6 +626,11 @@ impl Wizard {
                 .map_err(|_| Error::Finalize("session poisoned".into()))?;
             insert_hidden_ids(&result, st.entropy.as_mut())
         };
+        // Values that share structure can be exponentially long as JSON:
+        // measure first, within the engine's string limit.
+        result
+            .check_printed_len(walker_string_limit())
+            .map_err(|e| eval_err(&e))?;
         let mut json = to_json(&result, false);
         let region = self.host.as_ref().map(|h| h.region()).unwrap_or_default();
         let (ram, vcpus, instances) = self
@@ -645,4 +656,9 @@ impl Wizard {
         );
         Ok(json)
     }
+}
+
+/// The longest text a dashboard evaluation may print to.
+fn walker_string_limit() -> usize {
+    crate::evaluate::dashboard_engine().options().max_string_len
 }

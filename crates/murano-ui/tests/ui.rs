@@ -399,7 +399,9 @@ fn run_case(root: &Path, case: &J, default_host: &J) -> Result<(), String> {
         return Ok(());
     }
     if let Some(cd) = expected.get("cleaned_data") {
-        let got = wizard.cleaned_data(true);
+        let got = wizard
+            .cleaned_data(true)
+            .map_err(|e| format!("cleaned_data: {e}"))?;
         if &got != cd {
             return Err(format!("cleaned_data {got} vs {cd}"));
         }

@@ -20,6 +20,9 @@ pub(crate) struct Constructor<'a> {
     in_progress: Vec<bool>,
     budget: usize,
     max_nodes: usize,
+    /// Keys written twice in one mapping (Python keeps the last value):
+    /// the key's text and where the second one is.
+    pub(crate) duplicates: Vec<(String, Mark)>,
 }
 
 type KResult<T> = Result<T, YamlError>;
@@ -59,6 +62,7 @@ impl<'a> Constructor<'a> {
             in_progress: vec![false; count],
             budget: max_nodes,
             max_nodes,
+            duplicates: Vec::new(),
         }
     }
 
@@ -335,7 +339,15 @@ impl<'a> Constructor<'a> {
                 })
             };
             match existing {
-                Some(n) => out[n].1 = value,
+                Some(n) => {
+                    // Pairs merged in with `<<` come from an anchor written
+                    // before this mapping; only keys written here twice
+                    // are duplicates.
+                    if out[n].0.start.index >= start.index && key.start.index >= start.index {
+                        self.duplicates.push((key.value.python_str(), key.start));
+                    }
+                    out[n].1 = value
+                }
                 None => {
                     if !index.is_empty() {
                         index
@@ -540,8 +552,23 @@ fn value_error(message: String, mark: Mark) -> YamlError {
     YamlError::new(YamlErrorClass::Value, message, Some(mark))
 }
 
+/// Python's default limit on decimal digits (see
+/// [`murano_yaql::pyint::MAX_STR_DIGITS`]).
+const MAX_STR_DIGITS: usize = murano_yaql::pyint::MAX_STR_DIGITS;
+
+/// An integer that Python would hold but refuse to print: more than
+/// [`MAX_STR_DIGITS`] decimal digits, from binary, octal, hexadecimal or
+/// base-60 text. Python raises this `ValueError` only when the number is
+/// printed (as Murano does when it writes the object model); it is
+/// raised here, at load time, so that no conversion grows without bound.
+fn too_long_to_print(mark: Mark) -> YamlError {
+    value_error(murano_yaql::pyint::too_long_to_print_message(), mark)
+}
+
 /// PyYAML's int constructor: underscores dropped, sign, `0b`, `0x`, a
-/// leading `0` for octal, `:` for base 60. Python ints are unbounded.
+/// leading `0` for octal, `:` for base 60. Python ints are unbounded, but
+/// Python's `int()` refuses decimal text of more than [`MAX_STR_DIGITS`]
+/// digits; every path here takes time linear in the text.
 fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
     if let Some(n) = small_decimal(text) {
         return Ok(Int::Small(n));
@@ -566,21 +593,27 @@ fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
     let magnitude = if body == "0" {
         BigUint::zero()
     } else if let Some(bits) = body.strip_prefix("0b") {
-        BigUint::parse(bits, 2).ok_or_else(invalid)?
+        BigUint::parse_binary(bits, 2, mark).ok_or_else(invalid)??
     } else if let Some(hex) = body.strip_prefix("0x") {
-        BigUint::parse(hex, 16).ok_or_else(invalid)?
+        BigUint::parse_binary(hex, 16, mark).ok_or_else(invalid)??
     } else if body.starts_with('0') {
-        BigUint::parse(body, 8).ok_or_else(invalid)?
+        BigUint::parse_binary(body, 8, mark).ok_or_else(invalid)??
     } else if body.contains(':') {
         let mut total = BigUint::zero();
         for part in body.split(':') {
-            let digit = BigUint::parse(part.trim(), 10).ok_or_else(invalid)?;
+            let digit = BigUint::parse_decimal(part.trim(), mark).ok_or_else(invalid)??;
             total = total.mul_small(60).add(&digit);
+            if total.decimal_digits() > MAX_STR_DIGITS {
+                return Err(too_long_to_print(mark));
+            }
         }
         total
     } else {
-        BigUint::parse(body.trim(), 10).ok_or_else(invalid)?
+        BigUint::parse_decimal(body.trim(), mark).ok_or_else(invalid)??
     };
+    if magnitude.decimal_digits() > MAX_STR_DIGITS {
+        return Err(too_long_to_print(mark));
+    }
     Ok(magnitude.into_int(negative))
 }
 
@@ -797,16 +830,66 @@ impl BigUint {
         BigUint(Vec::new())
     }
 
-    fn parse(digits: &str, radix: u32) -> Option<BigUint> {
-        if digits.is_empty() {
+    /// Base-10 digits as Python's `int()` reads them: `None` when they are
+    /// not digits, the `ValueError` of Python's limit when there are more
+    /// than [`MAX_STR_DIGITS`] of them (Python counts the leading run of
+    /// digits, and refuses it before it looks at what follows).
+    fn parse_decimal(digits: &str, mark: Mark) -> Option<KResult<BigUint>> {
+        let run = digits.bytes().take_while(u8::is_ascii_digit).count();
+        if run > MAX_STR_DIGITS {
+            let message = murano_yaql::pyint::too_many_digits_message(run);
+            return Some(Err(value_error(message, mark)));
+        }
+        if digits.is_empty() || run != digits.len() {
             return None;
         }
-        let mut n = BigUint::zero();
-        for c in digits.chars() {
-            let d = c.to_digit(radix)?;
-            n = n.mul_small(radix).add(&BigUint(vec![d]));
+        Some(Ok(BigUint::from_chunks(digits, 10)))
+    }
+
+    /// Digits in a base that is a power of two, which Python converts in
+    /// linear time and without a limit: `None` when they are not digits,
+    /// the `ValueError` of [`too_long_to_print`] when the number has more
+    /// than [`MAX_STR_DIGITS`] decimal digits.
+    fn parse_binary(digits: &str, radix: u32, mark: Mark) -> Option<KResult<BigUint>> {
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return None;
         }
-        Some(n)
+        let significant = digits.trim_start_matches('0');
+        let bits_per_digit = radix.trailing_zeros() as usize;
+        // 2^14297 has 4304 decimal digits: more significant bits than
+        // that cannot be printed, fewer are converted and measured.
+        if significant.len().saturating_mul(bits_per_digit) > 14_300 {
+            return Some(Err(too_long_to_print(mark)));
+        }
+        Some(Ok(BigUint::from_chunks(significant, radix)))
+    }
+
+    /// Valid ASCII digits of `radix` (at most 16), read a few at a time:
+    /// quadratic in the length, which the callers bound.
+    fn from_chunks(digits: &str, radix: u32) -> BigUint {
+        let mut per_chunk = 1;
+        while u64::from(radix).pow(per_chunk + 1) <= 1_000_000_000 {
+            per_chunk += 1;
+        }
+        let mut n = BigUint::zero();
+        for chunk in digits.as_bytes().chunks(per_chunk as usize) {
+            let mut value = 0u32;
+            for &b in chunk {
+                value = value * radix + char::from(b).to_digit(radix).unwrap_or(0);
+            }
+            n = n
+                .mul_small(radix.pow(chunk.len() as u32))
+                .add(&BigUint(vec![value]));
+        }
+        n
+    }
+
+    /// How many decimal digits the number has (1 for zero).
+    fn decimal_digits(&self) -> usize {
+        match self.0.iter().rposition(|&limb| limb != 0) {
+            None => 1,
+            Some(top) => top * 9 + self.0[top].to_string().len(),
+        }
     }
 
     fn mul_small(mut self, m: u32) -> BigUint {
@@ -899,6 +982,71 @@ mod tests {
             int("-0x10000000000000000"),
             Int::Big("-18446744073709551616".into())
         );
+    }
+
+    /// Python's `int()` refuses more than 4300 decimal digits with a
+    /// `ValueError`; the other bases are refused when the number could
+    /// not be printed. Every path is linear: a million digits end at once.
+    #[test]
+    fn integers_past_pythons_digit_limit_are_value_errors() {
+        let limit = MAX_STR_DIGITS;
+        let err = |s: &str| construct_int(s, Mark::default()).unwrap_err();
+        let nines = "9".repeat(limit);
+        assert_eq!(int(&nines), Int::Big(nines.clone()));
+        assert_eq!(int(&format!("-{nines}")), Int::Big(format!("-{nines}")));
+        let e = err(&format!("{nines}9"));
+        assert_eq!(e.class(), YamlErrorClass::Value);
+        assert!(e.problem().contains("value has 4301 digits"), "{e}");
+        // Underscores do not count; junk after a long run does not save it.
+        assert!(matches!(
+            int(&format!("{nines}_9").replacen("9", "", 1)),
+            Int::Big(_)
+        ));
+        assert!(err(&format!("{nines}9x"))
+            .problem()
+            .contains("value has 4301"));
+        assert!(err(&"1".repeat(1_000_000))
+            .problem()
+            .contains("1000000 digits"));
+        // Base 60: each part is an int(); the total is bounded as well.
+        assert!(err(&format!("1:{nines}9"))
+            .problem()
+            .contains("4301 digits"));
+        let sexagesimal = format!("1{}", ":59".repeat(1_000_000));
+        assert!(err(&sexagesimal)
+            .problem()
+            .contains("integer string conversion;"));
+        // Power-of-two bases have no digit limit in Python, but the number
+        // must still fit the decimal text it will be printed as.
+        let hex = format!("0x{}1", "0".repeat(1_000_000));
+        assert_eq!(int(&hex), Int::Small(1));
+        assert!(err(&format!("0x{}", "f".repeat(1_000_000)))
+            .problem()
+            .contains("integer string conversion;"));
+        assert!(err(&format!("0b1{}", "0".repeat(14_299)))
+            .problem()
+            .contains("conversion;"));
+        let fits = int(&format!("0b1{}", "0".repeat(14_000)));
+        let Int::Big(digits) = fits else { panic!() };
+        assert_eq!(digits.len(), 4215);
+        assert!(digits.starts_with("2629"));
+        assert!(matches!(
+            int(&format!("0{}", "7".repeat(4000))),
+            Int::Big(_)
+        ));
+        assert!(err(&format!("0{}", "7".repeat(4800)))
+            .problem()
+            .contains("conversion;"));
+    }
+
+    /// Keys written twice in one mapping are recorded; keys merged in with
+    /// `<<` and overridden are not duplicates.
+    #[test]
+    fn duplicate_keys_are_recorded_but_merges_are_not() {
+        let text = b"base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  a: 3\nn: {x: 1, x: 2, 1: a, 1.0: b}\nbase: again\n";
+        let found = crate::duplicate_keys(text, crate::Flavor::Plain, &Default::default()).unwrap();
+        let keys: Vec<(&str, u32)> = found.iter().map(|(k, m)| (k.as_str(), m.line)).collect();
+        assert_eq!(keys, [("x", 4), ("1.0", 4), ("base", 5)]);
     }
 
     /// Past the scan threshold keys are found by hash: the same Python

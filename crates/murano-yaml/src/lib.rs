@@ -214,6 +214,43 @@ fn construct_document(
     constructor.construct(root)
 }
 
+/// Every key written twice in one mapping, in any document of the stream:
+/// the key as Python's `str()` prints it, and where the second one starts.
+/// PyYAML (and so Murano) keeps the last value silently; linters warn.
+///
+/// ```
+/// use murano_yaml::{duplicate_keys, Flavor, LoadOptions};
+/// let found = duplicate_keys(b"a: 1\nb: 2\na: 3\n", Flavor::Plain, &LoadOptions::default()).unwrap();
+/// assert_eq!(found.len(), 1);
+/// assert_eq!((found[0].0.as_str(), found[0].1.line), ("a", 2));
+/// ```
+pub fn duplicate_keys(
+    bytes: &[u8],
+    flavor: Flavor,
+    options: &LoadOptions,
+) -> Result<Vec<(String, Mark)>, YamlError> {
+    check_len(bytes.len(), options)?;
+    let text = reader::decode(bytes)?;
+    let mut composer = composer(&text, flavor, options);
+    composer.start()?;
+    let mut found = Vec::new();
+    while !composer.at_stream_end()? {
+        let root = composer.document()?;
+        let mut constructor = construct::Constructor::new(
+            (
+                &mut composer.nodes,
+                &composer.item_arena,
+                &mut composer.pair_arena,
+            ),
+            flavor,
+            options.max_nodes,
+        );
+        constructor.construct(root)?;
+        found.append(&mut constructor.duplicates);
+    }
+    Ok(found)
+}
+
 /// Every document of a stream (`yaml.load_all`), empty ones as null.
 pub fn load_all(
     bytes: &[u8],

@@ -2,7 +2,24 @@
 
 use std::borrow::Cow;
 
-use crate::error::{YamlError, YamlErrorClass};
+use crate::error::{Mark, YamlError, YamlErrorClass};
+
+/// Where the character after `before` is. PyYAML's reader errors carry
+/// no mark; this one is added so that a message can say line and column
+/// (`\n`, `\r\n` and `\r` end lines).
+fn mark_after(before: &str) -> Mark {
+    let index = before.chars().count();
+    let line = before.matches('\n').count() + before.matches('\r').count()
+        - before.matches("\r\n").count();
+    let start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let column = before[start..].chars().count();
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Mark {
+        index: clamp(index),
+        line: clamp(line),
+        column: clamp(column),
+    }
+}
 
 /// Decodes a byte stream: UTF-16 (either order) when it starts with that
 /// byte order mark, UTF-8 otherwise. A UTF-8 byte order mark stays in the
@@ -23,7 +40,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, YamlError> {
                         bytes[e.valid_up_to()],
                         e.valid_up_to()
                     ),
-                    None,
+                    std::str::from_utf8(&bytes[..e.valid_up_to()])
+                        .ok()
+                        .map(mark_after),
                 ))
             }
         }
@@ -99,9 +118,25 @@ fn check_printable(text: &str) -> Result<(), YamlError> {
                     "unacceptable character #x{:04x}: special characters are not allowed (position {index})",
                     c as u32
                 ),
-                // PyYAML's ReaderError carries no mark.
-                None,
+                // PyYAML's ReaderError carries no mark: ours says where.
+                text.get(..at).map(mark_after),
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reader_errors_say_line_and_column() {
+        let err = decode(b"a: 1\nb: x\xffy\n").unwrap_err();
+        let mark = err.mark().expect("a mark");
+        assert_eq!((mark.line, mark.column, mark.index), (1, 4, 9));
+        assert!(err.to_string().ends_with("at line 2, column 5"), "{err}");
+        let err = decode(b"a: 1\r\nb: \0\n").unwrap_err();
+        let mark = err.mark().expect("a mark");
+        assert_eq!((mark.line, mark.column), (1, 3));
     }
 }

@@ -21,6 +21,11 @@ pub enum ErrorClass {
     /// A limit of [`crate::ParseOptions`] was exceeded. yaql has no such
     /// limit; the class exists so that hostile input fails cleanly.
     Limit,
+    /// Python's `ValueError`, which yaql's lexer lets escape when an
+    /// integer literal has more digits than Python converts
+    /// ([`crate::pyint::MAX_STR_DIGITS`]). Like [`ErrorClass::Decode`] it
+    /// is not a `YaqlParsingException`.
+    Value,
 }
 
 impl ErrorClass {
@@ -31,6 +36,7 @@ impl ErrorClass {
             ErrorClass::Grammar => "YaqlGrammarException",
             ErrorClass::Decode => "UnicodeDecodeError",
             ErrorClass::Limit => "LimitExceeded",
+            ErrorClass::Value => "ValueError",
         }
     }
 
@@ -76,6 +82,13 @@ pub enum ParseErrorKind {
     TooDeep {
         /// The limit.
         limit: u32,
+    },
+    /// An integer literal with more digits than Python converts
+    /// ([`crate::pyint::MAX_STR_DIGITS`]).
+    #[error("{}", crate::pyint::too_many_digits_message(*digits))]
+    IntTooLong {
+        /// How many digits the literal has.
+        digits: usize,
     },
 }
 
@@ -131,6 +144,7 @@ impl ParseError {
             }
             ParseErrorKind::InvalidEscape { .. } => ErrorClass::Decode,
             ParseErrorKind::TooLong { .. } | ParseErrorKind::TooDeep { .. } => ErrorClass::Limit,
+            ParseErrorKind::IntTooLong { .. } => ErrorClass::Value,
         }
     }
 

@@ -61,7 +61,7 @@ use interp::Node;
 pub use interp::{Interp, Lambda};
 pub use value::{
     py_cmp, DateTime, Dict, HostObject, KeyBuild, KeyHasher, LazyIter, MatchValue, RegexValue, Set,
-    Value, ValueIter,
+    Value, ValueIter, MAX_PRINT_DEPTH,
 };
 
 use crate::{Grammar, ParseError};
@@ -92,7 +92,17 @@ pub struct Options {
     pub fuel: Option<u64>,
     /// Deepest nesting of calls during evaluation.
     pub max_depth: usize,
+    /// Longest string, in bytes, that a function may build: `str()`,
+    /// `join()`, concatenation, repetition and every other printing of a
+    /// value. Values that share structure (`[$1, $1]` repeated) are small
+    /// in memory but exponentially long as text; their printing stops
+    /// here with [`ErrorKind::MemoryQuotaExceeded`]. Default
+    /// [`DEFAULT_MAX_STRING_LEN`].
+    pub max_string_len: usize,
 }
+
+/// The string length limit of [`Options::default`]: 64 MiB.
+pub const DEFAULT_MAX_STRING_LEN: usize = 64 * 1024 * 1024;
 
 /// The iterator limit of [`Options::default`].
 pub const DEFAULT_LIMIT_ITERATORS: usize = 1_000_000;
@@ -117,6 +127,7 @@ impl Default for Options {
             convert_output: true,
             fuel: Some(DEFAULT_FUEL),
             max_depth: 200,
+            max_string_len: DEFAULT_MAX_STRING_LEN,
         }
     }
 }
@@ -269,9 +280,32 @@ impl Query {
 }
 
 /// yaql's output conversion (`utils.convert_output_data`).
+///
+/// A collection met again (the same shared node, as `[$1, $1]` builds)
+/// is converted once and shared in the result, so the work is linear in
+/// the value's size in memory, not in its printed size; each node costs a
+/// step of fuel.
 pub fn convert_output(interp: &Interp, v: &Value) -> Result<Value, Error> {
+    convert_output_shared(interp, v, &mut std::collections::HashMap::new(), 0)
+}
+
+fn convert_output_shared(
+    interp: &Interp,
+    v: &Value,
+    seen: &mut std::collections::HashMap<usize, (Value, Value)>,
+    depth: usize,
+) -> Result<Value, Error> {
+    let address = v.collection_address();
+    if let Some((_, done)) = address.and_then(|a| seen.get(&a)) {
+        return Ok(done.clone());
+    }
+    let depth = depth + 1;
+    if depth > value::MAX_PRINT_DEPTH && address.is_some() {
+        return Err(value::too_deep());
+    }
+    interp.step()?;
     let opts = interp.options();
-    Ok(match v {
+    let out = match v {
         Value::Dict(d) => {
             if let Some(l) = opts.limit_iterators {
                 if d.len() > l {
@@ -283,12 +317,15 @@ pub fn convert_output(interp: &Interp, v: &Value) -> Result<Value, Error> {
             }
             let mut out = Dict::default();
             for (k, x) in d.iter() {
-                out.insert(convert_output(interp, k)?, convert_output(interp, x)?);
+                out.insert(
+                    convert_output_shared(interp, k, seen, depth)?,
+                    convert_output_shared(interp, x, seen, depth)?,
+                );
             }
             Value::Dict(Arc::new(out))
         }
         Value::Set(_) => {
-            let items = collect_converted(interp, v)?;
+            let items = collect_converted(interp, v, seen, depth)?;
             if opts.convert_sets_to_lists {
                 Value::List(Arc::new(items))
             } else {
@@ -296,22 +333,35 @@ pub fn convert_output(interp: &Interp, v: &Value) -> Result<Value, Error> {
             }
         }
         Value::Tuple(_) => {
-            let items = collect_converted(interp, v)?;
+            let items = collect_converted(interp, v, seen, depth)?;
             if opts.convert_tuples_to_lists {
                 Value::List(Arc::new(items))
             } else {
                 Value::Tuple(Arc::new(items))
             }
         }
-        Value::List(_) | Value::Iter(_) => Value::List(Arc::new(collect_converted(interp, v)?)),
+        Value::List(_) | Value::Iter(_) => {
+            Value::List(Arc::new(collect_converted(interp, v, seen, depth)?))
+        }
         other => other.clone(),
-    })
+    };
+    if let Some(a) = address {
+        // The input is kept too: an item of a lazy iterator would
+        // otherwise be freed, and its address reused by another one.
+        seen.insert(a, (v.clone(), out.clone()));
+    }
+    Ok(out)
 }
 
-fn collect_converted(interp: &Interp, v: &Value) -> Result<Vec<Value>, Error> {
+fn collect_converted(
+    interp: &Interp,
+    v: &Value,
+    seen: &mut std::collections::HashMap<usize, (Value, Value)>,
+    depth: usize,
+) -> Result<Vec<Value>, Error> {
     let mut out = Vec::new();
     for item in interp.limited_iter(v)? {
-        out.push(convert_output(interp, &item?)?);
+        out.push(convert_output_shared(interp, &item?, seen, depth)?);
     }
     Ok(out)
 }

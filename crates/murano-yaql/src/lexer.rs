@@ -262,15 +262,24 @@ impl<'g, 's> Lexer<'g, 's> {
         std::mem::take(&mut self.string)
     }
 
-    /// The value of a [`Tok::Number`] token at `span`.
-    pub(crate) fn number_value(&self, span: Span) -> Number {
+    /// The value of a [`Tok::Number`] token at `span`: an integer with
+    /// more digits than Python converts is yaql's `ValueError`.
+    pub(crate) fn number_value(&self, span: Span) -> Result<Number, ParseError> {
         let text = &self.source[span.range()];
         if text.contains('.') {
             // The lexer took digits, '.', digits: always a float (perhaps
             // an infinite one, as Python's float() gives).
-            Number::Float(text.parse().unwrap_or(f64::INFINITY))
+            Ok(Number::Float(text.parse().unwrap_or(f64::INFINITY)))
+        } else if text.len() > crate::pyint::MAX_STR_DIGITS {
+            Err(ParseError::new(
+                ParseErrorKind::IntTooLong {
+                    digits: text.chars().count(),
+                },
+                span,
+                self.source,
+            ))
         } else {
-            Number::from_digits(text)
+            Ok(Number::from_digits(text))
         }
     }
 
@@ -426,7 +435,7 @@ mod tests {
             let text = &src[t.span.range()];
             out.push(match t.tok {
                 Tok::Operator(id) => format!("op{}", grammar.inner.operator(id).symbol),
-                Tok::Number => format!("Number({:?})", lexer.number_value(t.span)),
+                Tok::Number => format!("Number({:?})", lexer.number_value(t.span)?),
                 Tok::String => format!("String({:?})", lexer.take_string()),
                 Tok::Keyword | Tok::Dollar => format!("{:?}({text:?})", t.tok),
                 Tok::Func => format!("Func({:?})", &text[..text.len() - 1]),
@@ -527,5 +536,28 @@ mod tests {
         // A backslash before a line break ends no string.
         assert!(lex(&g, "'a\\\nb'").is_err());
         assert_eq!(lex(&g, "'a\nb'").unwrap(), ["String(\"a\\nb\")"]);
+    }
+
+    #[test]
+    fn integer_literals_longer_than_python_converts_are_value_errors() {
+        let g = Grammar::standard();
+        let ok = "9".repeat(crate::pyint::MAX_STR_DIGITS);
+        assert!(lex(&g, &ok).is_ok());
+        // Leading zeros count, as in Python's int().
+        let long = format!("0{ok}");
+        let err = lex(&g, &long).unwrap_err();
+        assert_eq!(err.class(), crate::ErrorClass::Value);
+        assert_eq!(err.class().python_name(), "ValueError");
+        assert!(!err.class().is_yaql_parsing_error());
+        assert!(err.to_string().contains("value has 4301 digits"));
+        // A million digits end at once, through the parser too.
+        let huge = format!("1 + {}", "7".repeat(1_000_000));
+        let options = crate::ParseOptions {
+            max_len: 2_000_000,
+            ..Default::default()
+        };
+        let err = g.parse_with(&huge, &options).unwrap_err();
+        assert_eq!(err.class(), crate::ErrorClass::Value);
+        assert_eq!(err.char_position(), Some(4));
     }
 }

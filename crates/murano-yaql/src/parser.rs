@@ -368,7 +368,7 @@ impl<'s> Parser<'_, 's> {
         let tok = self.bump()?;
         let span = self.span();
         let kind = match tok {
-            Tok::Number => ExprKind::Constant(Constant::Number(self.lexer.number_value(span))),
+            Tok::Number => ExprKind::Constant(Constant::Number(self.lexer.number_value(span)?)),
             Tok::String => ExprKind::Constant(Constant::String(self.lexer.take_string().into())),
             Tok::True => ExprKind::Constant(Constant::Bool(true)),
             Tok::False => ExprKind::Constant(Constant::Bool(false)),

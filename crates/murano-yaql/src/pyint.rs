@@ -8,6 +8,44 @@ pub enum IntError {
     Invalid,
     /// Python would give an integer that does not fit in 64 bits.
     Overflow,
+    /// More decimal digits than [`MAX_STR_DIGITS`]: Python refuses the
+    /// conversion with a `ValueError` before reading the digits. Holds the
+    /// number of digits.
+    TooManyDigits(usize),
+}
+
+/// Python's default limit on the digits of an integer converted from or
+/// to decimal text (`sys.get_int_max_str_digits()`, 4300 since Python
+/// 3.11): longer conversions raise `ValueError` instead of taking time
+/// quadratic in the length. Every integer reader of the workspace
+/// applies it where Python would.
+pub const MAX_STR_DIGITS: usize = 4300;
+
+/// Python's message when text with `digits` decimal digits is refused by
+/// `int()`.
+///
+/// ```
+/// use murano_yaql::pyint::too_many_digits_message;
+/// assert_eq!(
+///     too_many_digits_message(5000),
+///     "Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; \
+///      use sys.set_int_max_str_digits() to increase the limit"
+/// );
+/// ```
+pub fn too_many_digits_message(digits: usize) -> String {
+    format!(
+        "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion: \
+         value has {digits} digits; use sys.set_int_max_str_digits() to increase the limit"
+    )
+}
+
+/// Python's message when an integer too long for decimal text is printed
+/// (`str()` of an integer above [`MAX_STR_DIGITS`] digits).
+pub fn too_long_to_print_message() -> String {
+    format!(
+        "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion; \
+         use sys.set_int_max_str_digits() to increase the limit"
+    )
 }
 
 /// The code points of `0` in every run of ten Unicode decimal digits
@@ -59,7 +97,10 @@ fn is_py_space(c: char) -> bool {
 /// assert_eq!(parse("\u{663}"), Ok(3)); // ARABIC-INDIC DIGIT THREE
 /// assert_eq!(parse("1__0"), Err(IntError::Invalid));
 /// assert_eq!(parse("99999999999999999999"), Err(IntError::Overflow));
+/// assert_eq!(parse(&"9".repeat(4301)), Err(IntError::TooManyDigits(4301)));
 /// ```
+///
+/// Linear in the length of `text`.
 pub fn parse(text: &str) -> Result<i64, IntError> {
     let s = text.trim_matches(is_py_space);
     let (negative, body) = match s.strip_prefix('-') {
@@ -72,6 +113,16 @@ pub fn parse(text: &str) -> Result<i64, IntError> {
     let mut n: i128 = 0;
     let mut overflow = false;
     let mut previous_underscore = false;
+    let mut digits = 0usize;
+    // Python counts the run of digits before it converts them, and
+    // refuses a long run even when junk follows it.
+    let too_many = |digits: usize| {
+        if digits > MAX_STR_DIGITS {
+            IntError::TooManyDigits(digits)
+        } else {
+            IntError::Invalid
+        }
+    };
     for c in body.chars() {
         if c == '_' {
             if previous_underscore {
@@ -81,11 +132,15 @@ pub fn parse(text: &str) -> Result<i64, IntError> {
             continue;
         }
         previous_underscore = false;
-        let d = u32::from(decimal_value(c).ok_or(IntError::Invalid)?);
+        let d = u32::from(decimal_value(c).ok_or_else(|| too_many(digits))?);
+        digits += 1;
         if !overflow {
             n = n * 10 + i128::from(d);
             overflow = n > i128::from(i64::MAX) + 1;
         }
+    }
+    if digits > MAX_STR_DIGITS {
+        return Err(IntError::TooManyDigits(digits));
     }
     if overflow {
         return Err(IntError::Overflow);

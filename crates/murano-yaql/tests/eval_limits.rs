@@ -155,3 +155,81 @@ fn defaults_are_limited_and_can_be_lifted() {
     let defaults = Options::default();
     assert!(defaults.limit_iterators.is_some() && defaults.fuel.is_some());
 }
+
+/// `[$1, $1]` folded n times is n nodes in memory and 2^n leaves as text:
+/// printing, `str()`, `join()` and output conversion stop at
+/// `Options::max_string_len` or fuel instead of exhausting memory.
+#[test]
+fn values_that_share_structure_do_not_print_exponentially() {
+    // Output conversion keeps the sharing: the result is as small.
+    let out = run("range(40).aggregate([$1, $1], 1)").expect("converts");
+    assert!(out.check_printed_len(1 << 20).is_err());
+    assert!(out.repr_within(1 << 20).is_err());
+    assert!(out.py_str_within(1 << 20).is_err());
+    // Under the default limits (64 MiB of text).
+    for expr in [
+        "str(range(40).aggregate([$1, $1], 1))",
+        "range(1000000).select('x' * 1000).join('')",
+    ] {
+        assert_eq!(run(expr), Err(ErrorKind::MemoryQuotaExceeded), "{expr}");
+    }
+    // The limit is an option; a small one keeps the test quick.
+    let mut engine = Engine::standard();
+    engine.options_mut().max_string_len = 1 << 16;
+    let small = |expr: &str| run_in(&engine, Library::standard(true), expr);
+    for expr in [
+        "str(range(40).aggregate([$1, $1], 1))",
+        "range(40).aggregate([$1, $1], 1).join(',')",
+        "[range(40).aggregate([$1, $1], 1)].join(',')",
+        "'a'.replace('a', str(range(40).aggregate([$1, $1], 1)))",
+        "{'k' => range(40).aggregate([$1, $1], 1)}.values().join('')",
+        "str({'k' => range(40).aggregate([$1, $1], 1)})",
+        "range(40).aggregate($1 + $1, 'ab')",
+        "'xx'.replace('', 'y' * 40000)",
+        "regex('x').replace('xxx', 'y' * 40000)",
+    ] {
+        assert_eq!(small(expr), Err(ErrorKind::MemoryQuotaExceeded), "{expr}");
+    }
+    engine.options_mut().max_string_len = 8;
+    let small = |expr: &str| run_in(&engine, Library::standard(true), expr);
+    assert_eq!(small("'ab' * 4"), Ok(Value::str("abababab")));
+    assert_eq!(small("'ab' * 5"), Err(ErrorKind::MemoryQuotaExceeded));
+    assert_eq!(small("str([1, 2, 3])"), Err(ErrorKind::MemoryQuotaExceeded));
+    assert_eq!(small("[1, 2].join('--')"), Ok(Value::str("1--2")));
+    assert_eq!(
+        small("[1, 2, 3, 4].join('--')"),
+        Err(ErrorKind::MemoryQuotaExceeded)
+    );
+    assert_eq!(
+        small("'abcd' + 'efghi'"),
+        Err(ErrorKind::MemoryQuotaExceeded)
+    );
+    assert_eq!(
+        small("'aaaa'.replace('a', 'bbb')"),
+        Err(ErrorKind::MemoryQuotaExceeded)
+    );
+    assert_eq!(small("'aaaa'.replace('b', 'bbb')"), Ok(Value::str("aaaa")));
+    assert_eq!(
+        small("regex('a').replace('aaa', 'bbb')"),
+        Err(ErrorKind::MemoryQuotaExceeded)
+    );
+}
+
+/// Item 14 of the hardening round: datetime arithmetic that leaves years
+/// 1 to 9999 is Python's OverflowError, not year 10000.
+#[test]
+fn datetime_arithmetic_stays_within_pythons_years() {
+    for expr in [
+        "datetime(9999, 12, 31) + timespan(days => 1)",
+        "datetime(1, 1, 1) - timespan(microseconds => 1)",
+        "timespan(days => 1) + datetime(9999, 12, 31, 23, 59, 59)",
+        "datetime(9999, 12, 31, 23) + timespan(hours => 1)",
+    ] {
+        assert_eq!(run(expr), Err(ErrorKind::Overflow), "{expr}");
+    }
+    assert!(run("(datetime(9999, 12, 30) + timespan(days => 1)).year").is_ok());
+    assert_eq!(
+        run("(datetime(9999, 12, 30) + timespan(days => 1)).year"),
+        Ok(Value::Int(9999))
+    );
+}

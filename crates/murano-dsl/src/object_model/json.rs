@@ -247,6 +247,13 @@ impl<'a> Reader<'a> {
                 .map_err(|_| self.error_at("Expecting value", start))?;
             return Ok(Value::Float(x));
         }
+        // Python's int() refuses more than 4300 digits with a ValueError
+        // (which json.loads lets through); placed here at the number.
+        let digits = text.len() - usize::from(text.starts_with('-'));
+        if digits > murano_yaql::pyint::MAX_STR_DIGITS {
+            let message = murano_yaql::pyint::too_many_digits_message(digits);
+            return Err(self.error_at(message, start));
+        }
         Ok(Value::Int(parse_int(text)))
     }
 
@@ -592,6 +599,21 @@ mod tests {
             "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"
         );
         assert!(err("\"\\ud800\"").starts_with("Lone surrogate"));
+    }
+
+    #[test]
+    fn integers_past_pythons_digit_limit_are_refused() {
+        let nines = "9".repeat(4300);
+        assert!(Value::from_json(&format!("[-{nines}]")).is_ok());
+        assert_eq!(
+            err(&format!("[1, -{nines}9]")),
+            format!(
+                "{}: line 1 column 5 (char 4)",
+                murano_yaql::pyint::too_many_digits_message(4301)
+            )
+        );
+        let million = format!("{{\"a\": {}}}", "1".repeat(1_000_000));
+        assert!(err(&million).contains("value has 1000000 digits"));
     }
 
     #[test]

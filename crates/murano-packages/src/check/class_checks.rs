@@ -126,6 +126,11 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
             ctx.check_class(class, doc, &mut sink);
         }
     }
+    hierarchy_cycles(&class_files, &mut out);
+    duplicate_keys_in(files, "manifest.yaml", Flavor::Plain, options, &mut out);
+    for file in &class_files {
+        duplicate_keys_in(files, &file.path, Flavor::Engine, options, &mut out);
+    }
     for (name, file_node) in &manifest.classes {
         let Some(file_name) = file_node.value.as_str() else {
             continue;
@@ -149,6 +154,115 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// M408: keys written twice in one mapping of `path` (PyYAML, so Murano,
+/// keeps the last value without a word).
+fn duplicate_keys_in(
+    files: &FileMap,
+    path: &str,
+    flavor: Flavor,
+    options: &CheckOptions,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(bytes) = files.read(path) else {
+        return;
+    };
+    let Ok(found) = murano_dsl::yaml::duplicate_keys(bytes, flavor, &options.load) else {
+        return;
+    };
+    for (key, at) in found {
+        out.push(diagnostic(
+            "M408",
+            format!("key {key:?} is written twice in this mapping; the last value wins"),
+            Some(path),
+            Some(at),
+        ));
+    }
+}
+
+/// A class's file and the classes it extends, with where each is named.
+type Parents<'a> = (&'a str, Vec<(&'a str, Mark)>);
+
+/// M407: `Extends` chains among the package's classes that come back to
+/// where they started (`A` extends `B` extends `A`, or `A` extends `A`):
+/// Murano cannot load any class of the cycle. Each cycle is reported
+/// once, at the `Extends` entry of its first class (in file order), with
+/// the cycle spelled out.
+fn hierarchy_cycles(class_files: &[ClassFile], out: &mut Vec<Diagnostic>) {
+    // Class -> (file, its Extends targets with their marks).
+    let mut parents: BTreeMap<&str, Parents<'_>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for file in class_files {
+        for class in &file.classes {
+            let Some(name) = class.full_name.as_deref() else {
+                continue;
+            };
+            let targets = class
+                .extends
+                .iter()
+                .filter_map(|t| t.resolved.as_deref().ok().map(|r| (r, t.start)))
+                .collect();
+            if parents
+                .insert(name, (file.path.as_str(), targets))
+                .is_none()
+            {
+                order.push(name);
+            }
+        }
+    }
+    let mut reported: BTreeSet<Vec<&str>> = BTreeSet::new();
+    for &start in &order {
+        // Depth-first search for a path from `start` back to itself.
+        let mut path: Vec<&str> = vec![start];
+        let mut stack: Vec<std::vec::IntoIter<&str>> = Vec::new();
+        let next_of = |class: &str| -> std::vec::IntoIter<&str> {
+            parents
+                .get(class)
+                .map(|(_, p)| p.iter().map(|(n, _)| *n).collect::<Vec<_>>())
+                .unwrap_or_default()
+                .into_iter()
+        };
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        stack.push(next_of(start));
+        let mut found = None;
+        while let Some(top) = stack.last_mut() {
+            let Some(next) = top.next() else {
+                stack.pop();
+                path.pop();
+                continue;
+            };
+            if next == start {
+                found = Some(path.clone());
+                break;
+            }
+            if parents.contains_key(next) && seen.insert(next) {
+                path.push(next);
+                stack.push(next_of(next));
+            }
+        }
+        let Some(cycle) = found else {
+            continue;
+        };
+        let mut members = cycle.clone();
+        members.sort_unstable();
+        if !reported.insert(members) {
+            continue;
+        }
+        let (file, targets) = &parents[start];
+        let second = cycle.get(1).copied().unwrap_or(start);
+        let at = targets.iter().find(|(n, _)| *n == second).map(|(_, m)| *m);
+        let spelled: Vec<&str> = cycle.iter().copied().chain([start]).collect();
+        out.push(diagnostic(
+            "M407",
+            format!(
+                "the class hierarchy is cyclic: {} (Murano cannot load these classes)",
+                spelled.join(" extends ")
+            ),
+            Some(*file),
+            at,
+        ));
+    }
 }
 
 /// Where diagnostics of one file go.

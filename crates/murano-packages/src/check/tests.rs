@@ -139,6 +139,8 @@ const EXAMPLES: &[(&str, Changes)] = &[
     ("M404", &[(C, Some("+Extends: com.other.Lib\n"))]),
     ("M405", &[(C, Some("+Meta:\n  - com.other.Single: {}\n  - com.other.Single: {}\n"))]),
     ("M406", &[(C, Some("Namespaces:\n  =: com.example\nName: Other\n"))]),
+    ("M407", &[(C, Some("+Extends: App\n"))]),
+    ("M408", &[(C, Some("+Name: App\n"))]),
     ("W010", &[(C, Some("+Propertes: {}\n"))]),
     ("W011", &[(C, Some("Namespaces:\n  =: com.example\nName: app\n"))]),
     ("W020", &[("Classes/Extra.yaml", Some("Name: Extra\n"))]),
@@ -163,6 +165,39 @@ fn run(changes: &[(&str, Option<&str>)]) -> Vec<Diagnostic> {
 }
 
 #[test]
+fn cyclic_extends_are_spelled_out_once() {
+    let manifest = "Format: MuranoPL/1.4\nFullName: com.example\nType: Library\n\
+Description: demo\nClasses:\n  com.example.App: App.yaml\n  com.example.B: B.yaml\n";
+    let report = run(&[
+        (M, Some(manifest)),
+        (C, Some("+Extends: B\n")),
+        (
+            "Classes/B.yaml",
+            Some("Namespaces:\n  =: com.example\nName: B\nExtends: App\n"),
+        ),
+    ]);
+    let cycles: Vec<&Diagnostic> = report.iter().filter(|d| d.code == "M407").collect();
+    assert_eq!(cycles.len(), 1, "{report:#?}");
+    assert!(
+        cycles[0]
+            .message
+            .contains("com.example.App extends com.example.B extends com.example.App"),
+        "{}",
+        cycles[0].message
+    );
+    assert_eq!(cycles[0].file.as_deref(), Some(C));
+    assert_eq!(cycles[0].start.map(|p| p.line), Some(4));
+    let report = run(&[(C, Some("+Extends: [App]\n"))]);
+    let m407 = report
+        .iter()
+        .find(|d| d.code == "M407")
+        .expect("self cycle");
+    assert!(m407
+        .message
+        .contains("com.example.App extends com.example.App"));
+}
+
+#[test]
 fn base_package_is_clean() {
     let report = run(&[]);
     assert!(report.is_empty(), "{report:#?}");
@@ -171,6 +206,8 @@ fn base_package_is_clean() {
 #[test]
 fn every_code_has_a_triggering_example() {
     let mut failures = Vec::new();
+    // The reader's codes (M001-M004) are raised by the command line,
+    // which tests them.
     let checked = [Layer::PkgCheck, Layer::Model, Layer::Checker];
     for info in CODES.iter().filter(|i| checked.contains(&i.layer)) {
         let Some((_, changes)) = EXAMPLES.iter().find(|(c, _)| *c == info.code) else {

@@ -313,69 +313,253 @@ impl Value {
         }
     }
 
-    /// Python `repr()`-like text, for messages.
+    /// Python `repr()`-like text, for messages. Values that share
+    /// structure can print exponentially long: the text stops at
+    /// [`DEFAULT_MAX_STRING_LEN`](crate::eval::DEFAULT_MAX_STRING_LEN)
+    /// bytes and ends with `...` there. [`Value::repr_within`] gives an
+    /// error instead.
     pub fn repr(&self) -> String {
-        let mut out = String::new();
-        self.write_repr(&mut out);
-        out
+        let mut out = Printer::new(crate::eval::DEFAULT_MAX_STRING_LEN);
+        match self.write_repr(&mut out) {
+            Ok(()) => out.text,
+            Err(_) => out.truncated(),
+        }
     }
 
-    fn write_repr(&self, out: &mut String) {
+    /// Python `repr()`-like text of at most `limit` bytes, or
+    /// [`ErrorKind::MemoryQuotaExceeded`] as soon as the text would be
+    /// longer: the time and memory taken are bounded by `limit`, whatever
+    /// the value shares.
+    ///
+    /// ```
+    /// use murano_yaql::eval::{ErrorKind, Value};
+    /// let mut v = Value::Int(1);
+    /// for _ in 0..64 {
+    ///     v = Value::tuple(vec![v.clone(), v]); // 2^64 leaves, 64 nodes
+    /// }
+    /// let err = v.repr_within(1 << 20).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::MemoryQuotaExceeded);
+    /// assert_eq!(Value::tuple(vec![Value::Int(1)]).repr_within(4).unwrap(), "(1,)");
+    /// ```
+    pub fn repr_within(&self, limit: usize) -> Result<String, Error> {
+        // Measure first: a node that is shared is measured once, so a value
+        // far longer than the limit is refused in time linear in its size
+        // in memory, before any text is made.
+        self.check_printed_len(limit)?;
+        let mut out = Printer::new(limit);
+        self.write_repr(&mut out)?;
+        Ok(out.text)
+    }
+
+    fn write_repr(&self, out: &mut Printer) -> Result<(), Error> {
+        if matches!(
+            self,
+            Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_)
+        ) {
+            out.depth += 1;
+            if out.depth > MAX_PRINT_DEPTH {
+                return Err(too_deep());
+            }
+        }
+        self.write_repr_inner(out)?;
+        if matches!(
+            self,
+            Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_)
+        ) {
+            out.depth -= 1;
+        }
+        Ok(())
+    }
+
+    fn write_repr_inner(&self, out: &mut Printer) -> Result<(), Error> {
         match self {
             Value::Str(s) => {
-                out.push('\'');
+                out.push('\'')?;
                 for c in s.chars() {
                     match c {
-                        '\'' => out.push_str("\\'"),
-                        '\\' => out.push_str("\\\\"),
-                        '\n' => out.push_str("\\n"),
-                        '\t' => out.push_str("\\t"),
-                        '\r' => out.push_str("\\r"),
-                        c => out.push(c),
+                        '\'' => out.push_str("\\'")?,
+                        '\\' => out.push_str("\\\\")?,
+                        '\n' => out.push_str("\\n")?,
+                        '\t' => out.push_str("\\t")?,
+                        '\r' => out.push_str("\\r")?,
+                        c => out.push(c)?,
                     }
                 }
-                out.push('\'');
+                out.push('\'')?;
             }
-            Value::Null => out.push_str("None"),
-            Value::Bool(true) => out.push_str("True"),
-            Value::Bool(false) => out.push_str("False"),
+            Value::Null => out.push_str("None")?,
+            Value::Bool(true) => out.push_str("True")?,
+            Value::Bool(false) => out.push_str("False")?,
             Value::List(v) => {
-                out.push('[');
-                join_repr(v.iter(), out);
-                out.push(']');
+                out.push('[')?;
+                join_repr(v.iter(), out)?;
+                out.push(']')?;
             }
             Value::Tuple(v) => {
-                out.push('(');
-                join_repr(v.iter(), out);
+                out.push('(')?;
+                join_repr(v.iter(), out)?;
                 if v.len() == 1 {
-                    out.push(',');
+                    out.push(',')?;
                 }
-                out.push(')');
+                out.push(')')?;
             }
             Value::Set(s) => {
-                out.push_str("frozenset({");
-                join_repr(s.iter(), out);
-                out.push_str("})");
+                out.push_str("frozenset({")?;
+                join_repr(s.iter(), out)?;
+                out.push_str("})")?;
             }
             Value::Dict(d) => {
-                out.push('{');
+                out.push('{')?;
                 for (i, (k, v)) in d.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(", ")?;
                     }
-                    k.write_repr(out);
-                    out.push_str(": ");
-                    v.write_repr(out);
+                    k.write_repr(out)?;
+                    out.push_str(": ")?;
+                    v.write_repr(out)?;
                 }
-                out.push('}');
+                out.push('}')?;
             }
-            other => out.push_str(&other.py_str()),
+            other => out.push_str(&other.scalar_str())?,
         }
+        Ok(())
     }
 
     /// Python `str()` of the value (yaql's `str()` adds the
     /// `null`/`true`/`false` spelling on top, see the strings library).
+    /// Collections print as [`Value::repr`] does, so the text of a value
+    /// that shares structure stops at
+    /// [`DEFAULT_MAX_STRING_LEN`](crate::eval::DEFAULT_MAX_STRING_LEN)
+    /// bytes; [`Value::py_str_within`] gives an error instead.
     pub fn py_str(&self) -> String {
+        match self {
+            Value::Str(s) => s.to_string(),
+            Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_) => self.repr(),
+            _ => self.scalar_str(),
+        }
+    }
+
+    /// Python `str()` of at most `limit` bytes, or
+    /// [`ErrorKind::MemoryQuotaExceeded`] as soon as the text would be
+    /// longer.
+    pub fn py_str_within(&self, limit: usize) -> Result<String, Error> {
+        match self {
+            Value::Str(s) if s.len() <= limit => Ok(s.to_string()),
+            Value::Str(_) => Err(too_long(limit)),
+            Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_) => {
+                self.repr_within(limit)
+            }
+            _ => {
+                let text = self.scalar_str();
+                if text.len() > limit {
+                    return Err(too_long(limit));
+                }
+                Ok(text)
+            }
+        }
+    }
+
+    /// Whether the value prints (as [`Value::repr`], or as JSON, which
+    /// takes about as many bytes) in at most `limit` bytes, found in time
+    /// linear in the value's size in memory (a shared collection is
+    /// measured once): a value that shares structure is small in memory
+    /// but can be exponentially long as text or as a JSON tree. Hosts call
+    /// it before they convert a result.
+    ///
+    /// ```
+    /// use murano_yaql::eval::Value;
+    /// let mut v = Value::Int(1);
+    /// for _ in 0..64 {
+    ///     v = Value::tuple(vec![v.clone(), v]);
+    /// }
+    /// assert!(v.check_printed_len(1 << 20).is_err());
+    /// assert!(Value::tuple(vec![Value::Int(1), Value::str("ab")]).check_printed_len(16).is_ok());
+    /// ```
+    pub fn check_printed_len(&self, limit: usize) -> Result<(), Error> {
+        let mut memo = std::collections::HashMap::new();
+        let len = self.printed_len(&mut memo, 0)?;
+        if len > limit {
+            return Err(too_long(limit));
+        }
+        Ok(())
+    }
+
+    /// The length of [`Value::repr`]'s text in bytes (saturating), each
+    /// shared collection measured once (`memo`, by address); collections
+    /// nested deeper than [`MAX_PRINT_DEPTH`] are `RecursionError`.
+    fn printed_len(
+        &self,
+        memo: &mut std::collections::HashMap<usize, usize>,
+        depth: usize,
+    ) -> Result<usize, Error> {
+        let address = self.collection_address();
+        if let Some(len) = address.and_then(|a| memo.get(&a)) {
+            return Ok(*len);
+        }
+        if address.is_some() && depth >= MAX_PRINT_DEPTH {
+            return Err(too_deep());
+        }
+        let items = |v: &mut dyn Iterator<Item = &Value>,
+                     memo: &mut std::collections::HashMap<usize, usize>|
+         -> Result<(usize, usize), Error> {
+            let mut total = 0usize;
+            let mut count = 0usize;
+            for x in v {
+                total = total.saturating_add(x.printed_len(memo, depth + 1)?);
+                count += 1;
+            }
+            // ", " between items.
+            Ok((total.saturating_add(2 * count.saturating_sub(1)), count))
+        };
+        let len = match self {
+            Value::Str(s) => {
+                let escapes = s
+                    .bytes()
+                    .filter(|b| matches!(b, b'\'' | b'\\' | b'\n' | b'\t' | b'\r'))
+                    .count();
+                s.len() + escapes + 2
+            }
+            Value::Null => 4,
+            Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::List(v) => items(&mut v.iter(), memo)?.0.saturating_add(2),
+            Value::Tuple(v) => {
+                let (len, count) = items(&mut v.iter(), memo)?;
+                len.saturating_add(2 + usize::from(count == 1))
+            }
+            Value::Set(v) => items(&mut v.iter(), memo)?.0.saturating_add(13),
+            Value::Dict(d) => {
+                let mut total = 2usize;
+                for (i, (k, x)) in d.iter().enumerate() {
+                    let pair = k
+                        .printed_len(memo, depth + 1)?
+                        .saturating_add(x.printed_len(memo, depth + 1)?)
+                        .saturating_add(if i > 0 { 4 } else { 2 });
+                    total = total.saturating_add(pair);
+                }
+                total
+            }
+            other => other.scalar_str().len(),
+        };
+        if let Some(a) = address {
+            memo.insert(a, len);
+        }
+        Ok(len)
+    }
+
+    /// The address of a collection's shared storage (`None` for other
+    /// values): the same address is the same node while a value holds it.
+    pub(crate) fn collection_address(&self) -> Option<usize> {
+        match self {
+            Value::Dict(d) => Some(Arc::as_ptr(d) as *const u8 as usize),
+            Value::Set(s) => Some(Arc::as_ptr(s) as *const u8 as usize),
+            Value::Tuple(t) | Value::List(t) => Some(Arc::as_ptr(t) as *const u8 as usize),
+            _ => None,
+        }
+    }
+
+    /// `str()` of a value that is not a collection (nor a string).
+    fn scalar_str(&self) -> String {
         match self {
             Value::Null => "None".into(),
             Value::Bool(true) => "True".into(),
@@ -391,18 +575,76 @@ impl Value {
             Value::Regex(r) => format!("re.compile({})", Value::str(&r.source).repr()),
             Value::Match(_) => "<re.Match object>".into(),
             Value::Object(o) => format!("<{} object>", o.type_name()),
-            _ => self.repr(),
+            Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_) => self.repr(),
         }
     }
 }
 
-fn join_repr<'a>(items: impl Iterator<Item = &'a Value>, out: &mut String) {
+/// How deeply collections may nest in a value that is printed, measured
+/// or converted for output: Python's recursion limit (1000) stops its
+/// `repr()` about there with `RecursionError`, and the walks here recurse
+/// too.
+pub const MAX_PRINT_DEPTH: usize = 1000;
+
+/// The error of a value nested deeper than [`MAX_PRINT_DEPTH`].
+pub(crate) fn too_deep() -> Error {
+    Error::new(
+        ErrorKind::RecursionLimit,
+        format!("maximum recursion depth exceeded: collections nest deeper than {MAX_PRINT_DEPTH}"),
+    )
+}
+
+/// The error of a text that would pass `limit` bytes.
+fn too_long(limit: usize) -> Error {
+    Error::new(
+        ErrorKind::MemoryQuotaExceeded,
+        format!("Expression consumed too much memory: its text passes the limit of {limit} bytes"),
+    )
+}
+
+/// Text under construction that refuses to grow past a limit.
+struct Printer {
+    text: String,
+    limit: usize,
+    depth: usize,
+}
+
+impl Printer {
+    fn new(limit: usize) -> Printer {
+        Printer {
+            text: String::new(),
+            limit,
+            depth: 0,
+        }
+    }
+
+    fn push_str(&mut self, s: &str) -> Result<(), Error> {
+        if self.text.len().saturating_add(s.len()) > self.limit {
+            return Err(too_long(self.limit));
+        }
+        self.text.push_str(s);
+        Ok(())
+    }
+
+    fn push(&mut self, c: char) -> Result<(), Error> {
+        self.push_str(c.encode_utf8(&mut [0; 4]))
+    }
+
+    /// The text so far, marked as cut.
+    fn truncated(mut self) -> String {
+        self.text.push_str("...");
+        self.text
+    }
+}
+
+fn join_repr<'a>(items: impl Iterator<Item = &'a Value>, out: &mut Printer) -> Result<(), Error> {
     for (i, v) in items.enumerate() {
         if i > 0 {
-            out.push_str(", ");
+            out.push_str(", ")?;
         }
-        v.write_repr(out);
+        v.write_repr(out)?;
     }
+    Ok(())
 }
 
 /// Numeric view used by equality, hashing and ordering.

@@ -3,7 +3,7 @@
 use crate::eval::context::Library;
 use crate::eval::error::{Error, ErrorKind};
 use crate::eval::func::FunctionDef;
-use crate::eval::value::calendar::{days_from_civil, fields};
+use crate::eval::value::calendar::{civil_from_days, days_from_civil, fields};
 use crate::eval::value::{DateTime, Value};
 
 #[allow(clippy::too_many_arguments)]
@@ -384,15 +384,27 @@ pub(crate) fn register(lib: &mut Library) {
         Ok(Value::Bool(matches!(c.opt(0)?, Some(Value::TimeSpan(_)))))
     }));
     let ovf = || Error::new(ErrorKind::Overflow, "date value out of range");
+    // Python's datetime holds years 1 to 9999 (of its local time):
+    // arithmetic that leaves them is OverflowError.
+    let in_range = move |micros: i64, offset: i32| -> Result<DateTime, Error> {
+        let local = micros
+            .checked_add(i64::from(offset) * 1_000_000)
+            .ok_or_else(ovf)?;
+        let (year, _, _) = civil_from_days(local.div_euclid(86_400_000_000));
+        if !(1..=9999).contains(&year) {
+            return Err(ovf());
+        }
+        Ok(DateTime { micros, offset })
+    };
     lib.register(FunctionDef::native(
         "#operator_+",
         "left, right",
         move |c| match (c.value(0)?, c.value(1)?) {
             (Value::DateTime(d), Value::TimeSpan(t)) | (Value::TimeSpan(t), Value::DateTime(d)) => {
-                Ok(Value::DateTime(DateTime {
-                    micros: d.micros.checked_add(*t).ok_or_else(ovf)?,
-                    offset: d.offset,
-                }))
+                Ok(Value::DateTime(in_range(
+                    d.micros.checked_add(*t).ok_or_else(ovf)?,
+                    d.offset,
+                )?))
             }
             (Value::TimeSpan(a), Value::TimeSpan(b)) => {
                 Ok(Value::TimeSpan(a.checked_add(*b).ok_or_else(ovf)?))
@@ -404,10 +416,10 @@ pub(crate) fn register(lib: &mut Library) {
         "#operator_-",
         "left, right",
         move |c| match (c.value(0)?, c.value(1)?) {
-            (Value::DateTime(d), Value::TimeSpan(t)) => Ok(Value::DateTime(DateTime {
-                micros: d.micros.checked_sub(*t).ok_or_else(ovf)?,
-                offset: d.offset,
-            })),
+            (Value::DateTime(d), Value::TimeSpan(t)) => Ok(Value::DateTime(in_range(
+                d.micros.checked_sub(*t).ok_or_else(ovf)?,
+                d.offset,
+            )?)),
             (Value::DateTime(a), Value::DateTime(b)) => Ok(Value::TimeSpan(a.micros - b.micros)),
             (Value::TimeSpan(a), Value::TimeSpan(b)) => {
                 Ok(Value::TimeSpan(a.checked_sub(*b).ok_or_else(ovf)?))

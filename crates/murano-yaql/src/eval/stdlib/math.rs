@@ -139,6 +139,10 @@ pub(crate) fn parse_py_int(s: &str) -> Result<i64, Error> {
             ErrorKind::Overflow,
             format!("int() of {} does not fit in 64 bits", Value::str(s).repr()),
         ),
+        crate::pyint::IntError::TooManyDigits(digits) => Error::new(
+            ErrorKind::ValueError,
+            crate::pyint::too_many_digits_message(digits),
+        ),
     })
 }
 

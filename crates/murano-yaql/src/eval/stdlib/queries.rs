@@ -129,7 +129,71 @@ fn ordered_of(v: &Value) -> Option<Arc<Ordered>> {
     })
 }
 
+/// How deeply collections nest in `v` (0 for a scalar), knowing the depth
+/// of `known` (the previous accumulator, which `v` may hold) and of the
+/// collections already met in this walk; [`ErrorKind::RecursionLimit`]
+/// past [`crate::eval::MAX_PRINT_DEPTH`]. Each collection met costs
+/// `visits` one.
+fn nesting(
+    v: &Value,
+    known: &Option<(Value, usize)>,
+    memo: &mut std::collections::HashMap<usize, usize>,
+    visits: &mut u64,
+    level: usize,
+) -> Result<usize, Error> {
+    if let Value::Iter(_) = v {
+        // A lazy accumulator cannot be looked into: count it as wrapping
+        // the previous one, as chained generators do in Python (where
+        // their recursion limit stops them too).
+        let depth = known.as_ref().map_or(0, |(_, d)| *d) + 1;
+        if depth > crate::eval::MAX_PRINT_DEPTH {
+            return Err(crate::eval::value::too_deep());
+        }
+        return Ok(depth);
+    }
+    let Some(address) = v.collection_address() else {
+        return Ok(0);
+    };
+    if let Some((k, depth)) = known {
+        if k.collection_address() == Some(address) {
+            return Ok(*depth);
+        }
+    }
+    if let Some(depth) = memo.get(&address) {
+        return Ok(*depth);
+    }
+    if level >= crate::eval::MAX_PRINT_DEPTH {
+        return Err(crate::eval::value::too_deep());
+    }
+    *visits += 1;
+    let mut deepest = 0;
+    let mut visit = |x: &Value| -> Result<(), Error> {
+        deepest = deepest.max(nesting(x, known, memo, visits, level + 1)?);
+        Ok(())
+    };
+    match v {
+        Value::List(items) | Value::Tuple(items) => items.iter().try_for_each(&mut visit)?,
+        Value::Set(items) => items.iter().try_for_each(&mut visit)?,
+        Value::Dict(d) => d.iter().try_for_each(|(k, x)| {
+            visit(k)?;
+            visit(x)
+        })?,
+        _ => {}
+    }
+    if deepest + 1 > crate::eval::MAX_PRINT_DEPTH {
+        return Err(crate::eval::value::too_deep());
+    }
+    memo.insert(address, deepest + 1);
+    Ok(deepest + 1)
+}
+
+/// Python's `functools.reduce`. Folding is the one way to nest values
+/// without recursion (which the call depth limit bounds): the
+/// accumulator's nesting is tracked as it grows, and stops at
+/// [`crate::eval::MAX_PRINT_DEPTH`] levels, past which Python could not
+/// print or convert it either, and dropping it would overflow the stack.
 fn aggregate(
+    interp: &Interp,
     it: ValueIter,
     seed: Option<Value>,
     mut f: impl FnMut(Value, Value) -> Result<Value, Error>,
@@ -147,8 +211,14 @@ fn aggregate(
             }
         },
     };
+    let mut known = None;
     for x in it {
         acc = f(acc, x?)?;
+        let mut visits = 0;
+        let mut memo = std::collections::HashMap::new();
+        let depth = nesting(&acc, &known, &mut memo, &mut visits, 0)?;
+        interp.charge(visits / 16)?;
+        known = Some((acc.clone(), depth));
     }
     Ok(acc)
 }
@@ -307,7 +377,9 @@ pub(crate) fn register(lib: &mut Library) {
             FunctionDef::native(name, "collection, initial=", move |c| {
                 let it = c.iterable(0)?;
                 let seed = c.opt(1)?.cloned();
-                aggregate(it, seed, |a, b| c.call_function(delegate, vec![a, b]))
+                aggregate(c.interp(), it, seed, |a, b| {
+                    c.call_function(delegate, vec![a, b])
+                })
             })
             .method(),
         );
@@ -762,7 +834,7 @@ pub(crate) fn register(lib: &mut Library) {
         FunctionDef::native("aggregate", "collection, ~selector, seed=", |c| {
             let f = c.need_lambda(1)?;
             let seed = c.opt(2)?.cloned();
-            aggregate(c.iterable(0)?, seed, |a, b| f.call(&[a, b]))
+            aggregate(c.interp(), c.iterable(0)?, seed, |a, b| f.call(&[a, b]))
         })
         .method(),
     );

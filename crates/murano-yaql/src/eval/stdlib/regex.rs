@@ -184,6 +184,7 @@ fn sub(
     r: &Regex,
     s: &str,
     count: i64,
+    limit: usize,
     mut repl: impl FnMut(&Captures<'_>) -> Result<String, Error>,
 ) -> Result<String, Error> {
     let mut out = String::new();
@@ -198,7 +199,13 @@ fn sub(
             .ok_or_else(|| Error::new(ErrorKind::RegexError, "no match"))?;
         out.push_str(&s[last..m.start()]);
         out.push_str(&repl(&caps)?);
+        if out.len() > limit {
+            return Err(super::strings::string_too_long(limit));
+        }
         last = m.end();
+    }
+    if out.len() + (s.len() - last) > limit {
+        return Err(super::strings::string_too_long(limit));
     }
     out.push_str(&s[last..]);
     Ok(out)
@@ -232,12 +239,13 @@ fn replace_by(c: &Call<'_>, r: &Regex, s: &str, count: i64) -> Result<Value, Err
     let Some(Arg::Lazy(LazyExpr(node))) = c.arg(2) else {
         return Err(Error::mismatch());
     };
-    let out = sub(r, s, count, |caps| {
+    let limit = c.interp().options().max_string_len;
+    let out = sub(r, s, count, limit, |caps| {
         let ctx = publish(c, r, s, caps);
         let v = c.interp().eval(node, &ctx, None)?;
         match v {
             Value::Str(t) => Ok(t.to_string()),
-            other => Ok(super::strings::yaql_str(&other)),
+            other => super::strings::yaql_str(&other, limit),
         }
     })?;
     Ok(Value::from(out))
@@ -338,9 +346,13 @@ pub(crate) fn register(lib: &mut Library) {
         FunctionDef::native("replace", "regexp, string, repl, count=", |c| {
             let r = rx(c, 0)?;
             let (s, repl) = (c.string(1)?, c.string(2)?);
-            Ok(Value::from(sub(&r.regex, s, c.int_or(3, 0)?, |caps| {
-                Ok(expand(repl, caps))
-            })?))
+            Ok(Value::from(sub(
+                &r.regex,
+                s,
+                c.int_or(3, 0)?,
+                c.interp().options().max_string_len,
+                |caps| Ok(expand(repl, caps)),
+            )?))
         })
         .method(),
     );
@@ -348,9 +360,13 @@ pub(crate) fn register(lib: &mut Library) {
         FunctionDef::native("replace", "string, regexp, repl, count=", |c| {
             let r = rx(c, 1)?;
             let (s, repl) = (c.string(0)?, c.string(2)?);
-            Ok(Value::from(sub(&r.regex, s, c.int_or(3, 0)?, |caps| {
-                Ok(expand(repl, caps))
-            })?))
+            Ok(Value::from(sub(
+                &r.regex,
+                s,
+                c.int_or(3, 0)?,
+                c.interp().options().max_string_len,
+                |caps| Ok(expand(repl, caps)),
+            )?))
         })
         .method(),
     );

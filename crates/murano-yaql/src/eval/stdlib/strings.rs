@@ -2,20 +2,49 @@
 
 use std::sync::Arc;
 
-use super::{collect, seq};
+use super::seq;
 use crate::eval::context::Library;
 use crate::eval::error::{Error, ErrorKind};
 use crate::eval::func::{Arg, Call, FunctionDef};
 use crate::eval::value::Value;
 
-/// yaql's `str()`: `null`, `true`, `false`, otherwise Python `str()`.
-pub(crate) fn yaql_str(v: &Value) -> String {
-    match v {
+/// yaql's `str()`: `null`, `true`, `false`, otherwise Python `str()`;
+/// text longer than `limit` bytes is an error.
+pub(crate) fn yaql_str(v: &Value, limit: usize) -> Result<String, Error> {
+    Ok(match v {
         Value::Null => "null".into(),
         Value::Bool(true) => "true".into(),
         Value::Bool(false) => "false".into(),
-        v => v.py_str(),
+        v => v.py_str_within(limit)?,
+    })
+}
+
+/// The error of a string that would pass [`Options::max_string_len`](crate::eval::Options).
+pub(crate) fn string_too_long(limit: usize) -> Error {
+    Error::new(
+        ErrorKind::MemoryQuotaExceeded,
+        format!("Expression consumed too much memory: a string passes the limit of {limit} bytes"),
+    )
+}
+
+/// yaql's `join()`: the items' `str()` between separators, refused as
+/// soon as the text would pass `limit` bytes.
+/// The items are taken one at a time, so a long lazy sequence is never
+/// held whole.
+fn join_within(items: crate::eval::ValueIter, sep: &str, limit: usize) -> Result<Value, Error> {
+    let mut out = String::new();
+    for (i, item) in items.enumerate() {
+        let item = &item?;
+        if i > 0 {
+            if out.len() + sep.len() > limit {
+                return Err(string_too_long(limit));
+            }
+            out.push_str(sep);
+        }
+        let text = yaql_str(item, limit - out.len())?;
+        out.push_str(&text);
     }
+    Ok(Value::from(out))
 }
 
 /// Python slice bounds for a sequence of `len` items.
@@ -129,6 +158,32 @@ pub(crate) fn py_split(
 }
 
 /// Python `str.replace(old, new, count)`.
+/// Python `str.replace`, refused when the result would pass `limit` bytes
+/// (measured before it is built).
+pub(crate) fn py_replace_within(
+    s: &str,
+    old: &str,
+    new: &str,
+    count: i64,
+    limit: usize,
+) -> Result<String, Error> {
+    let found = if old.is_empty() {
+        s.chars().count() + 1
+    } else {
+        s.matches(old).count()
+    };
+    let replaced = if count < 0 {
+        found
+    } else {
+        found.min(count as usize)
+    };
+    let len = s.len() - replaced * old.len() + replaced.saturating_mul(new.len());
+    if len > limit {
+        return Err(string_too_long(limit));
+    }
+    Ok(py_replace(s, old, new, count))
+}
+
 pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
     if count < 0 {
         if old.is_empty() {
@@ -178,7 +233,17 @@ pub(crate) fn register(lib: &mut Library) {
     // `concat(strings…)`, also `+` on strings.
     for name in ["concat", "#operator_+"] {
         lib.register(FunctionDef::native(name, "*args", |c| {
-            Ok(Value::from(string_args(c, 0)?.concat()))
+            let parts = string_args(c, 0)?;
+            let limit = c.interp().options().max_string_len;
+            if parts
+                .iter()
+                .map(|p| p.len())
+                .fold(0usize, usize::saturating_add)
+                > limit
+            {
+                return Err(string_too_long(limit));
+            }
+            Ok(Value::from(parts.concat()))
         }));
     }
     lib.register(
@@ -222,25 +287,23 @@ pub(crate) fn register(lib: &mut Library) {
     lib.register(
         FunctionDef::native("join", "sequence, separator", |c| {
             let sep = c.string(1)?;
-            let items = collect(c.iterable(0)?)?;
-            Ok(Value::from(
-                items.iter().map(yaql_str).collect::<Vec<_>>().join(sep),
-            ))
+            join_within(c.iterable(0)?, sep, c.interp().options().max_string_len)
         })
         .method(),
     );
     lib.register(
         FunctionDef::native("join", "separator, sequence", |c| {
             let sep = c.string(0)?;
-            let items = collect(c.iterable(1)?)?;
-            Ok(Value::from(
-                items.iter().map(yaql_str).collect::<Vec<_>>().join(sep),
-            ))
+            join_within(c.iterable(1)?, sep, c.interp().options().max_string_len)
         })
         .method(),
     );
     lib.register(FunctionDef::native("str", "value", |c| {
-        Ok(Value::from(yaql_str(c.opt(0)?.unwrap_or(&Value::Null))))
+        let limit = c.interp().options().max_string_len;
+        Ok(Value::from(yaql_str(
+            c.opt(0)?.unwrap_or(&Value::Null),
+            limit,
+        )?))
     }));
     for (name, l, r) in [
         ("trim", true, true),
@@ -290,7 +353,14 @@ pub(crate) fn register(lib: &mut Library) {
     lib.register(
         FunctionDef::native("replace", "string, old, new, count=", |c| {
             let (s, old, new) = (c.string(0)?, c.string(1)?, c.string(2)?);
-            Ok(Value::from(py_replace(s, old, new, c.int_or(3, -1)?)))
+            let limit = c.interp().options().max_string_len;
+            Ok(Value::from(py_replace_within(
+                s,
+                old,
+                new,
+                c.int_or(3, -1)?,
+                limit,
+            )?))
         })
         .method(),
     );
@@ -303,7 +373,14 @@ pub(crate) fn register(lib: &mut Library) {
             let count = c.int_or(2, -1)?;
             let mut s = s.to_string();
             for (k, v) in d.iter() {
-                s = py_replace(&s, &yaql_str(k), &yaql_str(v), count);
+                let limit = c.interp().options().max_string_len;
+                s = py_replace_within(
+                    &s,
+                    &yaql_str(k, limit)?,
+                    &yaql_str(v, limit)?,
+                    count,
+                    limit,
+                )?;
             }
             Ok(Value::from(s))
         })
@@ -316,11 +393,9 @@ pub(crate) fn register(lib: &mut Library) {
             _ => return Err(Error::mismatch()),
         };
         let n = n.max(0) as usize;
-        if s.len().saturating_mul(n) > 64 * 1024 * 1024 {
-            return Err(Error::new(
-                ErrorKind::MemoryQuotaExceeded,
-                "Expression consumed too much memory",
-            ));
+        let limit = c.interp().options().max_string_len;
+        if s.len().saturating_mul(n) > limit {
+            return Err(string_too_long(limit));
         }
         Ok(Value::from(s.repeat(n)))
     }));
