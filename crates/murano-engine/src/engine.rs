@@ -1,0 +1,1270 @@
+//! The engine: object store, property access, method invocation with
+//! argument contracts, object-model loading and serialisation.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use indexmap::IndexMap;
+use murano_dsl::contract::{Contract, ContractError, ObjectHost, ObjectInfo, Runtime, Scope};
+use murano_dsl::model::{ArgumentUsage, MethodScope, MethodUsage, PropertyUsage};
+use murano_dsl::registry::ClassId;
+use murano_dsl::yaml::Mark;
+use murano_yaql::eval::{
+    Context, Dict, Engine as YaqlEngine, Error as YaqlError, ErrorKind as YaqlErrorKind,
+    FunctionDef, Library, Value,
+};
+
+use crate::classes::ClassSet;
+use crate::error::{EngineError, ErrorKind, LimitKind, StackFrame};
+use crate::object::{addr_of, lock, Obj, ObjectView, TypeObj};
+use crate::Limits;
+
+/// The message of a YAQL error that stands for the engine error parked in
+/// the core (see `Core::to_yaql`).
+const PENDING: &str = "\u{0}murano-engine:pending";
+/// Prefix of a YAQL error message carrying a host exception
+/// (see [`host_exception`]).
+const HOST_PREFIX: &str = "\u{0}murano-engine:host:";
+
+/// A YAQL error for a host function to return: a host exception of Python
+/// class `type_name` from `module` (`builtins` for Python's own), which
+/// the engine wraps as Murano wraps Python exceptions.
+pub fn host_exception(type_name: &str, module: &str, message: &str) -> YaqlError {
+    YaqlError::new(
+        YaqlErrorKind::Host,
+        format!("{HOST_PREFIX}{module}\u{0}{type_name}\u{0}{message}"),
+    )
+}
+
+/// One MuranoPL frame on the engine's call stack.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    pub(crate) class: ClassId,
+    pub(crate) method: String,
+    pub(crate) this: Option<Arc<Obj>>,
+    pub(crate) at: Mark,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    pub(crate) objects: IndexMap<String, Arc<Obj>>,
+    pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
+    pub(crate) types: HashMap<usize, Arc<TypeObj>>,
+    pub(crate) statics: HashMap<(usize, String), Value>,
+    pub(crate) stack: Vec<Frame>,
+    pub(crate) fuel_used: u64,
+    pub(crate) next_id: u64,
+    pub(crate) pending: Option<EngineError>,
+    pub(crate) root: Option<Arc<Obj>>,
+    pub(crate) attributes: Vec<(String, String, String, Value)>,
+    pub(crate) class_configs: HashMap<String, Dict>,
+}
+
+/// The shared core behind an [`Engine`].
+pub(crate) struct Core {
+    pub(crate) classes: Arc<ClassSet>,
+    pub(crate) limits: Limits,
+    pub(crate) yaql: YaqlEngine,
+    pub(crate) runtime: Arc<Runtime>,
+    pub(crate) library: OnceLock<Arc<Library>>,
+    pub(crate) state: Mutex<State>,
+    pub(crate) self_ref: Weak<Core>,
+}
+
+/// A MuranoPL engine over a [`ClassSet`]: an object store, the objects
+/// of one object model, and the calls made into them. Single-threaded:
+/// one call runs at a time.
+#[derive(Clone)]
+pub struct Engine {
+    core: Arc<Core>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Engine")
+    }
+}
+
+/// Who receives an external call.
+#[derive(Debug, Clone)]
+pub enum Receiver {
+    /// An object (a value returned by the engine).
+    Object(Value),
+    /// A class by full name (static methods only).
+    Class(String),
+}
+
+impl Engine {
+    /// An engine over `classes` with these limits and host functions
+    /// (registered in the innermost layer of the YAQL library, so visible
+    /// from every class).
+    pub fn new(classes: Arc<ClassSet>, limits: Limits, host_functions: Vec<FunctionDef>) -> Engine {
+        let core = Arc::new_cyclic(|weak| Core {
+            classes,
+            limits,
+            yaql: YaqlEngine::murano(false),
+            runtime: Arc::new(Runtime::new(1, 0)),
+            library: OnceLock::new(),
+            state: Mutex::new(State::default()),
+            self_ref: weak.clone(),
+        });
+        let mut library = Library::legacy();
+        library.push_layer();
+        crate::functions::register(&mut library, &core);
+        library.push_layer();
+        for f in host_functions {
+            library.register(f);
+        }
+        library.push_layer();
+        crate::functions::register_method_dispatch(&mut library, &core);
+        let _ = core.library.set(Arc::new(library));
+        Engine { core }
+    }
+
+    /// Sets the configuration of classes (`{class: {property: value}}`):
+    /// `Usage: Config` properties take their value from it, others their
+    /// default.
+    pub fn set_class_config(&self, class: &str, config: Dict) {
+        lock(&self.core.state)
+            .class_configs
+            .insert(class.to_owned(), config);
+    }
+
+    /// Adds an attribute-store entry `(object id, class name, key, value)`.
+    pub fn add_attribute(&self, object: &str, class: &str, key: &str, value: Value) {
+        lock(&self.core.state).attributes.push((
+            object.to_owned(),
+            class.to_owned(),
+            key.to_owned(),
+            value,
+        ));
+    }
+
+    /// Loads an object model (`Objects`, then `ObjectsCopy` when present)
+    /// and returns the root object (`None` for a null `Objects`).
+    pub fn load_model(&self, model: &Value) -> Result<Option<Value>, EngineError> {
+        let core = &self.core;
+        let Value::Dict(d) = model else {
+            return Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "an object model must be a mapping",
+            ));
+        };
+        let objects = d.get(&Value::str("Objects")).cloned().unwrap_or_default();
+        if objects.is_null() {
+            return Ok(None);
+        }
+        let root = core.load_object_tree(&objects, None)?;
+        if let Some(copy) = d.get(&Value::str("ObjectsCopy")) {
+            if !copy.is_null() {
+                return Err(EngineError::not_supported("loading ObjectsCopy"));
+            }
+        }
+        let root_obj = core.obj_of(&root);
+        lock(&core.state).root = root_obj;
+        Ok(Some(root))
+    }
+
+    /// Calls a method from outside (the runner's `on(obj).method(...)`).
+    pub fn call(
+        &self,
+        receiver: &Receiver,
+        method: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, EngineError> {
+        let core = &self.core;
+        {
+            let mut st = lock(&core.state);
+            st.stack.clear();
+            st.pending = None;
+        }
+        match receiver {
+            Receiver::Object(v) => {
+                let obj = core.obj_of(v).ok_or_else(|| {
+                    EngineError::dsl("NoObjectFoundError", "receiver is not an object")
+                })?;
+                core.invoke(Some(&obj), obj.class, method, args, kwargs, true)
+            }
+            Receiver::Class(name) => {
+                let class = core.classes.resolve(None, name)?;
+                core.invoke(None, class, method, args, kwargs, true)
+            }
+        }
+    }
+
+    /// The object with this id.
+    pub fn object(&self, id: &str) -> Option<Value> {
+        let st = lock(&self.core.state);
+        st.objects.get(id).map(|o| Value::Object(o.clone()))
+    }
+
+    /// What an object value holds, `None` when `value` is not an object
+    /// of this engine.
+    pub fn object_view(&self, value: &Value) -> Option<ObjectView> {
+        let obj = self.core.obj_of(value)?;
+        let mut props: Vec<(String, Value)> = lock(&obj.props)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        props.sort_by(|a, b| a.0.cmp(&b.0));
+        Some(ObjectView {
+            id: obj.id.clone(),
+            class: obj.class_name.clone(),
+            props,
+            destroyed: obj.is_destroyed(),
+            name: (!obj.name.is_null()).then(|| obj.name.clone()),
+        })
+    }
+
+    /// The class name of a class value, with `true` for a type reference.
+    pub fn type_view(&self, value: &Value) -> Option<(String, bool)> {
+        let addr = addr_of(value)?;
+        let st = lock(&self.core.state);
+        st.types.get(&addr).map(|t| (t.name.clone(), t.reference))
+    }
+
+    /// The root serialised as a deployment object model: `Objects`,
+    /// `ObjectsCopy`, `Attributes`.
+    pub fn serialized_model(&self) -> Value {
+        let root = lock(&self.core.state).root.clone();
+        crate::serialize::model(&self.core, root.as_ref())
+    }
+
+    /// Ends the session: objects not reachable from the root are
+    /// destroyed (their `.destroy` methods run), the root is serialised
+    /// (null without a root), then every object is marked destroyed.
+    pub fn finalize(&self) -> Result<Value, EngineError> {
+        let core = &self.core;
+        core.collect_garbage()?;
+        let root = lock(&core.state).root.clone();
+        let out = match root {
+            None => Value::Null,
+            Some(r) => crate::serialize::model(core, Some(&r)),
+        };
+        let st = lock(&core.state);
+        for o in st.objects.values() {
+            o.destroyed.store(true, Ordering::Relaxed);
+        }
+        Ok(out)
+    }
+}
+
+/// Binds call arguments to a method's declared arguments.
+struct Bound {
+    values: Vec<(String, Value)>,
+}
+
+impl Core {
+    pub(crate) fn library(&self) -> Arc<Library> {
+        self.library
+            .get()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Library::legacy()))
+    }
+
+    /// The object behind a value, if it is one of ours.
+    pub(crate) fn obj_of(&self, v: &Value) -> Option<Arc<Obj>> {
+        let addr = addr_of(v)?;
+        lock(&self.state).by_addr.get(&addr).cloned()
+    }
+
+    pub(crate) fn type_of_value(&self, v: &Value) -> Option<Arc<TypeObj>> {
+        let addr = addr_of(v)?;
+        lock(&self.state).types.get(&addr).cloned()
+    }
+
+    /// The value of a class (`reference`: a type reference).
+    pub(crate) fn type_value(&self, class: ClassId, reference: bool) -> Value {
+        let t = Arc::new(TypeObj {
+            class,
+            name: self.classes.name(class).to_owned(),
+            reference,
+        });
+        let v: Value = Value::Object(t.clone());
+        if let Some(a) = addr_of(&v) {
+            lock(&self.state).types.insert(a, t);
+        }
+        v
+    }
+
+    // ----- fuel, frames, errors -------------------------------------------
+
+    /// Spends one unit of fuel.
+    pub(crate) fn spend(&self) -> Result<(), EngineError> {
+        let mut st = lock(&self.state);
+        st.fuel_used += 1;
+        if let Some(limit) = self.limits.fuel {
+            if st.fuel_used > limit {
+                return Err(EngineError::limit(
+                    LimitKind::Fuel,
+                    format!("execution used more than {limit} units of fuel"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_position(&self, at: Mark) {
+        if let Some(f) = lock(&self.state).stack.last_mut() {
+            f.at = at;
+        }
+    }
+
+    pub(crate) fn current_frame(&self) -> Option<Frame> {
+        lock(&self.state).stack.last().cloned()
+    }
+
+    /// A stack frame record for an error raised at the current position.
+    pub(crate) fn frame_record(&self, f: &Frame) -> StackFrame {
+        StackFrame {
+            file: self.classes.file(f.class).map(str::to_owned),
+            line: f.at.line + 1,
+            column: f.at.column + 1,
+            method: f.method.clone(),
+            class: self.classes.name(f.class).to_owned(),
+        }
+    }
+
+    /// Parks an engine error and returns the YAQL error that stands for it.
+    pub(crate) fn park(&self, e: EngineError) -> YaqlError {
+        lock(&self.state).pending = Some(e);
+        YaqlError::new(YaqlErrorKind::Host, PENDING)
+    }
+
+    /// The engine error behind a YAQL error.
+    pub(crate) fn unpark_yaql(&self, e: &YaqlError) -> EngineError {
+        if e.kind() == YaqlErrorKind::Host || e.kind() == YaqlErrorKind::AttributeError {
+            if let Some(p) = lock(&self.state).pending.take() {
+                return p;
+            }
+        }
+        if e.kind() == YaqlErrorKind::Host {
+            if let Some(rest) = e.message().strip_prefix(HOST_PREFIX) {
+                let mut parts = rest.splitn(3, '\u{0}');
+                let module = parts.next().unwrap_or("builtins").to_owned();
+                let type_name = parts.next().unwrap_or("Exception").to_owned();
+                let message = parts.next().unwrap_or("");
+                return EngineError::new(ErrorKind::Host { type_name, module }, message);
+            }
+        }
+        EngineError::from_yaql(e)
+    }
+
+    pub(crate) fn unpark_contract(&self, e: ContractError) -> EngineError {
+        if e.message.contains(PENDING) || e.message.contains(HOST_PREFIX) {
+            let y = YaqlError::new(YaqlErrorKind::Host, e.message.clone());
+            let mut out = self.unpark_yaql(&y);
+            if out.message.contains(PENDING) {
+                out.message.clear();
+            }
+            return out;
+        }
+        EngineError::new(
+            ErrorKind::Engine {
+                type_name: e.python_type().to_owned(),
+                module: e.python_module().to_owned(),
+            },
+            e.message.clone(),
+        )
+    }
+
+    // ----- contexts ------------------------------------------------------
+
+    /// The context of a method of `class` running on `this`.
+    pub(crate) fn method_context(&self, class: ClassId, this: Option<&Arc<Obj>>) -> Context {
+        let this_value = match this {
+            Some(o) => Value::Object(o.clone()),
+            None => self.type_value(class, false),
+        };
+        Context::new(self.library())
+            .with("$this", this_value.clone())
+            .with("$", this_value)
+    }
+
+    fn scope(&self, ctx: &Context, this: Option<&Arc<Obj>>, class: ClassId) -> Scope {
+        let host: Arc<dyn ObjectHost> = Arc::new(StoreHost {
+            core: self.self_ref.clone(),
+            class: Some(class),
+        });
+        let mut scope = Scope::new(self.runtime.clone(), host).with_context(ctx.clone());
+        if let Some(o) = this {
+            let v = Value::Object(o.clone());
+            scope = scope.with_this(v.clone()).with_owner(v);
+        }
+        scope
+    }
+
+    // ----- objects -------------------------------------------------------
+
+    /// A fresh object id (a 32-digit hex string, as Murano's uuid4 ids).
+    pub(crate) fn generate_id(&self) -> String {
+        let mut st = lock(&self.state);
+        st.next_id += 1;
+        let n = st.next_id;
+        let mixed = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5851_F42D_4C95_7F2D;
+        format!("{mixed:016x}{n:016x}")
+    }
+
+    /// Creates an (uninitialised) object in the store.
+    pub(crate) fn create_object(
+        &self,
+        class: ClassId,
+        id: Option<String>,
+        owner: Option<String>,
+        name: Value,
+        metadata: Value,
+    ) -> Result<Arc<Obj>, EngineError> {
+        let id = match id {
+            Some(id) => id,
+            None => self.generate_id(),
+        };
+        let obj = Arc::new(Obj {
+            id: id.clone(),
+            class,
+            class_name: self.classes.name(class).to_owned(),
+            owner: Mutex::new(owner),
+            props: Mutex::new(IndexMap::new()),
+            destroyed: AtomicBool::new(false),
+            initialized: AtomicBool::new(false),
+            name,
+            metadata,
+            core: self.self_ref.clone(),
+        });
+        let mut st = lock(&self.state);
+        if st.objects.len() >= self.limits.max_objects && !st.objects.contains_key(&id) {
+            return Err(EngineError::limit(
+                LimitKind::Objects,
+                format!("more than {} objects", self.limits.max_objects),
+            ));
+        }
+        let v = Value::Object(obj.clone());
+        if let Some(a) = addr_of(&v) {
+            st.by_addr.insert(a, obj.clone());
+        }
+        st.objects.insert(id, obj.clone());
+        Ok(obj)
+    }
+
+    /// Loads an object tree (a dict with a `?` header) owned by `owner`.
+    pub(crate) fn load_object_tree(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+    ) -> Result<Value, EngineError> {
+        // Pass 1: create every object of the tree, so references resolve.
+        let mut created = Vec::new();
+        let root = self.precreate(model, owner.map(|o| o.id.clone()), &mut created)?;
+        // Pass 2: initialise from the root down.
+        match root {
+            Some(obj) => {
+                self.initialize(&obj, model)?;
+                for (o, m) in created {
+                    if !o.initialized.load(Ordering::Relaxed) {
+                        self.initialize(&o, &m)?;
+                    }
+                }
+                Ok(Value::Object(obj))
+            }
+            None => Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "an object model must have a \"?\" header",
+            )),
+        }
+    }
+
+    fn header(model: &Value) -> Option<&Dict> {
+        match model {
+            Value::Dict(d) => match d.get(&Value::str("?")) {
+                Some(Value::Dict(h)) => Some(h),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn precreate(
+        &self,
+        model: &Value,
+        owner: Option<String>,
+        created: &mut Vec<(Arc<Obj>, Value)>,
+    ) -> Result<Option<Arc<Obj>>, EngineError> {
+        match model {
+            Value::Dict(d) => {
+                let mut this = None;
+                let mut child_owner = owner.clone();
+                if let Some(h) = Self::header(model) {
+                    let type_name = h
+                        .get(&Value::str("type"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    let type_name = type_name.split('/').next().unwrap_or("").to_owned();
+                    let id = h.get(&Value::str("id")).and_then(|v| match v {
+                        Value::Str(s) => Some(s.to_string()),
+                        _ => None,
+                    });
+                    let existing = id
+                        .as_ref()
+                        .and_then(|id| lock(&self.state).objects.get(id).cloned());
+                    let obj = match existing {
+                        Some(o) => o,
+                        None => {
+                            let class = self.classes.resolve(None, &type_name)?;
+                            let name = h.get(&Value::str("name")).cloned().unwrap_or_default();
+                            let metadata =
+                                h.get(&Value::str("metadata")).cloned().unwrap_or_default();
+                            let o = self.create_object(class, id, owner, name, metadata)?;
+                            created.push((o.clone(), model.clone()));
+                            o
+                        }
+                    };
+                    child_owner = Some(obj.id.clone());
+                    this = Some(obj);
+                }
+                for (k, v) in d.iter() {
+                    if k.as_str() == Some("?") {
+                        continue;
+                    }
+                    self.precreate(v, child_owner.clone(), created)?;
+                }
+                Ok(this)
+            }
+            Value::List(items) | Value::Tuple(items) => {
+                for v in items.iter() {
+                    self.precreate(v, owner.clone(), created)?;
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Murano's `MuranoObject.initialize`: `Config` properties from the
+    /// class configuration, every other property from the model through
+    /// its contract (a `Runtime` property only when it has a default;
+    /// defaults that read properties not set yet are retried), `.init`
+    /// arguments from the model, then `.init` of each class, parents
+    /// first.
+    pub(crate) fn initialize(&self, obj: &Arc<Obj>, model: &Value) -> Result<(), EngineError> {
+        if obj.initialized.swap(true, Ordering::Relaxed) {
+            return Ok(());
+        }
+        let classes = self.classes.clone();
+        let params = match model {
+            Value::Dict(d) => Some(d.clone()),
+            _ => None,
+        };
+        let config = lock(&self.state)
+            .class_configs
+            .get(&obj.class_name)
+            .cloned();
+        let mro = classes.mro(obj.class);
+        let mut used: HashSet<String> = HashSet::new();
+        let mut init_args: Vec<(ClassId, Vec<(String, Value)>)> = Vec::new();
+        for &class in &mro {
+            let Some(def) = classes.definition(class) else {
+                continue;
+            };
+            let ctx = self.method_context(class, Some(obj));
+            let scope = self.scope(&ctx, Some(obj), class);
+            // Config properties.
+            for prop in def
+                .properties
+                .iter()
+                .filter(|p| p.usage == PropertyUsage::Config)
+            {
+                if used.contains(&prop.name) {
+                    continue;
+                }
+                let key = Value::str(&prop.name);
+                let given = config.as_ref().and_then(|c| c.get(&key)).cloned();
+                let v =
+                    self.apply_property_contract(prop, &scope, given.as_ref(), &obj.class_name)?;
+                lock(&obj.props).insert(prop.name.clone(), v);
+            }
+            let init = def.method(".init");
+            let mut names: Vec<&str> = def.properties.iter().map(|p| p.name.as_str()).collect();
+            if let Some(init) = init {
+                for a in &init.arguments {
+                    if !names.contains(&a.name.as_str()) {
+                        names.push(&a.name);
+                    }
+                }
+            }
+            let mut own_args = Vec::new();
+            let mut last_errors = names.len() + 1;
+            loop {
+                let mut errors = 0;
+                for &name in &names {
+                    if used.contains(name) {
+                        continue;
+                    }
+                    let key = Value::str(name);
+                    let given = params.as_ref().and_then(|d| d.get(&key)).cloned();
+                    if let Some(arg) =
+                        init.and_then(|m| m.arguments.iter().find(|a| a.name == name))
+                    {
+                        if let Some(v) = given {
+                            own_args.push((arg.name.clone(), v));
+                        }
+                        used.insert(name.to_owned());
+                        continue;
+                    }
+                    let Some(prop) = def.property(name) else {
+                        continue;
+                    };
+                    match prop.usage {
+                        PropertyUsage::Config | PropertyUsage::Static => {
+                            used.insert(name.to_owned());
+                            continue;
+                        }
+                        PropertyUsage::Runtime if prop.default.is_none() => {
+                            used.insert(name.to_owned());
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    let given = if prop.usage == PropertyUsage::Runtime {
+                        None
+                    } else {
+                        given
+                    };
+                    let class_config = config.as_ref().and_then(|c| c.get(&key)).cloned();
+                    let given = given.or(class_config);
+                    match self.apply_property_contract(
+                        prop,
+                        &scope,
+                        given.as_ref(),
+                        &obj.class_name,
+                    ) {
+                        Ok(v) => {
+                            lock(&obj.props).insert(prop.name.clone(), v);
+                            used.insert(name.to_owned());
+                        }
+                        Err(e) if e.python_type() == "UninitializedPropertyAccessError" => {
+                            errors += 1;
+                        }
+                        Err(e)
+                            if prop.usage == PropertyUsage::Runtime
+                                && e.python_type() == "ContractViolationException" => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                if errors == 0 {
+                    break;
+                }
+                if errors >= last_errors {
+                    return Err(EngineError::dsl(
+                        "CircularExpressionDependenciesError",
+                        "Circular dependencies between property defaults",
+                    ));
+                }
+                last_errors = errors;
+            }
+            if init.is_some() {
+                init_args.push((class, own_args));
+            }
+        }
+        // `.init`, parents first.
+        for (class, args) in init_args.into_iter().rev() {
+            let Some(def) = classes.definition(class) else {
+                continue;
+            };
+            if let Some(index) = def.methods.iter().position(|m| m.name == ".init") {
+                self.run_method_with(Some(obj), class, index, Vec::new(), args, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A property value through its contract (`given` `None` is "no
+    /// value": the default applies).
+    fn apply_property_contract(
+        &self,
+        prop: &murano_dsl::model::Property,
+        scope: &Scope,
+        given: Option<&Value>,
+        class_name: &str,
+    ) -> Result<Value, EngineError> {
+        match &prop.contract {
+            Some(node) => {
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                contract
+                    .transform(scope, given, prop.default.as_ref())
+                    .map(|t| t.value)
+                    .map_err(|e| {
+                        let mut e = self.unpark_contract(e);
+                        if e.python_type() == "ContractViolationException"
+                            && !e.message.contains(&prop.name)
+                        {
+                            e.message = format!("[{class_name}.{}] {}", prop.name, e.message);
+                        }
+                        e
+                    })
+            }
+            None => match (given, &prop.default) {
+                (Some(v), _) => Ok(v.clone()),
+                (None, Some(d)) => crate::exec::eval_node(self, d, &scope.context),
+                (None, None) => Ok(Value::Null),
+            },
+        }
+    }
+
+    /// Runs method `name` declared by `class` itself (no resolution).
+    fn run_declared(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        name: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let Some(def) = classes.definition(class) else {
+            return Ok(Value::Null);
+        };
+        let Some(index) = def.methods.iter().position(|m| m.name == name) else {
+            return Ok(Value::Null);
+        };
+        self.run_method(this, class, index, args, Vec::new())
+    }
+
+    // ----- properties ----------------------------------------------------
+
+    fn caller_class(&self) -> Option<ClassId> {
+        lock(&self.state).stack.last().map(|f| f.class)
+    }
+
+    /// `$obj.name` from YAQL: `None` (with the error parked) on failure.
+    pub(crate) fn read_property_from_yaql(&self, obj: &Obj, name: &str) -> Option<Value> {
+        match self.read_property(obj, name) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                lock(&self.state).pending = Some(e);
+                None
+            }
+        }
+    }
+
+    /// The caller's class and whether the object is an instance of it
+    /// (Murano's `caller_class.is_compatible(obj)`): then the lookup
+    /// starts at the caller's class and undeclared names are the caller's
+    /// own.
+    fn access(&self, obj: &Obj) -> (Option<ClassId>, bool) {
+        let caller = self.caller_class();
+        let derived = caller.is_some_and(|c| self.classes.is_subclass(obj.class, c));
+        (caller, derived)
+    }
+
+    /// Reads a property with Murano's access rules
+    /// (`MuranoObject.get_property`).
+    pub(crate) fn read_property(&self, obj: &Obj, name: &str) -> Result<Value, EngineError> {
+        let (caller, derived) = self.access(obj);
+        let start = match caller {
+            Some(c) if derived => c,
+            _ => obj.class,
+        };
+        let registry = self.classes.registry();
+        let found = registry
+            .find_property(start, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        match found.first() {
+            Some(p) if p.member.usage == PropertyUsage::Static => {
+                return self.read_static(p.class, name)
+            }
+            Some(_) => {}
+            None if derived => {}
+            None => {
+                return Err(EngineError::dsl(
+                    "PropertyReadError",
+                    format!(
+                        "Property \"{name}\" in class \"{}\" cannot be read",
+                        self.classes.name(start)
+                    ),
+                ))
+            }
+        }
+        match lock(&obj.props).get(name) {
+            Some(v) => Ok(v.clone()),
+            None => Err(EngineError::dsl(
+                "UninitializedPropertyAccessError",
+                format!(
+                    "Access to uninitialized property \"{name}\" in class \"{}\" is forbidden",
+                    obj.class_name
+                ),
+            )),
+        }
+    }
+
+    fn read_static(&self, class: ClassId, name: &str) -> Result<Value, EngineError> {
+        let key = (class.index(), name.to_owned());
+        if let Some(v) = lock(&self.state).statics.get(&key) {
+            return Ok(v.clone());
+        }
+        let def = self.classes.definition(class);
+        let prop = def.and_then(|d| d.property(name));
+        let ctx = self.method_context(class, None);
+        let value = match prop.and_then(|p| p.default.as_ref()) {
+            Some(d) => crate::exec::eval_node(self, d, &ctx)?,
+            None => Value::Null,
+        };
+        lock(&self.state).statics.insert(key, value.clone());
+        Ok(value)
+    }
+
+    /// Writes a property with Murano's access rules and its contract
+    /// (`MuranoObject.set_property`).
+    pub(crate) fn write_property(
+        &self,
+        obj: &Arc<Obj>,
+        name: &str,
+        value: Value,
+    ) -> Result<(), EngineError> {
+        let classes = self.classes.clone();
+        let (caller, derived) = self.access(obj);
+        let start = match caller {
+            Some(c) if derived => c,
+            _ => obj.class,
+        };
+        let found = classes
+            .registry()
+            .find_property(start, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        let Some(p) = found.first() else {
+            if derived {
+                lock(&obj.props).insert(name.to_owned(), value);
+                return Ok(());
+            }
+            return Err(EngineError::dsl(
+                "PropertyWriteError",
+                format!(
+                    "Property \"{name}\" in class \"{}\" cannot be written",
+                    classes.name(start)
+                ),
+            ));
+        };
+        let usage = p.member.usage;
+        let writable = matches!(
+            usage,
+            PropertyUsage::Out
+                | PropertyUsage::InOut
+                | PropertyUsage::Runtime
+                | PropertyUsage::Static
+                | PropertyUsage::Config
+        );
+        if caller.is_some() && (!writable || !derived) {
+            return Err(EngineError::dsl(
+                "NoWriteAccessError",
+                format!("Property \"{name}\" is immutable to the caller"),
+            ));
+        }
+        let value = match &p.member.contract {
+            Some(node) => {
+                let ctx = self.method_context(p.class, Some(obj));
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                let scope = self.scope(&ctx, Some(obj), p.class);
+                contract
+                    .transform(&scope, Some(&value), None)
+                    .map_err(|e| self.unpark_contract(e))?
+                    .value
+            }
+            None => value,
+        };
+        if usage == PropertyUsage::Static {
+            lock(&self.state)
+                .statics
+                .insert((p.class.index(), name.to_owned()), value);
+        } else {
+            lock(&obj.props).insert(name.to_owned(), value);
+        }
+        Ok(())
+    }
+
+    // ----- methods -------------------------------------------------------
+
+    /// Whether `class` has a method `name` (anywhere in its hierarchy).
+    pub(crate) fn has_method(&self, class: ClassId, name: &str) -> bool {
+        self.classes
+            .registry()
+            .find_method(class, name)
+            .is_ok_and(|m| !m.is_empty())
+    }
+
+    /// Resolves and calls `name` on `this` (or statically on `class`).
+    pub(crate) fn invoke(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        external: bool,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let found = classes
+            .registry()
+            .find_method(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        let m = match found.as_slice() {
+            [] => {
+                return Err(EngineError::dsl(
+                    "NoMethodFound",
+                    format!("Method \"{name}\" is not found"),
+                ))
+            }
+            [m] => *m,
+            _ => {
+                return Err(EngineError::dsl(
+                    "AmbiguousMethodName",
+                    format!("Found more that one method \"{name}\""),
+                ))
+            }
+        };
+        let method = m.member;
+        if let Some(o) = this {
+            if o.is_destroyed() {
+                return Err(EngineError::dsl(
+                    "ObjectDestroyedError",
+                    format!("Object {} is destroyed", o.id),
+                ));
+            }
+        }
+        let is_static = matches!(method.usage, MethodUsage::Static | MethodUsage::Extension);
+        if this.is_none() && !is_static {
+            return Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                format!("Method \"{name}\" is not static"),
+            ));
+        }
+        if external && method.scope != MethodScope::Public && method.usage != MethodUsage::Action {
+            return Err(EngineError::dsl(
+                "MethodNotExposed",
+                format!("Method \"{name}\" is not exposed"),
+            ));
+        }
+        let this = if is_static { None } else { this };
+        self.run_method(this, m.class, m.index, args, kwargs)
+    }
+
+    /// Binds arguments, applies their contracts and runs the body.
+    pub(crate) fn run_method(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        index: usize,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, EngineError> {
+        self.run_method_with(this, class, index, args, kwargs, false)
+    }
+
+    /// [`Core::run_method`]; `lenient`: a missing argument is "no value"
+    /// (its default or null through its contract), as for `.init`.
+    pub(crate) fn run_method_with(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        index: usize,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        lenient: bool,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let Some(method) = classes.definition(class).and_then(|d| d.methods.get(index)) else {
+            return Err(EngineError::dsl("NoMethodFound", "method vanished"));
+        };
+        self.spend()?;
+        let depth = lock(&self.state).stack.len();
+        if depth >= self.limits.max_call_depth {
+            return Err(EngineError::limit(
+                LimitKind::CallDepth,
+                format!("call depth exceeds {}", self.limits.max_call_depth),
+            ));
+        }
+        let ctx = self.method_context(class, this);
+        let bound = self.bind_arguments(method, &ctx, this, class, args, kwargs, lenient)?;
+        let mut ctx = ctx;
+        for (n, v) in bound.values {
+            ctx.set(&n, v);
+        }
+        lock(&self.state).stack.push(Frame {
+            class,
+            method: method.name.clone(),
+            this: this.cloned(),
+            at: method.start,
+        });
+        let result = crate::exec::run_body(self, &method.body, &mut ctx);
+        lock(&self.state).stack.pop();
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bind_arguments(
+        &self,
+        method: &murano_dsl::model::Method,
+        ctx: &Context,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        lenient: bool,
+    ) -> Result<Bound, EngineError> {
+        let mismatch = || {
+            EngineError::new(
+                ErrorKind::Yaql(YaqlErrorKind::NoMatchingMethod),
+                format!("No method \"{}\" matches supplied arguments", method.name),
+            )
+        };
+        let mut positional = args.into_iter();
+        let mut kwargs: IndexMap<String, Value> = kwargs.into_iter().collect();
+        let mut values = Vec::new();
+        let scope = self.scope(ctx, this, class);
+        let mut rest_pos: Option<(String, Option<&murano_dsl::yaml::Node>)> = None;
+        let mut rest_kw: Option<(String, Option<&murano_dsl::yaml::Node>)> = None;
+        let apply = |name: &str,
+                     contract: Option<&murano_dsl::yaml::Node>,
+                     data: Option<&Value>,
+                     default: Option<&murano_dsl::yaml::Node>|
+         -> Result<Value, EngineError> {
+            match contract {
+                Some(node) => {
+                    let contract =
+                        Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                    contract
+                        .transform(&scope, data, default)
+                        .map(|t| t.value)
+                        .map_err(|e| {
+                            let mut e = self.unpark_contract(e);
+                            if matches!(&e.kind, ErrorKind::Engine { type_name, .. } if type_name == "ContractViolationException")
+                            {
+                                e.message = format!(
+                                    "[{}::{}({name})] {}",
+                                    self.classes.name(class),
+                                    method.name,
+                                    e.message
+                                );
+                            }
+                            e
+                        })
+                }
+                None => match (data, default) {
+                    (Some(v), _) => Ok(v.clone()),
+                    (None, Some(d)) => crate::exec::eval_node(self, d, ctx),
+                    (None, None) => Ok(Value::Null),
+                },
+            }
+        };
+        for a in &method.arguments {
+            match a.usage {
+                ArgumentUsage::Standard => {
+                    let given = match positional.next() {
+                        Some(v) => Some(v),
+                        None => kwargs.shift_remove(&a.name),
+                    };
+                    if given.is_none() && a.default.is_none() && !lenient {
+                        return Err(mismatch());
+                    }
+                    let v = apply(
+                        &a.name,
+                        a.contract.as_ref(),
+                        given.as_ref(),
+                        a.default.as_ref(),
+                    )?;
+                    values.push((a.name.clone(), v));
+                }
+                ArgumentUsage::VarArgs => rest_pos = Some((a.name.clone(), a.contract.as_ref())),
+                ArgumentUsage::KwArgs => rest_kw = Some((a.name.clone(), a.contract.as_ref())),
+            }
+        }
+        let extra: Vec<Value> = positional.collect();
+        match rest_pos {
+            Some((name, contract)) => {
+                let mut items = Vec::new();
+                for v in extra {
+                    items.push(apply(&name, contract, Some(&v), None)?);
+                }
+                values.push((name, Value::tuple(items)));
+            }
+            None if !extra.is_empty() => return Err(mismatch()),
+            None => {}
+        }
+        match rest_kw {
+            Some((name, contract)) => {
+                let mut d = Dict::default();
+                for (k, v) in kwargs {
+                    let v = apply(&name, contract, Some(&v), None)?;
+                    d.insert(Value::str(&k), v);
+                }
+                values.push((name, Value::Dict(Arc::new(d))));
+            }
+            None if !kwargs.is_empty() => return Err(mismatch()),
+            None => {}
+        }
+        Ok(Bound { values })
+    }
+
+    // ----- destruction ---------------------------------------------------
+
+    fn reachable(&self) -> HashSet<String> {
+        let mut seen = HashSet::new();
+        let root = lock(&self.state).root.clone();
+        let mut todo: Vec<Value> = root.map(|r| vec![Value::Object(r)]).unwrap_or_default();
+        let mut steps = 0usize;
+        while let Some(v) = todo.pop() {
+            steps += 1;
+            if steps > 10_000_000 {
+                break;
+            }
+            match &v {
+                Value::Object(_) => {
+                    if let Some(o) = self.obj_of(&v) {
+                        if seen.insert(o.id.clone()) {
+                            todo.extend(lock(&o.props).values().cloned());
+                        }
+                    }
+                }
+                Value::List(items) | Value::Tuple(items) => todo.extend(items.iter().cloned()),
+                Value::Dict(d) => {
+                    for (k, x) in d.iter() {
+                        todo.push(k.clone());
+                        todo.push(x.clone());
+                    }
+                }
+                Value::Set(s) => todo.extend(s.iter().cloned()),
+                _ => {}
+            }
+        }
+        seen
+    }
+
+    /// Destroys the objects not reachable from the root, running their
+    /// `.destroy` methods (most derived class first).
+    pub(crate) fn collect_garbage(&self) -> Result<(), EngineError> {
+        let reachable = self.reachable();
+        let doomed: Vec<Arc<Obj>> = lock(&self.state)
+            .objects
+            .values()
+            .filter(|o| !reachable.contains(&o.id) && !o.is_destroyed())
+            .cloned()
+            .collect();
+        for o in &doomed {
+            for class in self.classes.mro(o.class) {
+                let has = self
+                    .classes
+                    .definition(class)
+                    .is_some_and(|d| d.method(".destroy").is_some());
+                if has {
+                    self.run_declared(Some(o), class, ".destroy", Vec::new())?;
+                }
+            }
+            o.destroyed.store(true, Ordering::Relaxed);
+        }
+        let mut st = lock(&self.state);
+        for o in doomed {
+            st.objects.shift_remove(&o.id);
+        }
+        Ok(())
+    }
+}
+
+/// The object store as contracts see it.
+struct StoreHost {
+    core: Weak<Core>,
+    class: Option<ClassId>,
+}
+
+impl ObjectHost for StoreHost {
+    fn object_info(&self, value: &Value) -> Option<ObjectInfo> {
+        let core = self.core.upgrade()?;
+        let o = core.obj_of(value)?;
+        Some(ObjectInfo {
+            id: o.id.clone(),
+            class: o.class_name.clone(),
+        })
+    }
+
+    fn find_object(&self, id: &str) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        let o = lock(&core.state).objects.get(id).cloned()?;
+        Some(Value::Object(o))
+    }
+
+    fn resolve_class(&self, name: &str) -> Result<String, ContractError> {
+        let core = self.core.upgrade().ok_or_else(|| {
+            ContractError::new(murano_dsl::contract::ContractErrorKind::NoClassFound, name)
+        })?;
+        core.classes
+            .resolve(self.class, name)
+            .map(|c| core.classes.name(c).to_owned())
+            .map_err(|_| {
+                ContractError::new(
+                    murano_dsl::contract::ContractErrorKind::NoClassFound,
+                    format!("Class \"{name}\" is not found"),
+                )
+            })
+    }
+
+    fn is_subclass(&self, class: &str, ancestor: &str) -> bool {
+        let Some(core) = self.core.upgrade() else {
+            return false;
+        };
+        match (core.classes.find(class), core.classes.find(ancestor)) {
+            (Some(c), Some(a)) => core.classes.is_subclass(c, a),
+            _ => false,
+        }
+    }
+
+    fn load_object(
+        &self,
+        model: &Value,
+        owner: Option<&Value>,
+        default_class: &str,
+        dry_run: bool,
+    ) -> Result<Value, ContractError> {
+        let fail = |e: EngineError| {
+            ContractError::new(
+                murano_dsl::contract::ContractErrorKind::Host {
+                    type_name: e.python_type().to_owned(),
+                    module: e.python_module().to_owned(),
+                },
+                e.message,
+            )
+        };
+        let core = self
+            .core
+            .upgrade()
+            .ok_or_else(|| fail(EngineError::dsl("NoClassFound", default_class)))?;
+        if dry_run {
+            return Err(fail(EngineError::not_supported("template() contracts")));
+        }
+        let owner = owner.and_then(|o| core.obj_of(o));
+        if let Some(h) = Core::header(model) {
+            if let Some(Value::Str(id)) = h.get(&Value::str("id")) {
+                let existing = lock(&core.state).objects.get(&**id).cloned();
+                if let Some(o) = existing {
+                    core.initialize(&o, model).map_err(fail)?;
+                    return Ok(Value::Object(o));
+                }
+            }
+            return core.load_object_tree(model, owner.as_ref()).map_err(fail);
+        }
+        Err(fail(EngineError::not_supported(
+            "creating an object from a model without a \"?\" header",
+        )))
+    }
+
+    fn owner_of(&self, object: &Value) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        let o = core.obj_of(object)?;
+        let owner = o.owner_id()?;
+        let st = lock(&core.state);
+        st.objects.get(&owner).map(|x| Value::Object(x.clone()))
+    }
+
+    fn serialize(&self, object: &Value) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        let o = core.obj_of(object)?;
+        Some(crate::serialize::object_tree(&core, &o, false))
+    }
+}

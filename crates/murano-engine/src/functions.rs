@@ -1,0 +1,434 @@
+//! The engine's YAQL functions (Murano's `murano/dsl/yaql_functions.py`
+//! and `murano/engine/system/yaql_functions.py`) and the dispatch of
+//! MuranoPL method calls from YAQL (`$obj.method(...)`, `method(...)`).
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Weak};
+
+use murano_yaql::eval::{Call, Dict, Error as YaqlError, FunctionDef, Library, Value};
+
+use crate::engine::Core;
+use crate::error::EngineError;
+
+/// Functions of Murano's library that this engine does not run yet: they
+/// are registered, and calling one is a typed "not supported yet" error
+/// rather than a YAQL "no such function".
+const NOT_YET: &[&str] = &[
+    "cast",
+    "super",
+    "psuper",
+    "require",
+    "find",
+    "sleep",
+    "metadata",
+    "dump",
+    "pselect",
+    "bind",
+    "config",
+    "patch",
+    "randomName",
+    "logger",
+    "decryptData",
+];
+
+fn args_from(call: &Call<'_>, start: usize) -> Result<Vec<Value>, YaqlError> {
+    let mut out = Vec::new();
+    for i in start..call.len() {
+        out.push(call.value(i)?.clone());
+    }
+    Ok(out)
+}
+
+fn kwargs_from(call: &Call<'_>) -> Result<Vec<(String, Value)>, YaqlError> {
+    let mut out = Vec::new();
+    for (k, a) in call.kwargs() {
+        out.push((k.trim_start_matches('$').to_owned(), call.force(a)?));
+    }
+    Ok(out)
+}
+
+fn upgrade(weak: &Weak<Core>) -> Result<Arc<Core>, YaqlError> {
+    weak.upgrade().ok_or_else(YaqlError::mismatch)
+}
+
+/// Registers the engine functions.
+pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
+    // Format 1.0/1.1: these string and collection methods are callable
+    // as functions too (`murano/engine/system/yaql_functions.py`).
+    for name in [
+        "toLower",
+        "toUpper",
+        "trim",
+        "join",
+        "split",
+        "startsWith",
+        "endsWith",
+        "matches",
+        "replace",
+        "flatten",
+    ] {
+        lib.make_extension(name);
+    }
+    lib.register(
+        FunctionDef::native("base64encode", "value", |call| {
+            Ok(Value::str(&crate::base64::encode(
+                call.string(0)?.as_bytes(),
+            )))
+        })
+        .extension(),
+    );
+    lib.register(
+        FunctionDef::native("base64decode", "value", |call| {
+            let bytes = crate::base64::decode(call.string(0)?).ok_or_else(|| {
+                crate::engine::host_exception("Error", "binascii", "Incorrect padding")
+            })?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                crate::engine::host_exception(
+                    "UnicodeDecodeError",
+                    "builtins",
+                    "'utf-8' codec can't decode the data",
+                )
+            })?;
+            Ok(Value::str(&text))
+        })
+        .extension(),
+    );
+    // substr(string, start, length = -1): `substring` as a method.
+    lib.register(
+        FunctionDef::native("substr", "string, start, length=", |call| {
+            let s = call.value(0)?.clone();
+            let start = call.int(1)?;
+            let length = call.int_or(2, -1)?;
+            call.call_method("substring", s, vec![Value::Int(start), Value::Int(length)])
+        })
+        .extension(),
+    );
+    // firstOrDefault(collection, default = null)
+    lib.register(
+        FunctionDef::native("firstOrDefault", "collection, default=", |call| {
+            let default = call.opt(1)?.cloned().unwrap_or_default();
+            let mut it = call.iterable(0)?;
+            match it.next() {
+                Some(v) => v,
+                None => Ok(default),
+            }
+        })
+        .extension(),
+    );
+    for name in NOT_YET {
+        let name_owned: &'static str = name;
+        lib.register(
+            FunctionDef::native(name, "*args, **kwargs", {
+                let weak = Arc::downgrade(core);
+                move |_call| {
+                    let core = upgrade(&weak)?;
+                    Err(core.park(EngineError::not_supported(format!(
+                        "the function {name_owned}()"
+                    ))))
+                }
+            })
+            .extension(),
+        );
+    }
+
+    // id(object)
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("id", "object", move |call| {
+            let core = upgrade(&weak)?;
+            match core.obj_of(call.value(0)?) {
+                Some(o) => Ok(Value::str(&o.id)),
+                None => Err(YaqlError::mismatch()),
+            }
+        })
+        .extension(),
+    );
+
+    // type(object) / type(name)
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("type", "object", move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            if let Some(o) = core.obj_of(v) {
+                return Ok(core.type_value(o.class, true));
+            }
+            if let Some(t) = core.type_of_value(v) {
+                return Ok(core.type_value(t.class, true));
+            }
+            if let Value::Str(s) = v {
+                let from = core.current_frame().map(|f| f.class);
+                return match core.classes.resolve(from, s) {
+                    Ok(c) => Ok(core.type_value(c, true)),
+                    Err(e) => Err(core.park(e)),
+                };
+            }
+            Err(YaqlError::mismatch())
+        })
+        .extension(),
+    );
+
+    // name(object)
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("name", "object", move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            match core.obj_of(v) {
+                Some(o) => Ok(o.name.clone()),
+                None => Err(YaqlError::mismatch()),
+            }
+        })
+        .extension(),
+    );
+
+    // typeinfo(object) / typeinfo(type): the class itself.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("typeinfo", "object", move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            if let Some(o) = core.obj_of(v) {
+                return Ok(core.type_value(o.class, false));
+            }
+            if let Some(t) = core.type_of_value(v) {
+                return Ok(core.type_value(t.class, false));
+            }
+            Err(YaqlError::mismatch())
+        })
+        .extension(),
+    );
+
+    // `:Name` and `ns:Name`: type references resolved with the namespaces
+    // of the running method's class.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "#unary_operator_:",
+        "name",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let name = call.string(0)?.to_owned();
+            let from = core.current_frame().map(|f| f.class);
+            let resolved = if from.is_some() {
+                format!(":{name}")
+            } else {
+                name
+            };
+            match core.classes.resolve(from, &resolved) {
+                Ok(c) => Ok(core.type_value(c, true)),
+                Err(e) => Err(core.park(e)),
+            }
+        },
+    ));
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "#operator_:",
+        "ns, name",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let full = format!("{}:{}", call.string(0)?, call.string(1)?);
+            let from = core.current_frame().map(|f| f.class);
+            match core.classes.resolve(from, &full) {
+                Ok(c) => Ok(core.type_value(c, true)),
+                Err(e) => Err(core.park(e)),
+            }
+        },
+    ));
+
+    // call(name, args, kwargs, receiver)
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "call",
+        "name, args, kwargs, receiver=",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let name = call.string(0)?.to_owned();
+            let args: Vec<Value> = match call.value(1)? {
+                Value::List(v) | Value::Tuple(v) => v.to_vec(),
+                _ => return Err(YaqlError::mismatch()),
+            };
+            let kwargs: Vec<(String, Value)> = match call.value(2)? {
+                Value::Dict(d) => d.iter().map(|(k, v)| (k.py_str(), v.clone())).collect(),
+                _ => return Err(YaqlError::mismatch()),
+            };
+            let receiver = call.opt(3)?.cloned();
+            call_method(&core, &name, receiver, args, kwargs).map_err(|e| core.park(e))
+        },
+    ));
+
+    // yaql 2.0's `format` (string method and function), without the
+    // attribute and index lookups of Python's format fields.
+    lib.register(
+        FunctionDef::native("format", "format, *args, **kwargs", |call| {
+            let fmt = call.string(0)?.to_owned();
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            crate::format::format(&fmt, &args, &kwargs)
+        })
+        .extension(),
+    );
+
+    // new(type, owner => , name => , ...properties)
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "new",
+        "type, *args, **kwargs",
+        move |call| {
+            let core = upgrade(&weak)?;
+            new_object(&core, call).map_err(|e| core.park(e))
+        },
+    ));
+}
+
+/// `call(name, args, kwargs, receiver)`: a method of the receiver (an
+/// object or a class), or of the running method's object.
+fn call_method(
+    core: &Arc<Core>,
+    name: &str,
+    receiver: Option<Value>,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, EngineError> {
+    match receiver {
+        Some(r) if !r.is_null() => {
+            if let Some(o) = core.obj_of(&r) {
+                return core.invoke(Some(&o), o.class, name, args, kwargs, false);
+            }
+            if let Some(t) = core.type_of_value(&r) {
+                return core.invoke(None, t.class, name, args, kwargs, false);
+            }
+            Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "call(): the receiver is not an object or a class",
+            ))
+        }
+        _ => {
+            let frame = core.current_frame().ok_or_else(|| {
+                EngineError::dsl("DslInvalidOperationError", "call() outside of a method")
+            })?;
+            let class = frame.this.as_ref().map_or(frame.class, |o| o.class);
+            core.invoke(frame.this.as_ref(), class, name, args, kwargs, false)
+        }
+    }
+}
+
+fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineError> {
+    let from = core.current_frame().map(|f| f.class);
+    let target = call.value(0).map_err(|e| core.unpark_yaql(&e))?.clone();
+    let class = if let Some(t) = core.type_of_value(&target) {
+        t.class
+    } else if let Value::Str(s) = &target {
+        core.classes.resolve(from, s)?
+    } else if let Value::Dict(_) = &target {
+        return Err(EngineError::not_supported("new() from an object model"));
+    } else {
+        return Err(EngineError::dsl(
+            "DslInvalidOperationError",
+            "new() takes a type",
+        ));
+    };
+    if call.len() > 1 {
+        return Err(EngineError::not_supported(
+            "new() with positional parameters",
+        ));
+    }
+    let kwargs = kwargs_from(call).map_err(|e| core.unpark_yaql(&e))?;
+    let mut owner = None;
+    let mut name = Value::Null;
+    let mut props = Dict::default();
+    for (k, v) in kwargs {
+        match k.as_str() {
+            "owner" => owner = core.obj_of(&v),
+            "name" => name = v,
+            _ => {
+                props.insert(Value::str(&k), v);
+            }
+        }
+    }
+    let obj = core.create_object(
+        class,
+        None,
+        owner.as_ref().map(|o| o.id.clone()),
+        name,
+        Value::Null,
+    )?;
+    core.initialize(&obj, &Value::Dict(Arc::new(props)))?;
+    Ok(Value::Object(obj))
+}
+
+/// Registers one dispatcher per method name declared by any class: a call
+/// `$obj.m(...)` on a MuranoPL object, `:Class.m(...)` on a class, or
+/// `m(...)` inside a method of a class that has `m`, runs the MuranoPL
+/// method; anything else falls through to the YAQL functions of that
+/// name.
+pub(crate) fn register_method_dispatch(lib: &mut Library, core: &Arc<Core>) {
+    let registry = core.classes.registry();
+    let mut names = BTreeSet::new();
+    for class in registry.classes() {
+        if let Some(def) = registry.definition(class) {
+            for m in &def.methods {
+                if !m.name.starts_with('.') {
+                    names.insert(m.name.clone());
+                }
+            }
+        }
+    }
+    for name in names {
+        let weak = Arc::downgrade(core);
+        let method = name.clone();
+        lib.register(
+            FunctionDef::native(&name, "*args, **kwargs", move |call| {
+                let core = upgrade(&weak)?;
+                dispatch(&core, &method, call)
+            })
+            .extension(),
+        );
+    }
+}
+
+fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, YaqlError> {
+    if call.is_method_call() {
+        let recv = call.value(0)?.clone();
+        if let Some(obj) = core.obj_of(&recv) {
+            if !core.has_method(obj.class, name) {
+                return Err(YaqlError::mismatch());
+            }
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            return core
+                .invoke(Some(&obj), obj.class, name, args, kwargs, false)
+                .map_err(|e| core.park(e));
+        }
+        if let Some(t) = core.type_of_value(&recv) {
+            if !core.has_method(t.class, name) {
+                return Err(YaqlError::mismatch());
+            }
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            return core
+                .invoke(None, t.class, name, args, kwargs, false)
+                .map_err(|e| core.park(e));
+        }
+        return Err(YaqlError::mismatch());
+    }
+    let Some(frame) = core.current_frame() else {
+        return Err(YaqlError::mismatch());
+    };
+    let class = frame.this.as_ref().map_or(frame.class, |o| o.class);
+    if !core.has_method(class, name) {
+        return Err(YaqlError::mismatch());
+    }
+    let args = args_from(call, 0)?;
+    let kwargs = kwargs_from(call)?;
+    core.invoke(frame.this.as_ref(), class, name, args, kwargs, false)
+        .map_err(|e| core.park(e))
+}

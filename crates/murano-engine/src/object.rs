@@ -1,0 +1,120 @@
+//! MuranoPL objects and class values as YAQL host objects.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use indexmap::IndexMap;
+use murano_dsl::registry::ClassId;
+use murano_yaql::eval::{HostObject, Value};
+
+use crate::engine::Core;
+
+/// Locks a mutex, recovering from poisoning (the data stays consistent:
+/// every critical section is a plain read or write).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// A MuranoPL object: an id, a class, an owner and a property store.
+pub(crate) struct Obj {
+    pub(crate) id: String,
+    pub(crate) class: ClassId,
+    pub(crate) class_name: String,
+    pub(crate) owner: Mutex<Option<String>>,
+    pub(crate) props: Mutex<IndexMap<String, Value>>,
+    pub(crate) destroyed: AtomicBool,
+    pub(crate) initialized: AtomicBool,
+    pub(crate) name: Value,
+    pub(crate) metadata: Value,
+    pub(crate) core: Weak<Core>,
+}
+
+impl fmt::Debug for Obj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{} {}>", self.class_name, self.id)
+    }
+}
+
+impl Obj {
+    /// Whether the object was destroyed.
+    pub(crate) fn is_destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn owner_id(&self) -> Option<String> {
+        lock(&self.owner).clone()
+    }
+}
+
+impl HostObject for Obj {
+    fn type_name(&self) -> &str {
+        &self.class_name
+    }
+
+    fn property(&self, name: &str) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        core.read_property_from_yaql(self, name)
+    }
+
+    fn host_eq(&self, other: &dyn HostObject) -> bool {
+        std::ptr::eq(
+            self as *const Self as *const u8,
+            other as *const dyn HostObject as *const u8,
+        )
+    }
+}
+
+/// A class as a value (`$type` in the conformance encoding) or a type
+/// reference (`:Name`, the result of `type()`).
+pub(crate) struct TypeObj {
+    pub(crate) class: ClassId,
+    pub(crate) name: String,
+    pub(crate) reference: bool,
+}
+
+impl fmt::Debug for TypeObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<type {}>", self.name)
+    }
+}
+
+impl HostObject for TypeObj {
+    fn type_name(&self) -> &str {
+        &self.name
+    }
+
+    fn host_eq(&self, other: &dyn HostObject) -> bool {
+        other.type_name() == self.name
+            && std::ptr::eq(
+                self as *const Self as *const u8,
+                other as *const dyn HostObject as *const u8,
+            )
+    }
+}
+
+/// The address that identifies a host object inside a [`Value`].
+pub(crate) fn addr_of(v: &Value) -> Option<usize> {
+    match v {
+        Value::Object(o) => Some(Arc::as_ptr(o) as *const u8 as usize),
+        _ => None,
+    }
+}
+
+/// What the host sees of an object (see [`crate::Engine::object_view`]).
+#[derive(Debug, Clone)]
+pub struct ObjectView {
+    /// The object id.
+    pub id: String,
+    /// The full class name.
+    pub class: String,
+    /// The property store, sorted by name (static properties excluded).
+    pub props: Vec<(String, Value)>,
+    /// Whether the object was destroyed.
+    pub destroyed: bool,
+    /// The object's `name` from its model header, when not null.
+    pub name: Option<Value>,
+}

@@ -1,0 +1,196 @@
+//! Serialisation of objects back to an object model, as Murano's
+//! `serializer.serialize_model` writes it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use murano_dsl::model::{MethodScope, MethodUsage, PropertyUsage};
+use murano_yaql::eval::{Dict, Value};
+
+use crate::engine::Core;
+use crate::object::{lock, Obj};
+
+/// `{"Objects": tree, "ObjectsCopy": tree, "Attributes": [...]}` for a
+/// root (all null/empty without one).
+pub(crate) fn model(core: &Core, root: Option<&Arc<Obj>>) -> Value {
+    let (objects, copy) = match root {
+        Some(r) => (object_tree(core, r, true), object_tree(core, r, false)),
+        None => (Value::Null, Value::Null),
+    };
+    let mut d = Dict::default();
+    d.insert(Value::str("Objects"), objects);
+    d.insert(Value::str("ObjectsCopy"), copy);
+    d.insert(Value::str("Attributes"), Value::List(Arc::new(Vec::new())));
+    Value::Dict(Arc::new(d))
+}
+
+/// One object and what it owns, as a model tree; `actions` adds the
+/// designer attribute `_actions`.
+pub(crate) fn object_tree(core: &Core, root: &Arc<Obj>, actions: bool) -> Value {
+    let mut done = HashSet::new();
+    object_dict(core, root, actions, &mut done, 0)
+}
+
+const MAX_DEPTH: usize = 256;
+
+fn object_dict(
+    core: &Core,
+    obj: &Arc<Obj>,
+    actions: bool,
+    done: &mut HashSet<String>,
+    depth: usize,
+) -> Value {
+    done.insert(obj.id.clone());
+    let classes = &core.classes;
+    let mut header = Dict::default();
+    header.insert(
+        Value::str("type"),
+        Value::str(&classes.type_string(obj.class)),
+    );
+    header.insert(Value::str("id"), Value::str(&obj.id));
+    header.insert(Value::str("name"), obj.name.clone());
+    header.insert(Value::str("metadata"), obj.metadata.clone());
+    if obj.is_destroyed() {
+        header.insert(Value::str("destroyed"), Value::Bool(true));
+    }
+    if actions {
+        let mut acts = Dict::default();
+        let mut seen = HashSet::new();
+        if let Ok(methods) = classes.registry().find_methods(obj.class, |m| {
+            m.scope == MethodScope::Public || m.usage == MethodUsage::Action
+        }) {
+            for m in methods {
+                if !seen.insert(m.member.name.clone()) {
+                    continue;
+                }
+                let mut entry = Dict::default();
+                entry.insert(Value::str("enabled"), Value::Bool(true));
+                entry.insert(Value::str("name"), Value::str(&m.member.name));
+                let texts = action_texts(core, obj, &m.member.name);
+                let title = texts.title.unwrap_or_else(|| Value::str(&m.member.name));
+                entry.insert(Value::str("title"), title);
+                if let Some(d) = texts.description {
+                    entry.insert(Value::str("description"), d);
+                }
+                if let Some(h) = texts.help {
+                    entry.insert(Value::str("helpText"), h);
+                }
+                acts.insert(
+                    Value::str(&format!("{}_{}", obj.id, m.member.name)),
+                    Value::Dict(Arc::new(entry)),
+                );
+            }
+        }
+        header.insert(Value::str("_actions"), Value::Dict(Arc::new(acts)));
+    }
+    let mut out = Dict::default();
+    out.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+    let props = lock(&obj.props).clone();
+    let declared = classes
+        .registry()
+        .find_properties(obj.class, |_| true)
+        .unwrap_or_default();
+    let mut seen = HashSet::new();
+    for p in declared {
+        let name = &p.member.name;
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if matches!(
+            p.member.usage,
+            PropertyUsage::Runtime | PropertyUsage::Config | PropertyUsage::Static
+        ) {
+            continue;
+        }
+        if let Some(v) = props.get(name) {
+            let sv = value(core, v, Some(obj), actions, done, depth + 1);
+            out.insert(Value::str(name), sv);
+        }
+    }
+    Value::Dict(Arc::new(out))
+}
+
+fn value(
+    core: &Core,
+    v: &Value,
+    parent: Option<&Arc<Obj>>,
+    actions: bool,
+    done: &mut HashSet<String>,
+    depth: usize,
+) -> Value {
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    if let Some(o) = core.obj_of(v) {
+        let owned = parent.is_some_and(|p| o.owner_id().as_deref() == Some(p.id.as_str()));
+        if owned && !done.contains(&o.id) {
+            return object_dict(core, &o, actions, done, depth + 1);
+        }
+        return Value::str(&o.id);
+    }
+    if let Some(t) = core.type_of_value(v) {
+        return Value::str(&core.classes.type_string(t.class));
+    }
+    match v {
+        Value::Dict(d) => {
+            let mut out = Dict::default();
+            for (k, x) in d.iter() {
+                out.insert(
+                    value(core, k, parent, actions, done, depth + 1),
+                    value(core, x, parent, actions, done, depth + 1),
+                );
+            }
+            Value::Dict(Arc::new(out))
+        }
+        Value::List(items) | Value::Tuple(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|x| value(core, x, parent, actions, done, depth + 1))
+                .collect(),
+        )),
+        Value::Set(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|x| value(core, x, parent, actions, done, depth + 1))
+                .collect(),
+        )),
+        other => other.clone(),
+    }
+}
+
+#[derive(Default)]
+struct ActionTexts {
+    title: Option<Value>,
+    description: Option<Value>,
+    help: Option<Value>,
+}
+
+/// The `text` of the `Title`, `Description` and `HelpText` meta of an
+/// action (`_serialize_available_action`).
+fn action_texts(core: &Core, obj: &Arc<Obj>, method: &str) -> ActionTexts {
+    let mut out = ActionTexts::default();
+    let registry = core.classes.registry();
+    let Ok(meta) = registry.method_meta(obj.class, method) else {
+        return out;
+    };
+    for m in meta {
+        let name = core.classes.name(m.attachment.meta_class);
+        let slot = match name {
+            "io.murano.metadata.Title" => &mut out.title,
+            "io.murano.metadata.Description" => &mut out.description,
+            "io.murano.metadata.HelpText" => &mut out.help,
+            _ => continue,
+        };
+        let text = m
+            .attachment
+            .properties
+            .as_ref()
+            .and_then(|p| p.value.get("text"))
+            .and_then(|node| {
+                let ctx = core.method_context(m.declared_by, None);
+                crate::exec::eval_node(core, node, &ctx).ok()
+            });
+        *slot = Some(text.unwrap_or_default());
+    }
+    out
+}

@@ -1,0 +1,192 @@
+//! Unit tests: limits, control flow and errors on small classes.
+
+use std::sync::Arc;
+
+use murano_dsl::version::Version;
+use murano_yaql::eval::{Dict, Value};
+
+use crate::{ClassSetBuilder, Engine, EngineError, ErrorKind, LimitKind, Limits, Receiver};
+
+const CLASSES: &str = r#"
+Name: Looper
+Properties:
+  n: {Contract: $.int(), Default: 0}
+Methods:
+  forever:
+    Scope: Public
+    Body:
+      - While: $.n = 0
+        Do:
+          - $x: 1
+  catchForever:
+    Scope: Public
+    Body:
+      - Try:
+          - $.forever()
+        Catch:
+          - Do:
+              - Return: caught
+  recurse:
+    Scope: Public
+    Body:
+      - Return: $.recurse()
+  spawn:
+    Scope: Public
+    Arguments: [{count: {Contract: $.int()}}]
+    Body:
+      - For: i
+        In: range(0, $count)
+        Do:
+          - $o: new(Looper)
+  flow:
+    Scope: Public
+    Body:
+      - $out: []
+      - For: i
+        In: range(0, 10)
+        Do:
+          - If: $i = 2
+            Then:
+              - Continue:
+          - If: $i = 5
+            Then:
+              - Break:
+          - $out: $out + [$i]
+      - $d: {}
+      - $d.a.b: 1
+      - $d.a[c]: 2
+      - Switch:
+          $i = 5:
+            - $out: $out + [s1]
+          true:
+            - $out: $out + [s2]
+      - Match:
+          5:
+            - $out: $out + [m5]
+        Value: $i
+      - Try:
+          - Throw: boom
+            Message: bad
+        Catch:
+          - With: boom
+            As: e
+            Do:
+              - $out: $out + [$e.message]
+        Finally:
+          - $out: $out + [fin]
+      - Return: [$out, $d]
+  notSupported:
+    Scope: Public
+    Body:
+      - Try:
+          - Parallel:
+              - $x: 1
+        Catch:
+          - Do:
+              - Return: caught
+"#;
+
+fn engine(limits: Limits) -> (Engine, Value) {
+    let mut b = ClassSetBuilder::new();
+    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+    let core_classes = "Name: io.murano.Object\n---\nName: io.murano.Exception\n\
+        Properties: {name: {Contract: $, Usage: Runtime}, message: {Contract: $, Usage: Runtime}}\n";
+    for def in ClassSetBuilder::parse_file(core_classes.as_bytes(), "Object.yaml").unwrap() {
+        b.add_class(core, "Object.yaml", def).unwrap();
+    }
+    for def in ClassSetBuilder::parse_file(CLASSES.as_bytes(), "Looper.yaml").unwrap() {
+        b.add_class(pkg, "Looper.yaml", def).unwrap();
+    }
+    let engine = Engine::new(Arc::new(b.build()), limits, Vec::new());
+    let mut header = Dict::default();
+    header.insert(Value::str("type"), Value::str("Looper"));
+    header.insert(Value::str("id"), Value::str("root"));
+    let mut obj = Dict::default();
+    obj.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+    let mut model = Dict::default();
+    model.insert(Value::str("Objects"), Value::Dict(Arc::new(obj)));
+    let root = engine
+        .load_model(&Value::Dict(Arc::new(model)))
+        .unwrap()
+        .unwrap();
+    (engine, root)
+}
+
+fn call(limits: Limits, method: &str, args: Vec<Value>) -> Result<Value, EngineError> {
+    let (engine, root) = engine(limits);
+    engine.call(&Receiver::Object(root), method, args, Vec::new())
+}
+
+#[test]
+fn while_true_runs_out_of_fuel_and_is_not_caught() {
+    let limits = Limits {
+        fuel: Some(10_000),
+        ..Limits::default()
+    };
+    for method in ["forever", "catchForever"] {
+        let e = call(limits.clone(), method, vec![]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Fuel), "{method}: {e}");
+        assert!(!e.catchable());
+    }
+    // The default limits end it too.
+    let e = call(Limits::default(), "forever", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Fuel));
+}
+
+#[test]
+fn unbounded_recursion_hits_the_call_depth() {
+    let limits = Limits {
+        max_call_depth: 20,
+        ..Limits::default()
+    };
+    let e = call(limits, "recurse", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::CallDepth), "{e}");
+    let e = call(Limits::default(), "recurse", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::CallDepth), "{e}");
+}
+
+#[test]
+fn object_count_is_limited() {
+    let limits = Limits {
+        max_objects: 5,
+        ..Limits::default()
+    };
+    assert!(call(limits.clone(), "spawn", vec![Value::Int(3)]).is_ok());
+    let e = call(limits, "spawn", vec![Value::Int(10)]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Objects), "{e}");
+}
+
+#[test]
+fn block_constructs() {
+    let out = call(Limits::default(), "flow", vec![]).unwrap();
+    let Value::List(parts) = out else {
+        panic!("{out:?}")
+    };
+    let expected_out: Vec<Value> = ["0", "1", "3", "4", "s1", "s2", "m5", "bad", "fin"]
+        .iter()
+        .map(|s| match s.parse::<i64>() {
+            Ok(n) => Value::Int(n),
+            Err(_) => Value::str(s),
+        })
+        .collect();
+    assert_eq!(parts[0].as_slice(), Some(&expected_out[..]));
+    let d = format!("{:?}", parts[1]);
+    assert_eq!(d, "{'a': {'b': 1, 'c': 2}}");
+}
+
+#[test]
+fn unsupported_instructions_are_typed_errors_not_caught() {
+    let e = call(Limits::default(), "notSupported", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
+    assert_eq!(e.frames.len(), 1);
+    assert_eq!(e.frames[0].method, "notSupported");
+}
+
+#[test]
+fn missing_methods_and_wrong_arguments() {
+    let e = call(Limits::default(), "nope", vec![]).unwrap_err();
+    assert_eq!(e.python_type(), "NoMethodFound");
+    let e = call(Limits::default(), "flow", vec![Value::Int(1)]).unwrap_err();
+    assert_eq!(e.python_type(), "NoMatchingMethodException");
+}
