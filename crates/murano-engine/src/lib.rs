@@ -68,10 +68,10 @@
 //!
 //! let mut b = ClassSetBuilder::new();
 //! let pkg = b.add_package("demo", Version::new(0, 0, 0))?;
-//! b.add_package("io.murano", Version::new(0, 0, 0))?;
-//! let core = ClassSetBuilder::parse_file(b"Name: io.murano.Object", "Object.yaml")?;
-//! let io = murano_dsl::registry::PackageId::default();
-//! # let _ = io;
+//! let io = b.add_package("io.murano", Version::new(0, 0, 0))?;
+//! for class in ClassSetBuilder::parse_file(b"Name: io.murano.Object", "Object.yaml")? {
+//!     b.add_class(io, "Object.yaml", class)?;
+//! }
 //! let text = b"
 //! Name: Counter
 //! Properties:
@@ -83,7 +83,7 @@
 //!     Body:
 //!       - $total: $.start
 //!       - For: i
-//!         In: range($n)
+//!         In: range(0, $n)  # format 1.0: range(n) counts from n forever
 //!         Do:
 //!           - $total: $total + $i
 //!       - Return: $total
@@ -91,7 +91,6 @@
 //! for class in ClassSetBuilder::parse_file(text, "Counter.yaml")? {
 //!     b.add_class(pkg, "Counter.yaml", class)?;
 //! }
-//! # let _ = core;
 //! let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
 //! let mut header = Dict::default();
 //! header.insert(Value::str("type"), Value::str("Counter"));
