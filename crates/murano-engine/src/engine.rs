@@ -17,7 +17,7 @@ use murano_yaql::eval::{
 
 use crate::classes::ClassSet;
 use crate::error::{EngineError, ErrorKind, LimitKind, StackFrame};
-use crate::object::{addr_of, lock, Obj, ObjectView, TypeObj};
+use crate::object::{addr_of, lock, CastObj, Obj, ObjectView, TypeObj};
 use crate::Limits;
 
 /// The message of a YAQL error that stands for the engine error parked in
@@ -51,6 +51,7 @@ pub(crate) struct State {
     pub(crate) objects: IndexMap<String, Arc<Obj>>,
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
+    pub(crate) casts: HashMap<usize, Arc<CastObj>>,
     pub(crate) statics: HashMap<(usize, String), Value>,
     pub(crate) stack: Vec<Frame>,
     pub(crate) fuel_used: u64,
@@ -267,7 +268,33 @@ impl Core {
     /// The object behind a value, if it is one of ours.
     pub(crate) fn obj_of(&self, v: &Value) -> Option<Arc<Obj>> {
         let addr = addr_of(v)?;
-        lock(&self.state).by_addr.get(&addr).cloned()
+        let st = lock(&self.state);
+        match st.by_addr.get(&addr) {
+            Some(o) => Some(o.clone()),
+            None => st.casts.get(&addr).map(|c| c.obj.clone()),
+        }
+    }
+
+    /// The object and class of a cast view.
+    pub(crate) fn cast_of(&self, v: &Value) -> Option<(Arc<Obj>, ClassId)> {
+        let addr = addr_of(v)?;
+        lock(&self.state)
+            .casts
+            .get(&addr)
+            .map(|c| (c.obj.clone(), c.class))
+    }
+
+    /// `obj` seen as `class` (one of its MRO).
+    pub(crate) fn cast_value(&self, obj: &Arc<Obj>, class: ClassId) -> Value {
+        let c = Arc::new(CastObj {
+            obj: obj.clone(),
+            class,
+        });
+        let v: Value = Value::Object(c.clone());
+        if let Some(a) = addr_of(&v) {
+            lock(&self.state).casts.insert(a, c);
+        }
+        v
     }
 
     pub(crate) fn type_of_value(&self, v: &Value) -> Option<Arc<TypeObj>> {

@@ -14,9 +14,6 @@ use crate::error::EngineError;
 /// are registered, and calling one is a typed "not supported yet" error
 /// rather than a YAQL "no such function".
 const NOT_YET: &[&str] = &[
-    "cast",
-    "super",
-    "psuper",
     "require",
     "find",
     "sleep",
@@ -277,6 +274,74 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         .extension(),
     );
 
+    // cast(object, type): the object seen as one of its classes.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("cast", "object, type, versionSpec=", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
+            let target = call.value(1)?.clone();
+            let class = match core.type_of_value(&target) {
+                Some(t) => t.class,
+                None => match &target {
+                    Value::Str(s) => {
+                        let from = core.current_frame().map(|f| f.class);
+                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
+                    }
+                    _ => return Err(YaqlError::mismatch()),
+                },
+            };
+            let name = core.classes.name(class).to_owned();
+            let found = core
+                .classes
+                .mro(obj.class)
+                .into_iter()
+                .find(|c| core.classes.name(*c) == name);
+            match found {
+                Some(c) => Ok(core.cast_value(&obj, c)),
+                None => Err(core.park(EngineError::new(
+                    crate::error::ErrorKind::Host {
+                        type_name: "TypeError".into(),
+                        module: "builtins".into(),
+                    },
+                    format!("Cannot cast {} to {name}", obj.class_name),
+                ))),
+            }
+        })
+        .extension(),
+    );
+
+    // super(object, func) / psuper(object, func): the object seen as each
+    // parent of the running method's class (psuper runs in order: a
+    // valid interleaving of Murano's parallel map).
+    for name in ["super", "psuper"] {
+        let weak = Arc::downgrade(core);
+        lib.register(
+            FunctionDef::native(name, "object, ~func=", move |call| {
+                let core = upgrade(&weak)?;
+                let obj = core
+                    .obj_of(call.value(0)?)
+                    .ok_or_else(YaqlError::mismatch)?;
+                let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
+                let parents: Vec<_> = core.classes.registry().parents(frame.class).to_vec();
+                let views: Vec<Value> = parents.iter().map(|p| core.cast_value(&obj, *p)).collect();
+                match call.lambda(1)? {
+                    None => Ok(Value::List(Arc::new(views))),
+                    Some(f) => {
+                        let mut out = Vec::new();
+                        for v in views {
+                            out.push(f.call1(v)?);
+                        }
+                        Ok(Value::List(Arc::new(out)))
+                    }
+                }
+            })
+            .extension(),
+        );
+    }
+
     // new(type, owner => , name => , ...properties)
     let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
@@ -398,6 +463,16 @@ pub(crate) fn register_method_dispatch(lib: &mut Library, core: &Arc<Core>) {
 fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, YaqlError> {
     if call.is_method_call() {
         let recv = call.value(0)?.clone();
+        if let Some((obj, class)) = core.cast_of(&recv) {
+            if !core.has_method(class, name) {
+                return Err(YaqlError::mismatch());
+            }
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            return core
+                .invoke(Some(&obj), class, name, args, kwargs, false)
+                .map_err(|e| core.park(e));
+        }
         if let Some(obj) = core.obj_of(&recv) {
             if !core.has_method(obj.class, name) {
                 return Err(YaqlError::mismatch());

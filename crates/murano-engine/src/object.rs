@@ -118,3 +118,26 @@ pub struct ObjectView {
     /// The object's `name` from its model header, when not null.
     pub name: Option<Value>,
 }
+
+/// An object seen as one of its classes (`cast()`, `super()`): calls on
+/// it resolve methods from that class; everything else is the object's.
+pub(crate) struct CastObj {
+    pub(crate) obj: Arc<Obj>,
+    pub(crate) class: ClassId,
+}
+
+impl fmt::Debug for CastObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{:?} as class {}>", self.obj, self.class.index())
+    }
+}
+
+impl HostObject for CastObj {
+    fn type_name(&self) -> &str {
+        &self.obj.class_name
+    }
+
+    fn property(&self, name: &str) -> Option<Value> {
+        self.obj.property(name)
+    }
+}
