@@ -44,6 +44,9 @@ pub(crate) struct Frame {
     pub(crate) method: String,
     pub(crate) this: Option<Arc<Obj>>,
     pub(crate) at: Mark,
+    /// Property writes are unrestricted (`.init`: Murano's
+    /// `CTX_ALLOW_PROPERTY_WRITES`).
+    pub(crate) allow_writes: bool,
 }
 
 #[derive(Default)]
@@ -52,6 +55,9 @@ pub(crate) struct State {
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
+    /// Model ids of the objects being loaded by `new()` or a contract
+    /// (which get fresh ids), innermost load last.
+    pub(crate) aliases: Vec<HashMap<String, Arc<Obj>>>,
     pub(crate) statics: HashMap<(usize, String), Value>,
     pub(crate) stack: Vec<Frame>,
     pub(crate) fuel_used: u64,
@@ -156,7 +162,7 @@ impl Engine {
         if objects.is_null() {
             return Ok(None);
         }
-        let root = core.load_object_tree(&objects, None)?;
+        let root = core.load_object_tree(&objects, None, true)?;
         if let Some(copy) = d.get(&Value::str("ObjectsCopy")) {
             if !copy.is_null() {
                 return Err(EngineError::not_supported("loading ObjectsCopy"));
@@ -252,6 +258,15 @@ impl Engine {
     }
 }
 
+/// An object a model dict defines.
+struct ObjDef {
+    class: ClassId,
+    id: Option<String>,
+    name: Value,
+    metadata: Value,
+    props: Value,
+}
+
 /// Binds call arguments to a method's declared arguments.
 struct Bound {
     values: Vec<(String, Value)>,
@@ -273,6 +288,24 @@ impl Core {
             Some(o) => Some(o.clone()),
             None => st.casts.get(&addr).map(|c| c.obj.clone()),
         }
+    }
+
+    /// The object a model id names: the loads in progress first (their
+    /// model ids), then the store.
+    pub(crate) fn lookup_id(&self, id: &str) -> Option<Arc<Obj>> {
+        let st = lock(&self.state);
+        for scope in st.aliases.iter().rev() {
+            if let Some(o) = scope.get(id) {
+                return Some(o.clone());
+            }
+        }
+        st.objects.get(id).cloned()
+    }
+
+    /// The owner of an object.
+    pub(crate) fn owner_of(&self, obj: &Obj) -> Option<Arc<Obj>> {
+        let id = obj.owner_id()?;
+        lock(&self.state).objects.get(&id).cloned()
     }
 
     /// The object and class of a cast view.
@@ -474,19 +507,58 @@ impl Core {
         Ok(obj)
     }
 
-    /// Loads an object tree (a dict with a `?` header) owned by `owner`.
+    /// Loads an object tree owned by `owner`: a model dict in `?`-header
+    /// form, in inline form (`{Type: {properties}, id: ..}`, the type a
+    /// class value) or, with `default_class`, a plain property dict.
+    /// `keep_ids`: objects take the ids of the model (the runner's model
+    /// load); otherwise they get fresh ids and the model ids only name
+    /// them during the load (`new()`, contracts), as Murano's
+    /// `InitializationObjectStore` does.
     pub(crate) fn load_object_tree(
         &self,
         model: &Value,
         owner: Option<&Arc<Obj>>,
+        keep_ids: bool,
+    ) -> Result<Value, EngineError> {
+        self.load_object_tree_as(model, owner, None, keep_ids)
+    }
+
+    pub(crate) fn load_object_tree_as(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
+    ) -> Result<Value, EngineError> {
+        if keep_ids {
+            return self.load_object_tree_in(model, owner, default_class, true);
+        }
+        lock(&self.state).aliases.push(HashMap::new());
+        let r = self.load_object_tree_in(model, owner, default_class, false);
+        lock(&self.state).aliases.pop();
+        r
+    }
+
+    fn load_object_tree_in(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
     ) -> Result<Value, EngineError> {
         // Pass 1: create every object of the tree, so references resolve.
         let mut created = Vec::new();
-        let root = self.precreate(model, owner.map(|o| o.id.clone()), &mut created)?;
+        let root = self.precreate(
+            model,
+            owner.map(|o| o.id.clone()),
+            default_class,
+            keep_ids,
+            &mut created,
+        )?;
         // Pass 2: initialise from the root down.
         match root {
-            Some(obj) => {
-                self.initialize(&obj, model)?;
+            Some((obj, params)) => {
+                self.initialize(&obj, &params)?;
                 for (o, m) in created {
                     if !o.initialized.load(Ordering::Relaxed) {
                         self.initialize(&o, &m)?;
@@ -496,7 +568,7 @@ impl Core {
             }
             None => Err(EngineError::dsl(
                 "DslInvalidOperationError",
-                "an object model must have a \"?\" header",
+                "an object model must have a \"?\" header or a type key",
             )),
         }
     }
@@ -511,56 +583,106 @@ impl Core {
         }
     }
 
+    /// What a model dict defines: class, id, name, metadata and the
+    /// property values (`parse_object_definition`).
+    fn object_def(&self, model: &Value, default_class: Option<ClassId>) -> Result<Option<ObjDef>, EngineError> {
+        let Value::Dict(d) = model else {
+            return Ok(None);
+        };
+        let get = |h: &Dict, k: &str| h.get(&Value::str(k)).cloned().unwrap_or_default();
+        let id_of = |v: Value| match v {
+            Value::Str(s) => Some(s.to_string()),
+            _ => None,
+        };
+        if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+            let type_name = h
+                .get(&Value::str("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            let type_name = type_name.split('/').next().unwrap_or("").to_owned();
+            let class = match (type_name.is_empty(), default_class) {
+                (true, Some(c)) => c,
+                _ => self.classes.resolve(None, &type_name)?,
+            };
+            let mut props = (**d).clone();
+            props.shift_remove(&Value::str("?"));
+            return Ok(Some(ObjDef {
+                class,
+                id: id_of(get(h, "id")),
+                name: get(h, "name"),
+                metadata: get(h, "metadata"),
+                props: Value::Dict(Arc::new(props)),
+            }));
+        }
+        for (k, v) in d.iter() {
+            if let Some(t) = self.type_of_value(k) {
+                return Ok(Some(ObjDef {
+                    class: t.class,
+                    id: id_of(get(d, "id")),
+                    name: get(d, "name"),
+                    metadata: get(d, "metadata"),
+                    props: match v {
+                        Value::Null => Value::Dict(Arc::new(Dict::default())),
+                        other => other.clone(),
+                    },
+                }));
+            }
+        }
+        Ok(default_class.map(|class| ObjDef {
+            class,
+            id: None,
+            name: Value::Null,
+            metadata: Value::Null,
+            props: model.clone(),
+        }))
+    }
+
     fn precreate(
         &self,
         model: &Value,
         owner: Option<String>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
         created: &mut Vec<(Arc<Obj>, Value)>,
-    ) -> Result<Option<Arc<Obj>>, EngineError> {
+    ) -> Result<Option<(Arc<Obj>, Value)>, EngineError> {
         match model {
             Value::Dict(d) => {
-                let mut this = None;
-                let mut child_owner = owner.clone();
-                if let Some(h) = Self::header(model) {
-                    let type_name = h
-                        .get(&Value::str("type"))
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned();
-                    let type_name = type_name.split('/').next().unwrap_or("").to_owned();
-                    let id = h.get(&Value::str("id")).and_then(|v| match v {
-                        Value::Str(s) => Some(s.to_string()),
-                        _ => None,
-                    });
-                    let existing = id
-                        .as_ref()
-                        .and_then(|id| lock(&self.state).objects.get(id).cloned());
-                    let obj = match existing {
-                        Some(o) => o,
-                        None => {
-                            let class = self.classes.resolve(None, &type_name)?;
-                            let name = h.get(&Value::str("name")).cloned().unwrap_or_default();
-                            let metadata =
-                                h.get(&Value::str("metadata")).cloned().unwrap_or_default();
-                            let o = self.create_object(class, id, owner, name, metadata)?;
-                            created.push((o.clone(), model.clone()));
-                            o
+                let Some(def) = self.object_def(model, default_class)? else {
+                    for (k, v) in d.iter() {
+                        if k.as_str() == Some("?") {
+                            continue;
                         }
-                    };
-                    child_owner = Some(obj.id.clone());
-                    this = Some(obj);
-                }
-                for (k, v) in d.iter() {
-                    if k.as_str() == Some("?") {
-                        continue;
+                        self.precreate(v, owner.clone(), None, keep_ids, created)?;
                     }
-                    self.precreate(v, child_owner.clone(), created)?;
+                    return Ok(None);
+                };
+                let existing = def.id.as_ref().and_then(|id| self.lookup_id(id));
+                let obj = match existing {
+                    Some(o) => o,
+                    None => {
+                        let model_id = def.id.clone();
+                        let id = if keep_ids { def.id } else { None };
+                        let o = self.create_object(def.class, id, owner, def.name, def.metadata)?;
+                        if let (false, Some(mid)) = (keep_ids, model_id) {
+                            if let Some(scope) = lock(&self.state).aliases.last_mut() {
+                                scope.insert(mid, o.clone());
+                            }
+                        }
+                        created.push((o.clone(), def.props.clone()));
+                        o
+                    }
+                };
+                if let Value::Dict(props) = &def.props {
+                    for (_, v) in props.iter() {
+                        self.precreate(v, Some(obj.id.clone()), None, keep_ids, created)?;
+                    }
                 }
-                Ok(this)
+                Ok(Some((obj, def.props)))
             }
             Value::List(items) | Value::Tuple(items) => {
                 for v in items.iter() {
-                    self.precreate(v, owner.clone(), created)?;
+                    self.precreate(v, owner.clone(), None, keep_ids, created)?;
                 }
                 Ok(None)
             }
@@ -880,7 +1002,11 @@ impl Core {
                 | PropertyUsage::Static
                 | PropertyUsage::Config
         );
-        if caller.is_some() && (!writable || !derived) {
+        let allowed = lock(&self.state)
+            .stack
+            .last()
+            .is_some_and(|f| f.allow_writes);
+        if caller.is_some() && !allowed && (!writable || !derived) {
             return Err(EngineError::dsl(
                 "NoWriteAccessError",
                 format!("Property \"{name}\" is immutable to the caller"),
@@ -1020,6 +1146,7 @@ impl Core {
             method: method.name.clone(),
             this: this.cloned(),
             at: method.start,
+            allow_writes: method.name == ".init",
         });
         let result = crate::exec::run_body(self, &method.body, &mut ctx);
         lock(&self.state).stack.pop();
@@ -1213,7 +1340,7 @@ impl ObjectHost for StoreHost {
 
     fn find_object(&self, id: &str) -> Option<Value> {
         let core = self.core.upgrade()?;
-        let o = lock(&core.state).objects.get(id).cloned()?;
+        let o = core.lookup_id(id)?;
         Some(Value::Object(o))
     }
 
@@ -1266,19 +1393,25 @@ impl ObjectHost for StoreHost {
             return Err(fail(EngineError::not_supported("template() contracts")));
         }
         let owner = owner.and_then(|o| core.obj_of(o));
+        let default = core.classes.find(default_class);
         if let Some(h) = Core::header(model) {
             if let Some(Value::Str(id)) = h.get(&Value::str("id")) {
-                let existing = lock(&core.state).objects.get(&**id).cloned();
+                let existing = core.lookup_id(id);
                 if let Some(o) = existing {
-                    core.initialize(&o, model).map_err(fail)?;
+                    let mut props = match model {
+                        Value::Dict(d) => (**d).clone(),
+                        _ => Dict::default(),
+                    };
+                    props.shift_remove(&Value::str("?"));
+                    core.initialize(&o, &Value::Dict(Arc::new(props)))
+                        .map_err(fail)?;
                     return Ok(Value::Object(o));
                 }
             }
-            return core.load_object_tree(model, owner.as_ref()).map_err(fail);
         }
-        Err(fail(EngineError::not_supported(
-            "creating an object from a model without a \"?\" header",
-        )))
+        let keep_ids = false;
+        core.load_object_tree_as(model, owner.as_ref(), default, keep_ids)
+            .map_err(fail)
     }
 
     fn owner_of(&self, object: &Value) -> Option<Value> {

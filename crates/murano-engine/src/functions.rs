@@ -8,14 +8,12 @@ use std::sync::{Arc, Weak};
 use murano_yaql::eval::{Call, Dict, Error as YaqlError, FunctionDef, Library, Value};
 
 use crate::engine::Core;
-use crate::error::EngineError;
+use crate::error::{EngineError, ErrorKind};
 
 /// Functions of Murano's library that this engine does not run yet: they
 /// are registered, and calling one is a typed "not supported yet" error
 /// rather than a YAQL "no such function".
 const NOT_YET: &[&str] = &[
-    "require",
-    "find",
     "sleep",
     "metadata",
     "dump",
@@ -342,6 +340,56 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         );
     }
 
+    // require(value): the value, or a ValueError when it is null.
+    lib.register(
+        FunctionDef::native("require", "value", |call| {
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Err(crate::engine::host_exception(
+                    "ValueError",
+                    "builtins",
+                    "Required value is missing",
+                ));
+            }
+            Ok(v.clone())
+        })
+        .extension(),
+    );
+
+    // find(object, type): the nearest owner that is an instance of type.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("find", "object, type", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core.obj_of(call.value(0)?).ok_or_else(YaqlError::mismatch)?;
+            let target = call.value(1)?.clone();
+            let class = match core.type_of_value(&target) {
+                Some(t) => t.class,
+                None => match &target {
+                    Value::Str(s) => {
+                        let from = core.current_frame().map(|f| f.class);
+                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
+                    }
+                    _ => return Err(YaqlError::mismatch()),
+                },
+            };
+            let mut current = core.owner_of(&obj);
+            let mut steps = 0;
+            while let Some(o) = current {
+                if core.classes.is_subclass(o.class, class) {
+                    return Ok(Value::Object(o));
+                }
+                steps += 1;
+                if steps > 100_000 {
+                    break;
+                }
+                current = core.owner_of(&o);
+            }
+            Ok(Value::Null)
+        })
+        .extension(),
+    );
+
     // new(type, owner => , name => , ...properties)
     let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
@@ -386,44 +434,52 @@ fn call_method(
     }
 }
 
+/// `new()` in its three forms (Murano's `new`, `new_from_dict`,
+/// `new_from_model`): `new(type, owner, name, extra, prop => value...)`,
+/// `new(type, {properties}, owner, name, extra)` and `new(model, owner)`.
 fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineError> {
     let from = core.current_frame().map(|f| f.class);
-    let target = call.value(0).map_err(|e| core.unpark_yaql(&e))?.clone();
+    let args = args_from(call, 0).map_err(|e| core.unpark_yaql(&e))?;
+    let kwargs = kwargs_from(call).map_err(|e| core.unpark_yaql(&e))?;
+    let target = args.first().cloned().unwrap_or_default();
+    let kw = |name: &str| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    if let Value::Dict(_) = &target {
+        // new(model, owner)
+        let owner_value = args.get(1).cloned().or_else(|| kw("owner"));
+        let owner = owner_value.as_ref().and_then(|o| core.obj_of(o));
+        return core.load_object_tree(&target, owner.as_ref(), false);
+    }
     let class = if let Some(t) = core.type_of_value(&target) {
         t.class
     } else if let Value::Str(s) = &target {
         core.classes.resolve(from, s)?
-    } else if let Value::Dict(_) = &target {
-        return Err(EngineError::not_supported("new() from an object model"));
     } else {
-        return Err(EngineError::dsl(
-            "DslInvalidOperationError",
-            "new() takes a type",
+        return Err(EngineError::new(
+            ErrorKind::Yaql(murano_yaql::eval::ErrorKind::NoMatchingFunction),
+            "No function \"new\" matches supplied arguments",
         ));
     };
-    if call.len() > 1 {
-        return Err(EngineError::not_supported(
-            "new() with positional parameters",
-        ));
-    }
-    let kwargs = kwargs_from(call).map_err(|e| core.unpark_yaql(&e))?;
-    let mut owner = None;
-    let mut name = Value::Null;
-    let mut props = Dict::default();
-    for (k, v) in kwargs {
-        match k.as_str() {
-            "owner" => owner = core.obj_of(&v),
-            "name" => name = v,
-            _ => {
-                props.insert(Value::str(&k), v);
-            }
+    let (props, owner, name) = match args.get(1) {
+        Some(Value::Dict(d)) => {
+            // new(type, parameters, owner, objectName, extra)
+            let owner = args.get(2).cloned().or_else(|| kw("owner"));
+            let name = args.get(3).cloned().or_else(|| kw("objectName"));
+            ((**d).clone(), owner, name)
         }
-    }
+        _ => {
+            let mut props = Dict::default();
+            for (k, v) in &kwargs {
+                props.insert(Value::str(k), v.clone());
+            }
+            (props, args.get(1).cloned(), args.get(2).cloned())
+        }
+    };
+    let owner = owner.as_ref().and_then(|o| core.obj_of(o));
     let obj = core.create_object(
         class,
         None,
         owner.as_ref().map(|o| o.id.clone()),
-        name,
+        name.unwrap_or_default(),
         Value::Null,
     )?;
     core.initialize(&obj, &Value::Dict(Arc::new(props)))?;
