@@ -26,9 +26,52 @@ pub(crate) fn model(core: &Core, root: Option<&Arc<Obj>>) -> Value {
 
 /// One object and what it owns, as a model tree; `actions` adds the
 /// designer attribute `_actions`.
+///
+/// As Murano's serializer does in its passes: an object is written in
+/// full under its owner; an object referenced from the tree but not owned
+/// by anything in it is written in full at its first reference; every
+/// other reference is the object's id.
 pub(crate) fn object_tree(core: &Core, root: &Arc<Obj>, actions: bool) -> Value {
-    let mut done = HashSet::new();
+    let mut owned = HashSet::new();
+    owned_closure(core, root, &mut owned, 0);
+    let mut done = Walk {
+        emitted: HashSet::new(),
+        owned,
+    };
     object_dict(core, root, actions, &mut done, 0)
+}
+
+struct Walk {
+    emitted: HashSet<String>,
+    owned: HashSet<String>,
+}
+
+/// Objects written under their owner, starting from `obj`.
+fn owned_closure(core: &Core, obj: &Arc<Obj>, out: &mut HashSet<String>, depth: usize) {
+    if depth > MAX_DEPTH || !out.insert(obj.id.clone()) {
+        return;
+    }
+    let props: Vec<Value> = lock(&obj.props).values().cloned().collect();
+    let mut todo = props;
+    let mut steps = 0usize;
+    while let Some(v) = todo.pop() {
+        steps += 1;
+        if steps > 1_000_000 {
+            return;
+        }
+        if let Some(o) = core.obj_of(&v) {
+            if o.owner_id().as_deref() == Some(obj.id.as_str()) {
+                owned_closure(core, &o, out, depth + 1);
+            }
+            continue;
+        }
+        match &v {
+            Value::Dict(d) => todo.extend(d.values().cloned()),
+            Value::List(items) | Value::Tuple(items) => todo.extend(items.iter().cloned()),
+            Value::Set(items) => todo.extend(items.iter().cloned()),
+            _ => {}
+        }
+    }
 }
 
 const MAX_DEPTH: usize = 256;
@@ -37,10 +80,10 @@ fn object_dict(
     core: &Core,
     obj: &Arc<Obj>,
     actions: bool,
-    done: &mut HashSet<String>,
+    done: &mut Walk,
     depth: usize,
 ) -> Value {
-    done.insert(obj.id.clone());
+    done.emitted.insert(obj.id.clone());
     let classes = &core.classes;
     let mut header = Dict::default();
     header.insert(
@@ -115,7 +158,7 @@ fn value(
     v: &Value,
     parent: Option<&Arc<Obj>>,
     actions: bool,
-    done: &mut HashSet<String>,
+    done: &mut Walk,
     depth: usize,
 ) -> Value {
     if depth > MAX_DEPTH {
@@ -123,7 +166,8 @@ fn value(
     }
     if let Some(o) = core.obj_of(v) {
         let owned = parent.is_some_and(|p| o.owner_id().as_deref() == Some(p.id.as_str()));
-        if owned && !done.contains(&o.id) {
+        let moved = !done.owned.contains(&o.id);
+        if (owned || moved) && !done.emitted.contains(&o.id) {
             return object_dict(core, &o, actions, done, depth + 1);
         }
         return Value::str(&o.id);
