@@ -330,6 +330,11 @@ impl Core {
         v
     }
 
+    /// The class value at an address.
+    pub(crate) fn type_at(&self, addr: usize) -> Option<Arc<TypeObj>> {
+        lock(&self.state).types.get(&addr).cloned()
+    }
+
     pub(crate) fn type_of_value(&self, v: &Value) -> Option<Arc<TypeObj>> {
         let addr = addr_of(v)?;
         lock(&self.state).types.get(&addr).cloned()
@@ -341,6 +346,7 @@ impl Core {
             class,
             name: self.classes.name(class).to_owned(),
             reference,
+            core: self.self_ref.clone(),
         });
         let v: Value = Value::Object(t.clone());
         if let Some(a) = addr_of(&v) {
@@ -436,7 +442,7 @@ impl Core {
     pub(crate) fn method_context(&self, class: ClassId, this: Option<&Arc<Obj>>) -> Context {
         let this_value = match this {
             Some(o) => Value::Object(o.clone()),
-            None => self.type_value(class, false),
+            None => self.type_value(class, true),
         };
         Context::new(self.library())
             .with("$this", this_value.clone())
@@ -585,7 +591,11 @@ impl Core {
 
     /// What a model dict defines: class, id, name, metadata and the
     /// property values (`parse_object_definition`).
-    fn object_def(&self, model: &Value, default_class: Option<ClassId>) -> Result<Option<ObjDef>, EngineError> {
+    fn object_def(
+        &self,
+        model: &Value,
+        default_class: Option<ClassId>,
+    ) -> Result<Option<ObjDef>, EngineError> {
         let Value::Dict(d) = model else {
             return Ok(None);
         };
@@ -944,6 +954,82 @@ impl Core {
                 ),
             )),
         }
+    }
+
+    /// `:Class.name` / `$this.name` in a static method, from YAQL.
+    pub(crate) fn read_static_from_yaql(&self, class: ClassId, name: &str) -> Option<Value> {
+        match self.read_static_property(class, name) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                lock(&self.state).pending = Some(e);
+                None
+            }
+        }
+    }
+
+    /// A static property of a class (or its ancestors).
+    pub(crate) fn read_static_property(
+        &self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<Value, EngineError> {
+        let found = self
+            .classes
+            .registry()
+            .find_property(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        match found.first() {
+            Some(p) if p.member.usage == PropertyUsage::Static => self.read_static(p.class, name),
+            _ => Err(EngineError::dsl(
+                "NoPropertyFound",
+                format!(
+                    "Property \"{name}\" is not found in class \"{}\"",
+                    self.classes.name(class)
+                ),
+            )),
+        }
+    }
+
+    /// Writes a static property through a class value.
+    pub(crate) fn write_static_property(
+        &self,
+        class: ClassId,
+        name: &str,
+        value: Value,
+    ) -> Result<(), EngineError> {
+        let found = self
+            .classes
+            .registry()
+            .find_property(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        let Some(p) = found
+            .first()
+            .filter(|p| p.member.usage == PropertyUsage::Static)
+        else {
+            return Err(EngineError::dsl(
+                "NoPropertyFound",
+                format!(
+                    "Property \"{name}\" is not found in class \"{}\"",
+                    self.classes.name(class)
+                ),
+            ));
+        };
+        let value = match &p.member.contract {
+            Some(node) => {
+                let ctx = self.method_context(p.class, None);
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                let scope = self.scope(&ctx, None, p.class);
+                contract
+                    .transform(&scope, Some(&value), None)
+                    .map_err(|e| self.unpark_contract(e))?
+                    .value
+            }
+            None => value,
+        };
+        lock(&self.state)
+            .statics
+            .insert((p.class.index(), name.to_owned()), value);
+        Ok(())
     }
 
     fn read_static(&self, class: ClassId, name: &str) -> Result<Value, EngineError> {

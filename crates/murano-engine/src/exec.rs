@@ -444,36 +444,32 @@ impl Executor<'_> {
         value: Value,
         ctx: &mut Context,
     ) -> Result<(), EngineError> {
-        let TargetRoot::Variable(name) = &target.root else {
-            return Err(EngineError::not_supported(
-                "assignment to a computed target",
-            ));
+        let (current, name) = match &target.root {
+            TargetRoot::Variable(name) => {
+                if target.path.is_empty() {
+                    ctx.set(name, value);
+                    return Ok(());
+                }
+                (ctx.get(name).cloned().unwrap_or_default(), Some(name))
+            }
+            TargetRoot::Expression(expr) => {
+                let query = self.core.yaql.compile_expr(expr);
+                let v = query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?;
+                (v, None)
+            }
         };
-        if target.path.is_empty() {
-            ctx.set(name, value);
+        let is_container =
+            self.core.obj_of(&current).is_some() || self.core.type_of_value(&current).is_some();
+        if is_container {
+            self.set_path(current, &target.path, value, ctx)?;
             return Ok(());
         }
-        let current = ctx.get(name).cloned().unwrap_or_default();
-        if let Some(obj) = self.core.obj_of(&current) {
-            // `$.prop...: value` / `$obj.prop...: value`.
-            let TargetStep::Attribute(prop) = &target.path[0] else {
-                return Err(EngineError::not_supported("indexing an object"));
-            };
-            let rest = &target.path[1..];
-            let new_value = if rest.is_empty() {
-                value
-            } else {
-                let old = match self.core.read_property(&obj, prop) {
-                    Ok(v) => v,
-                    Err(e) if matches!(&e.kind, ErrorKind::Engine { type_name, .. } if type_name == "UninitializedPropertyAccessError") => {
-                        Value::Null
-                    }
-                    Err(e) => return Err(e),
-                };
-                self.set_path(old, rest, value, ctx)?
-            };
-            return self.core.write_property(&obj, prop, new_value);
-        }
+        let Some(name) = name else {
+            return Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "the target of an assignment must be a variable, an object or a class",
+            ));
+        };
         let updated = self.set_path(current, &target.path, value, ctx)?;
         ctx.set(name, updated);
         Ok(())
@@ -489,6 +485,19 @@ impl Executor<'_> {
         let Some((step, rest)) = path.split_first() else {
             return Ok(value);
         };
+        if let Some(t) = self.core.type_of_value(&current) {
+            let TargetStep::Attribute(prop) = step else {
+                return Err(EngineError::not_supported("indexing a class"));
+            };
+            let old = if rest.is_empty() {
+                Value::Null
+            } else {
+                self.core.read_static_property(t.class, prop)?
+            };
+            let nv = self.set_path(old, rest, value, ctx)?;
+            self.core.write_static_property(t.class, prop, nv)?;
+            return Ok(current);
+        }
         if let Some(obj) = self.core.obj_of(&current) {
             let TargetStep::Attribute(prop) = step else {
                 return Err(EngineError::not_supported("indexing an object"));
@@ -496,7 +505,11 @@ impl Executor<'_> {
             let old = if rest.is_empty() {
                 Value::Null
             } else {
-                self.core.read_property(&obj, prop)?
+                match self.core.read_property(&obj, prop) {
+                    Ok(v) => v,
+                    Err(e) if e.python_type() == "UninitializedPropertyAccessError" => Value::Null,
+                    Err(e) => return Err(e),
+                }
             };
             let nv = self.set_path(old, rest, value, ctx)?;
             self.core.write_property(&obj, prop, nv)?;

@@ -361,7 +361,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     lib.register(
         FunctionDef::native("find", "object, type", move |call| {
             let core = upgrade(&weak)?;
-            let obj = core.obj_of(call.value(0)?).ok_or_else(YaqlError::mismatch)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
             let target = call.value(1)?.clone();
             let class = match core.type_of_value(&target) {
                 Some(t) => t.class,
@@ -442,7 +444,12 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
     let args = args_from(call, 0).map_err(|e| core.unpark_yaql(&e))?;
     let kwargs = kwargs_from(call).map_err(|e| core.unpark_yaql(&e))?;
     let target = args.first().cloned().unwrap_or_default();
-    let kw = |name: &str| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let kw = |name: &str| {
+        kwargs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
     if let Value::Dict(_) = &target {
         // new(model, owner)
         let owner_value = args.get(1).cloned().or_else(|| kw("owner"));

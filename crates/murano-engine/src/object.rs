@@ -74,6 +74,7 @@ pub(crate) struct TypeObj {
     pub(crate) class: ClassId,
     pub(crate) name: String,
     pub(crate) reference: bool,
+    pub(crate) core: Weak<Core>,
 }
 
 impl fmt::Debug for TypeObj {
@@ -87,12 +88,23 @@ impl HostObject for TypeObj {
         &self.name
     }
 
+    fn property(&self, name: &str) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        core.read_static_from_yaql(self.class, name)
+    }
+
+    /// Types are singletons: two values of one class (and kind) are equal.
     fn host_eq(&self, other: &dyn HostObject) -> bool {
-        other.type_name() == self.name
-            && std::ptr::eq(
-                self as *const Self as *const u8,
-                other as *const dyn HostObject as *const u8,
-            )
+        let Some(core) = self.core.upgrade() else {
+            return false;
+        };
+        let addr = other as *const dyn HostObject as *const u8 as usize;
+        core.type_at(addr)
+            .is_some_and(|t| t.class == self.class && t.reference == self.reference)
+    }
+
+    fn host_hash(&self) -> u64 {
+        (self.class.index() as u64) << 1 | u64::from(self.reference)
     }
 }
 

@@ -76,13 +76,7 @@ fn owned_closure(core: &Core, obj: &Arc<Obj>, out: &mut HashSet<String>, depth: 
 
 const MAX_DEPTH: usize = 256;
 
-fn object_dict(
-    core: &Core,
-    obj: &Arc<Obj>,
-    actions: bool,
-    done: &mut Walk,
-    depth: usize,
-) -> Value {
+fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, depth: usize) -> Value {
     done.emitted.insert(obj.id.clone());
     let classes = &core.classes;
     let mut header = Dict::default();
