@@ -140,12 +140,7 @@ impl Engine {
 
     /// Adds an attribute-store entry `(object id, class name, key, value)`.
     pub fn add_attribute(&self, object: &str, class: &str, key: &str, value: Value) {
-        lock(&self.core.state).attributes.push((
-            object.to_owned(),
-            class.to_owned(),
-            key.to_owned(),
-            value,
-        ));
+        self.core.set_attribute(object, class, key, value);
     }
 
     /// Loads an object model (`Objects`, then `ObjectsCopy` when present)
@@ -300,6 +295,35 @@ impl Core {
             }
         }
         st.objects.get(id).cloned()
+    }
+
+    /// Sets (null: removes) an attribute-store entry.
+    pub(crate) fn set_attribute(&self, object: &str, class: &str, key: &str, value: Value) {
+        let mut st = lock(&self.state);
+        let pos = st
+            .attributes
+            .iter()
+            .position(|(o, c, k, _)| o == object && c == class && k == key);
+        match (pos, value.is_null()) {
+            (Some(i), true) => {
+                st.attributes.remove(i);
+            }
+            (Some(i), false) => st.attributes[i].3 = value,
+            (None, true) => {}
+            (None, false) => {
+                st.attributes
+                    .push((object.to_owned(), class.to_owned(), key.to_owned(), value))
+            }
+        }
+    }
+
+    /// An attribute-store entry.
+    pub(crate) fn attribute(&self, object: &str, class: &str, key: &str) -> Option<Value> {
+        lock(&self.state)
+            .attributes
+            .iter()
+            .find(|(o, c, k, _)| o == object && c == class && k == key)
+            .map(|e| e.3.clone())
     }
 
     /// The owner of an object.

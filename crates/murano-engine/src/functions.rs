@@ -340,6 +340,64 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         );
     }
 
+    // `io.murano.Object`'s native part: $obj.setAttr(name, value, owner)
+    // and $obj.getAttr(name, default, owner), keyed by the calling
+    // method's class unless `owner` names one.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("setAttr", "object, name, value, owner=", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core.obj_of(call.value(0)?).ok_or_else(YaqlError::mismatch)?;
+            let name = call.string(1)?.to_owned();
+            let value = call.value(2)?.clone();
+            let owner = attr_owner(&core, call.opt(3)?)?;
+            let value = match core.obj_of(&value) {
+                Some(o) => Value::str(&o.id),
+                None => value,
+            };
+            core.set_attribute(&obj.id, &owner, &name, value);
+            Ok(Value::Null)
+        })
+        .method(),
+    );
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("getAttr", "object, name, default=, owner=", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core.obj_of(call.value(0)?).ok_or_else(YaqlError::mismatch)?;
+            let name = call.string(1)?.to_owned();
+            let default = call.opt(2)?.cloned().unwrap_or_default();
+            let owner = attr_owner(&core, call.opt(3)?)?;
+            Ok(core.attribute(&obj.id, &owner, &name).unwrap_or(default))
+        })
+        .method(),
+    );
+
+    // `obj is :Type`: whether the object is an instance of the class.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("#operator_is", "object, type", move |call| {
+        let core = upgrade(&weak)?;
+        let v = call.value(0)?.clone();
+        let t = call.value(1)?.clone();
+        let class = match core.type_of_value(&t) {
+            Some(t) => t.class,
+            None => match &t {
+                Value::Str(s) => {
+                    let from = core.current_frame().map(|f| f.class);
+                    core.classes.resolve(from, s).map_err(|e| core.park(e))?
+                }
+                _ => return Err(YaqlError::mismatch()),
+            },
+        };
+        if v.is_null() {
+            return Ok(Value::Bool(false));
+        }
+        match core.obj_of(&v) {
+            Some(o) => Ok(Value::Bool(core.classes.is_subclass(o.class, class))),
+            None => Err(YaqlError::mismatch()),
+        }
+    }));
+
     // require(value): the value, or a ValueError when it is null.
     lib.register(
         FunctionDef::native("require", "value", |call| {
@@ -569,4 +627,22 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
     let kwargs = kwargs_from(call)?;
     core.invoke(frame.this.as_ref(), class, name, args, kwargs, false)
         .map_err(|e| core.park(e))
+}
+
+/// The class an attribute belongs to: `owner` when given, else the class
+/// of the running method.
+fn attr_owner(core: &Arc<Core>, owner: Option<&Value>) -> Result<String, YaqlError> {
+    if let Some(v) = owner.filter(|v| !v.is_null()) {
+        if let Some(t) = core.type_of_value(v) {
+            return Ok(core.classes.name(t.class).to_owned());
+        }
+        if let Value::Str(s) = v {
+            let from = core.current_frame().map(|f| f.class);
+            let c = core.classes.resolve(from, s).map_err(|e| core.park(e))?;
+            return Ok(core.classes.name(c).to_owned());
+        }
+        return Err(YaqlError::mismatch());
+    }
+    let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
+    Ok(core.classes.name(frame.class).to_owned())
 }

@@ -13,14 +13,40 @@ use crate::object::{lock, Obj};
 /// `{"Objects": tree, "ObjectsCopy": tree, "Attributes": [...]}` for a
 /// root (all null/empty without one).
 pub(crate) fn model(core: &Core, root: Option<&Arc<Obj>>) -> Value {
-    let (objects, copy) = match root {
-        Some(r) => (object_tree(core, r, true), object_tree(core, r, false)),
-        None => (Value::Null, Value::Null),
+    let (objects, copy, known) = match root {
+        Some(r) => {
+            let (tree, known) = object_tree_with(core, r, true);
+            (tree, object_tree(core, r, false), known)
+        }
+        None => (Value::Null, Value::Null, HashSet::new()),
     };
+    // The attribute store, grouped by object in first-seen order (a dict
+    // of dicts in Murano), for the objects written.
+    let entries = lock(&core.state).attributes.clone();
+    let mut order: Vec<&str> = Vec::new();
+    for (o, _, _, _) in &entries {
+        if !order.contains(&o.as_str()) {
+            order.push(o);
+        }
+    }
+    let mut attributes = Vec::new();
+    for id in order {
+        if !known.contains(id) {
+            continue;
+        }
+        for (o, c, k, v) in entries.iter().filter(|e| e.0 == id) {
+            attributes.push(Value::List(Arc::new(vec![
+                Value::str(o),
+                Value::str(c),
+                Value::str(k),
+                v.clone(),
+            ])));
+        }
+    }
     let mut d = Dict::default();
     d.insert(Value::str("Objects"), objects);
     d.insert(Value::str("ObjectsCopy"), copy);
-    d.insert(Value::str("Attributes"), Value::List(Arc::new(Vec::new())));
+    d.insert(Value::str("Attributes"), Value::List(Arc::new(attributes)));
     Value::Dict(Arc::new(d))
 }
 
@@ -32,13 +58,19 @@ pub(crate) fn model(core: &Core, root: Option<&Arc<Obj>>) -> Value {
 /// by anything in it is written in full at its first reference; every
 /// other reference is the object's id.
 pub(crate) fn object_tree(core: &Core, root: &Arc<Obj>, actions: bool) -> Value {
+    object_tree_with(core, root, actions).0
+}
+
+/// [`object_tree`] and the ids of the objects written in full.
+fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, HashSet<String>) {
     let mut owned = HashSet::new();
     owned_closure(core, root, &mut owned, 0);
     let mut done = Walk {
         emitted: HashSet::new(),
         owned,
     };
-    object_dict(core, root, actions, &mut done, 0)
+    let tree = object_dict(core, root, actions, &mut done, 0);
+    (tree, done.emitted)
 }
 
 struct Walk {
