@@ -15,7 +15,6 @@ use crate::error::{EngineError, ErrorKind};
 /// rather than a YAQL "no such function".
 const NOT_YET: &[&str] = &[
     "sleep",
-    "metadata",
     "dump",
     "pselect",
     "bind",
@@ -139,7 +138,8 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         .extension(),
     );
 
-    // type(object) / type(name)
+    // type(object): the class name (format 1.0 to 1.3: `type_legacy`);
+    // type(name or class): a type reference.
     let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("type", "object", move |call| {
@@ -149,7 +149,7 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
                 return Ok(Value::Null);
             }
             if let Some(o) = core.obj_of(v) {
-                return Ok(core.type_value(o.class, true));
+                return Ok(Value::str(&o.class_name));
             }
             if let Some(t) = core.type_of_value(v) {
                 return Ok(core.type_value(t.class, true));
@@ -165,6 +165,24 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         })
         .extension(),
     );
+
+    // metadata(object), isObject(value)
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("metadata", "object", move |call| {
+            let core = upgrade(&weak)?;
+            match core.obj_of(call.value(0)?) {
+                Some(o) => Ok(o.metadata.clone()),
+                None => Err(YaqlError::mismatch()),
+            }
+        })
+        .extension(),
+    );
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("isObject", "value", move |call| {
+        let core = upgrade(&weak)?;
+        Ok(Value::Bool(core.obj_of(call.value(0)?).is_some()))
+    }));
 
     // name(object)
     let weak = Arc::downgrade(core);

@@ -325,6 +325,25 @@ fn to_value(engine: &Engine, j: &Json) -> Value {
                     return v;
                 }
             }
+            if let (1, Some(Json::Array(pairs))) = (m.len(), m.get("$map")) {
+                let mut d = Dict::default();
+                for p in pairs {
+                    if let Some([k, v]) = p.as_array().map(Vec::as_slice) {
+                        d.insert(to_value(engine, k), to_value(engine, v));
+                    }
+                }
+                return Value::Dict(Arc::new(d));
+            }
+            if let (1, Some(Json::Array(items))) = (m.len(), m.get("$set")) {
+                return Value::Set(Arc::new(items.iter().map(|x| to_value(engine, x)).collect()));
+            }
+            if let (1, Some(Json::String(f))) = (m.len(), m.get("$float")) {
+                return Value::Float(match f.as_str() {
+                    "inf" => f64::INFINITY,
+                    "-inf" => f64::NEG_INFINITY,
+                    _ => f64::NAN,
+                });
+            }
             let mut d = Dict::default();
             for (k, v) in m {
                 d.insert(Value::str(k), to_value(engine, v));
