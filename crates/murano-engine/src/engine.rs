@@ -55,6 +55,7 @@ pub(crate) struct State {
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
+    pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
     /// Model ids of the objects being loaded by `new()` or a contract
     /// (which get fresh ids), innermost load last.
     pub(crate) aliases: Vec<HashMap<String, Arc<Obj>>>,
@@ -119,6 +120,7 @@ impl Engine {
         let mut library = Library::legacy();
         library.push_layer();
         crate::functions::register(&mut library, &core);
+        crate::reflection::register(&mut library, &core);
         library.push_layer();
         for f in host_functions {
             library.register(f);

@@ -116,6 +116,7 @@ mod exec;
 mod format;
 mod functions;
 mod object;
+mod reflection;
 mod serialize;
 #[cfg(test)]
 mod tests;

@@ -90,6 +90,11 @@ impl HostObject for TypeObj {
 
     fn property(&self, name: &str) -> Option<Value> {
         let core = self.core.upgrade()?;
+        if !self.reference {
+            if let Some(v) = crate::reflection::type_property(&core, self.class, name) {
+                return Some(v);
+            }
+        }
         core.read_static_from_yaql(self.class, name)
     }
 
