@@ -15,7 +15,6 @@ use crate::error::{EngineError, ErrorKind};
 /// rather than a YAQL "no such function".
 const NOT_YET: &[&str] = &[
     "sleep",
-    "dump",
     "pselect",
     "bind",
     "config",
@@ -365,7 +364,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     lib.register(
         FunctionDef::native("setAttr", "object, name, value, owner=", move |call| {
             let core = upgrade(&weak)?;
-            let obj = core.obj_of(call.value(0)?).ok_or_else(YaqlError::mismatch)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
             let name = call.string(1)?.to_owned();
             let value = call.value(2)?.clone();
             let owner = attr_owner(&core, call.opt(3)?)?;
@@ -382,7 +383,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     lib.register(
         FunctionDef::native("getAttr", "object, name, default=, owner=", move |call| {
             let core = upgrade(&weak)?;
-            let obj = core.obj_of(call.value(0)?).ok_or_else(YaqlError::mismatch)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
             let name = call.string(1)?.to_owned();
             let default = call.opt(2)?.cloned().unwrap_or_default();
             let owner = attr_owner(&core, call.opt(3)?)?;
@@ -393,28 +396,62 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
 
     // `obj is :Type`: whether the object is an instance of the class.
     let weak = Arc::downgrade(core);
-    lib.register(FunctionDef::native("#operator_is", "object, type", move |call| {
-        let core = upgrade(&weak)?;
-        let v = call.value(0)?.clone();
-        let t = call.value(1)?.clone();
-        let class = match core.type_of_value(&t) {
-            Some(t) => t.class,
-            None => match &t {
-                Value::Str(s) => {
-                    let from = core.current_frame().map(|f| f.class);
-                    core.classes.resolve(from, s).map_err(|e| core.park(e))?
+    lib.register(FunctionDef::native(
+        "#operator_is",
+        "object, type",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?.clone();
+            let t = call.value(1)?.clone();
+            let class = match core.type_of_value(&t) {
+                Some(t) => t.class,
+                None => match &t {
+                    Value::Str(s) => {
+                        let from = core.current_frame().map(|f| f.class);
+                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
+                    }
+                    _ => return Err(YaqlError::mismatch()),
+                },
+            };
+            if v.is_null() {
+                return Ok(Value::Bool(false));
+            }
+            match core.obj_of(&v) {
+                Some(o) => Ok(Value::Bool(core.classes.is_subclass(o.class, class))),
+                None => Err(YaqlError::mismatch()),
+            }
+        },
+    ));
+
+    // dump(object, serializationType = Serializable, ignoreUpcasts = true)
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "dump",
+        "object, serializationType=, ignoreUpcasts=",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
+            let mode = match call
+                .opt(1)?
+                .and_then(Value::as_str)
+                .unwrap_or("Serializable")
+            {
+                "Serializable" => crate::serialize::DumpMode::Serializable,
+                "Inline" => crate::serialize::DumpMode::Inline,
+                "Mixed" => crate::serialize::DumpMode::Mixed,
+                _ => {
+                    return Err(crate::engine::host_exception(
+                        "ValueError",
+                        "builtins",
+                        "Invalid Serialization Type",
+                    ))
                 }
-                _ => return Err(YaqlError::mismatch()),
-            },
-        };
-        if v.is_null() {
-            return Ok(Value::Bool(false));
-        }
-        match core.obj_of(&v) {
-            Some(o) => Ok(Value::Bool(core.classes.is_subclass(o.class, class))),
-            None => Err(YaqlError::mismatch()),
-        }
-    }));
+            };
+            Ok(crate::serialize::dump(&core, &obj, mode))
+        },
+    ));
 
     // require(value): the value, or a ValueError when it is null.
     lib.register(

@@ -167,7 +167,12 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
             }
         }
         Refl::Argument(class, m, i) => {
-            let a = classes.definition(*class)?.methods.get(*m)?.arguments.get(*i)?;
+            let a = classes
+                .definition(*class)?
+                .methods
+                .get(*m)?
+                .arguments
+                .get(*i)?;
             match name {
                 "name" => Value::str(&a.name),
                 "hasDefault" => Value::Bool(a.default.is_some()),

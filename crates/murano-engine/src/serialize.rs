@@ -68,6 +68,7 @@ fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, Hash
     let mut done = Walk {
         emitted: HashSet::new(),
         owned,
+        mode: DumpMode::Serializable,
     };
     let tree = object_dict(core, root, actions, &mut done, 0);
     (tree, done.emitted)
@@ -76,6 +77,30 @@ fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, Hash
 struct Walk {
     emitted: HashSet<String>,
     owned: HashSet<String>,
+    mode: DumpMode,
+}
+
+/// Murano's `DumpTypes`: how `dump()` writes objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DumpMode {
+    /// `?` headers with `type` as `Name/version@package` (object models).
+    Serializable,
+    /// `{Type: {properties}, id, name, metadata}` with the class as key.
+    Inline,
+    /// `?` headers with `type` as the class itself.
+    Mixed,
+}
+
+/// `dump(obj, type)`: the object and what it owns, in that form.
+pub(crate) fn dump(core: &Core, root: &Arc<Obj>, mode: DumpMode) -> Value {
+    let mut owned = HashSet::new();
+    owned_closure(core, root, &mut owned, 0);
+    let mut done = Walk {
+        emitted: HashSet::new(),
+        owned,
+        mode,
+    };
+    object_dict(core, root, false, &mut done, 0)
 }
 
 /// Objects written under their owner, starting from `obj`.
@@ -112,10 +137,18 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
     done.emitted.insert(obj.id.clone());
     let classes = &core.classes;
     let mut header = Dict::default();
-    header.insert(
-        Value::str("type"),
-        Value::str(&classes.type_string(obj.class)),
-    );
+    match done.mode {
+        DumpMode::Serializable => {
+            header.insert(
+                Value::str("type"),
+                Value::str(&classes.type_string(obj.class)),
+            );
+        }
+        DumpMode::Mixed => {
+            header.insert(Value::str("type"), core.type_value(obj.class, false));
+        }
+        DumpMode::Inline => {}
+    }
     header.insert(Value::str("id"), Value::str(&obj.id));
     header.insert(Value::str("name"), obj.name.clone());
     header.insert(Value::str("metadata"), obj.metadata.clone());
@@ -176,6 +209,18 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
             out.insert(Value::str(name), sv);
         }
     }
+    if done.mode == DumpMode::Inline {
+        out.shift_remove(&Value::str("?"));
+        let mut inline = Dict::default();
+        inline.insert(
+            core.type_value(obj.class, false),
+            Value::Dict(Arc::new(out)),
+        );
+        inline.insert(Value::str("id"), Value::str(&obj.id));
+        inline.insert(Value::str("name"), obj.name.clone());
+        inline.insert(Value::str("metadata"), obj.metadata.clone());
+        return Value::Dict(Arc::new(inline));
+    }
     Value::Dict(Arc::new(out))
 }
 
@@ -199,6 +244,9 @@ fn value(
         return Value::str(&o.id);
     }
     if let Some(t) = core.type_of_value(v) {
+        if done.mode != DumpMode::Serializable {
+            return v.clone();
+        }
         return Value::str(&core.classes.type_string(t.class));
     }
     match v {

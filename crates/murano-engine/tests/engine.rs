@@ -335,7 +335,9 @@ fn to_value(engine: &Engine, j: &Json) -> Value {
                 return Value::Dict(Arc::new(d));
             }
             if let (1, Some(Json::Array(items))) = (m.len(), m.get("$set")) {
-                return Value::Set(Arc::new(items.iter().map(|x| to_value(engine, x)).collect()));
+                return Value::Set(Arc::new(
+                    items.iter().map(|x| to_value(engine, x)).collect(),
+                ));
             }
             if let (1, Some(Json::String(f))) = (m.len(), m.get("$float")) {
                 return Value::Float(match f.as_str() {
