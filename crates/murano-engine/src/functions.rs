@@ -215,6 +215,13 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
             if let Some(t) = core.type_of_value(v) {
                 return Ok(core.type_value(t.class, false));
             }
+            if let Value::Str(s) = v {
+                let from = core.current_frame().map(|f| f.class);
+                return match core.classes.resolve(from, s) {
+                    Ok(c) => Ok(core.type_value(c, false)),
+                    Err(e) => Err(core.park(e)),
+                };
+            }
             Err(YaqlError::mismatch())
         })
         .extension(),

@@ -6,7 +6,8 @@ use std::fmt;
 use std::sync::{Arc, Weak};
 
 use murano_dsl::model::ClassUsage;
-use murano_dsl::registry::{ClassId, PackageId};
+use murano_dsl::registry::{ClassId, MetaInstance, PackageId};
+use murano_dsl::yaml::Node;
 use murano_yaql::eval::{Error as YaqlError, FunctionDef, HostObject, Library, Value};
 
 use crate::engine::Core;
@@ -124,6 +125,33 @@ pub(crate) fn type_property(core: &Core, class: ClassId, name: &str) -> Option<V
             tuple(out)
         }
         "package" => value(core, Refl::Package(registry.package_of(class)?)),
+        "meta" => {
+            let list: Vec<(ClassId, ClassId, Option<Node>)> = registry
+                .class_meta(class)
+                .ok()?
+                .into_iter()
+                .map(|m| {
+                    (
+                        m.attachment.meta_class,
+                        m.declared_by,
+                        m.attachment.properties.clone(),
+                    )
+                })
+                .collect();
+            meta_objects(core, list)
+        }
+        "inherited" => Value::Bool(
+            classes
+                .registry()
+                .meta_class_info(class)
+                .is_some_and(|m| m.inherited),
+        ),
+        "cardinality" => Value::str(
+            classes
+                .registry()
+                .meta_class_info(class)
+                .map_or("One", |m| m.cardinality.as_str()),
+        ),
         "version" => {
             let v = registry.class_version(class)?;
             let text = v.to_string();
@@ -137,6 +165,52 @@ pub(crate) fn type_property(core: &Core, class: ClassId, name: &str) -> Option<V
         }
         _ => return None,
     })
+}
+
+fn collect(list: Vec<MetaInstance<'_>>) -> Vec<(ClassId, ClassId, Option<Node>)> {
+    list.into_iter()
+        .map(|m| {
+            (
+                m.attachment.meta_class,
+                m.declared_by,
+                m.attachment.properties.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Meta objects: one object of each meta class, its properties from the
+/// attachment (evaluated in the declaring class) through their contracts.
+fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Value {
+    let mut out = Vec::new();
+    for (meta_class, declared_by, props) in list {
+        let ctx = core.method_context(declared_by, None);
+        let props = match props {
+            Some(node) => match crate::exec::eval_node(core, &node, &ctx) {
+                Ok(v) => v,
+                Err(e) => {
+                    lock(&core.state).pending = Some(e);
+                    return Value::Null;
+                }
+            },
+            None => Value::Null,
+        };
+        let props = match props {
+            Value::Dict(_) => props,
+            _ => Value::Dict(Arc::new(murano_yaql::eval::Dict::default())),
+        };
+        let made = core
+            .create_object(meta_class, None, None, Value::Null, Value::Null)
+            .and_then(|o| core.initialize(&o, &props).map(|()| o));
+        match made {
+            Ok(o) => out.push(Value::Object(o)),
+            Err(e) => {
+                lock(&core.state).pending = Some(e);
+                return Value::Null;
+            }
+        }
+    }
+    tuple(out)
 }
 
 fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
@@ -153,6 +227,10 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                         .collect(),
                 ),
                 "usage" => Value::str(m.usage.as_str()),
+                "meta" => {
+                    let list = collect(classes.registry().method_meta(*class, &m.name).ok()?);
+                    meta_objects(core, list)
+                }
                 _ => return None,
             }
         }
@@ -167,17 +245,22 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
             }
         }
         Refl::Argument(class, m, i) => {
-            let a = classes
-                .definition(*class)?
-                .methods
-                .get(*m)?
-                .arguments
-                .get(*i)?;
+            let method = classes.definition(*class)?.methods.get(*m)?;
+            let a = method.arguments.get(*i)?;
             match name {
                 "name" => Value::str(&a.name),
                 "hasDefault" => Value::Bool(a.default.is_some()),
                 "usage" => Value::str(a.usage.as_str()),
                 "declaringMethod" => value(core, Refl::Method(*class, *m)),
+                "meta" => {
+                    let list = collect(
+                        classes
+                            .registry()
+                            .argument_meta(*class, &method.name, &a.name)
+                            .ok()?,
+                    );
+                    meta_objects(core, list)
+                }
                 _ => return None,
             }
         }
@@ -186,6 +269,15 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
             match name {
                 "name" => Value::str(&info.name),
                 "version" => Value::str(&info.version.to_string()),
+                "meta" => {
+                    let list = classes
+                        .registry()
+                        .package_meta(*p)
+                        .iter()
+                        .map(|a| (a.meta_class, a.meta_class, a.properties.clone()))
+                        .collect();
+                    meta_objects(core, list)
+                }
                 _ => return None,
             }
         }
