@@ -149,8 +149,13 @@ fn run_test(classes: &Arc<ClassSet>, test: &Json, steps: &[Json]) -> Result<(), 
         return Err("no steps".into());
     }
     let mut runners: Vec<(Engine, Traces)> = Vec::new();
-    let mut ids = Ids::default();
-    let _ = test;
+    let mut ids = Ids {
+        unordered: test["module"] == "test_meta"
+            && test["nondeterministic"]
+                .as_array()
+                .is_some_and(|r| !r.is_empty()),
+        ..Ids::default()
+    };
     for step in steps {
         let n = step["step"].as_u64().unwrap_or(0);
         let kind = step["kind"].as_str().unwrap_or("");
@@ -461,6 +466,9 @@ fn encode_in(engine: &Engine, v: &Value, seen: &mut Vec<String>, depth: usize) -
 struct Ids {
     forward: HashMap<String, String>,
     backward: HashMap<String, String>,
+    /// Lists compare as multisets (the README's rule for the metadata
+    /// lists of the nondeterministic `test_meta` tests).
+    unordered: bool,
 }
 
 impl Ids {
@@ -484,6 +492,32 @@ impl Ids {
                 } else {
                     Err(format!("{a} != expected {e}"))
                 }
+            }
+            (Json::Array(e), Json::Array(a)) if self.unordered => {
+                if e.len() != a.len() {
+                    return Err(format!("{} items, expected {}", a.len(), e.len()));
+                }
+                let mut used = vec![false; a.len()];
+                for (i, x) in e.iter().enumerate() {
+                    let found = (0..a.len()).find(|&j| {
+                        if used[j] {
+                            return false;
+                        }
+                        let (f, b) = (self.forward.clone(), self.backward.clone());
+                        if self.matches(x, &a[j]).is_ok() {
+                            true
+                        } else {
+                            self.forward = f;
+                            self.backward = b;
+                            false
+                        }
+                    });
+                    match found {
+                        Some(j) => used[j] = true,
+                        None => return Err(format!("[{i}]: no match for {}", short(x))),
+                    }
+                }
+                Ok(())
             }
             (Json::Array(e), Json::Array(a)) => {
                 if e.len() != a.len() {
