@@ -37,6 +37,9 @@ pub fn host_exception(type_name: &str, module: &str, message: &str) -> YaqlError
     )
 }
 
+/// The most log records an engine keeps (the oldest go first).
+pub(crate) const MAX_LOG_RECORDS: usize = 10_000;
+
 /// One MuranoPL frame on the engine's call stack.
 #[derive(Debug, Clone)]
 pub(crate) struct Frame {
@@ -56,6 +59,8 @@ pub(crate) struct State {
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
     pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
+    pub(crate) logger_names: HashMap<String, String>,
+    pub(crate) log: Vec<crate::LogRecord>,
     /// Model ids of the objects being loaded by `new()` or a contract
     /// (which get fresh ids), innermost load last.
     pub(crate) aliases: Vec<HashMap<String, Arc<Obj>>>,
@@ -196,6 +201,12 @@ impl Engine {
                 core.invoke(None, class, method, args, kwargs, true)
             }
         }
+    }
+
+    /// Takes the messages logged through `io.murano.system.Logger`
+    /// objects (at most the last 10 000).
+    pub fn take_log(&self) -> Vec<crate::LogRecord> {
+        std::mem::take(&mut lock(&self.core.state).log)
     }
 
     /// The object with this id.

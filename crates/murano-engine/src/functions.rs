@@ -20,7 +20,6 @@ const NOT_YET: &[&str] = &[
     "config",
     "patch",
     "randomName",
-    "logger",
     "decryptData",
 ];
 
@@ -460,6 +459,28 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         },
     ));
 
+    // logger(name): a new io.murano.system.Logger.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("logger", "name", move |call| {
+        let core = upgrade(&weak)?;
+        let name = call.value(0)?.py_str();
+        let class = core
+            .classes
+            .resolve(None, "io.murano.system.Logger")
+            .map_err(|e| core.park(e))?;
+        let obj = core
+            .create_object(class, None, None, Value::Null, Value::Null)
+            .and_then(|o| {
+                core.initialize(&o, &Value::Dict(Arc::new(Dict::default())))
+                    .map(|()| o)
+            })
+            .map_err(|e| core.park(e))?;
+        crate::object::lock(&core.state)
+            .logger_names
+            .insert(obj.id.clone(), name);
+        Ok(Value::Object(obj))
+    }));
+
     // require(value): the value, or a ValueError when it is null.
     lib.register(
         FunctionDef::native("require", "value", |call| {
@@ -630,6 +651,9 @@ pub(crate) fn register_method_dispatch(lib: &mut Library, core: &Arc<Core>) {
             }
         }
     }
+    for name in LOGGER_METHODS {
+        names.insert((*name).to_owned());
+    }
     for name in names {
         let weak = Arc::downgrade(core);
         let method = name.clone();
@@ -657,6 +681,9 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
                 .map_err(|e| core.park(e));
         }
         if let Some(obj) = core.obj_of(&recv) {
+            if LOGGER_METHODS.contains(&name) && is_logger(core, &obj) {
+                return log(core, &obj, name, call);
+            }
             if !core.has_method(obj.class, name) {
                 return Err(YaqlError::mismatch());
             }
@@ -707,4 +734,50 @@ fn attr_owner(core: &Arc<Core>, owner: Option<&Value>) -> Result<String, YaqlErr
     }
     let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
     Ok(core.classes.name(frame.class).to_owned())
+}
+
+/// The methods of `io.murano.system.Logger`'s native part.
+const LOGGER_METHODS: &[&str] = &[
+    "trace",
+    "debug",
+    "info",
+    "warning",
+    "error",
+    "critical",
+    "exception",
+];
+
+fn is_logger(core: &Arc<Core>, obj: &crate::object::Obj) -> bool {
+    core.classes
+        .find("io.murano.system.Logger")
+        .is_some_and(|c| core.classes.is_subclass(obj.class, c))
+}
+
+/// `$log.level(message, args..., kwargs...)`: the message formatted as
+/// Python's `str.format` does (left as written when that fails) and kept
+/// in the engine's log (see [`crate::Engine::take_log`]); returns null.
+fn log(
+    core: &Arc<Core>,
+    obj: &crate::object::Obj,
+    level: &str,
+    call: &mut Call<'_>,
+) -> Result<Value, YaqlError> {
+    let message = call.value(1)?.py_str();
+    let args = args_from(call, 2)?;
+    let kwargs = kwargs_from(call)?;
+    let text = match crate::format::format(&message, &args, &kwargs) {
+        Ok(Value::Str(s)) => s.to_string(),
+        _ => message,
+    };
+    let mut st = crate::object::lock(&core.state);
+    let logger = st.logger_names.get(&obj.id).cloned().unwrap_or_default();
+    if st.log.len() >= crate::engine::MAX_LOG_RECORDS {
+        st.log.remove(0);
+    }
+    st.log.push(crate::LogRecord {
+        logger,
+        level: level.to_owned(),
+        message: text,
+    });
+    Ok(Value::Null)
 }

@@ -53,7 +53,7 @@
 //! loading `ObjectsCopy`, `template()` contracts, `new()` from a model or
 //! with positional parameters, and the functions `cast`, `super`,
 //! `psuper`, `require`, `find`, `sleep`, `metadata`,
-//! `dump`, `pselect`, `bind`, `config`, `patch`, `randomName`, `logger`,
+//! `dump`, `pselect`, `bind`, `config`, `patch`, `randomName`,
 //! `decryptData`. Also not done yet:
 //! objects as one part per class of their MRO (Murano's per-class
 //! property stores and `cast`), extension methods, metadata at run time,
@@ -125,6 +125,18 @@ pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, Receiver};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use object::ObjectView;
+
+/// A message logged through an `io.murano.system.Logger` object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRecord {
+    /// The logger's name (`logger(name)`).
+    pub logger: String,
+    /// `trace`, `debug`, `info`, `warning`, `error`, `critical` or
+    /// `exception`.
+    pub level: String,
+    /// The message, formatted with its arguments.
+    pub message: String,
+}
 
 /// The fuel of [`Limits::default`].
 pub const DEFAULT_FUEL: u64 = 1_000_000;
