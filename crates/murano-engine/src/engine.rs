@@ -60,6 +60,8 @@ pub(crate) struct State {
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
     pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
     pub(crate) logger_names: HashMap<String, String>,
+    /// Loads in dry-run mode (`template()`): no `.init`, nothing kept.
+    pub(crate) dry_run: u32,
     pub(crate) log: Vec<crate::LogRecord>,
     /// Model ids of the objects being loaded by `new()` or a contract
     /// (which get fresh ids), innermost load last.
@@ -863,7 +865,10 @@ impl Core {
                 init_args.push((class, own_args));
             }
         }
-        // `.init`, parents first.
+        // `.init`, parents first (not for dry runs).
+        if lock(&self.state).dry_run > 0 {
+            return Ok(());
+        }
         for (class, args) in init_args.into_iter().rev() {
             let Some(def) = classes.definition(class) else {
                 continue;
@@ -1512,10 +1517,22 @@ impl ObjectHost for StoreHost {
             .core
             .upgrade()
             .ok_or_else(|| fail(EngineError::dsl("NoClassFound", default_class)))?;
-        if dry_run {
-            return Err(fail(EngineError::not_supported("template() contracts")));
-        }
         let owner = owner.and_then(|o| core.obj_of(o));
+        if dry_run {
+            // Load to validate, then forget the objects: the caller gets
+            // the model back through `serialize`.
+            let default = core.classes.find(default_class);
+            let before = {
+                let mut st = lock(&core.state);
+                st.dry_run += 1;
+                st.objects.len()
+            };
+            let r = core.load_object_tree_as(model, owner.as_ref(), default, false);
+            let mut st = lock(&core.state);
+            st.dry_run -= 1;
+            st.objects.truncate(before);
+            return r.map_err(fail);
+        }
         let default = core.classes.find(default_class);
         if let Some(h) = Core::header(model) {
             if let Some(Value::Str(id)) = h.get(&Value::str("id")) {
@@ -1548,6 +1565,10 @@ impl ObjectHost for StoreHost {
     fn serialize(&self, object: &Value) -> Option<Value> {
         let core = self.core.upgrade()?;
         let o = core.obj_of(object)?;
-        Some(crate::serialize::object_tree(&core, &o, false))
+        Some(crate::serialize::dump(
+            &core,
+            &o,
+            crate::serialize::DumpMode::Mixed,
+        ))
     }
 }
