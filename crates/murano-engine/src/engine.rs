@@ -1301,7 +1301,12 @@ impl Core {
         let mut positional = args.into_iter();
         let mut kwargs: IndexMap<String, Value> = kwargs.into_iter().collect();
         let mut values = Vec::new();
-        let scope = self.scope(ctx, this, class);
+        // Objects created from models by argument contracts are owned by
+        // the object only for `.init` (Murano's CTX_ARGUMENT_OWNER).
+        let mut scope = self.scope(ctx, this, class);
+        if !lenient {
+            scope.owner = None;
+        }
         let mut rest_pos: Option<(String, Option<&murano_dsl::yaml::Node>)> = None;
         let mut rest_kw: Option<(String, Option<&murano_dsl::yaml::Node>)> = None;
         let apply = |name: &str,
