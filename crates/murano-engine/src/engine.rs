@@ -1345,13 +1345,17 @@ impl Core {
         for a in &method.arguments {
             match a.usage {
                 ArgumentUsage::Standard => {
+                    // A missing argument is "no value": its default, or
+                    // null, through its contract.
                     let given = match positional.next() {
-                        Some(v) => Some(v),
+                        Some(v) => {
+                            if kwargs.contains_key(&a.name) {
+                                return Err(mismatch());
+                            }
+                            Some(v)
+                        }
                         None => kwargs.shift_remove(&a.name),
                     };
-                    if given.is_none() && a.default.is_none() && !lenient {
-                        return Err(mismatch());
-                    }
                     let v = apply(
                         &a.name,
                         a.contract.as_ref(),
