@@ -112,9 +112,17 @@ impl ClassSet {
                 .unwrap_or_else(|_| name.trim_start_matches(':').to_owned()),
             _ => name.trim_start_matches(':').to_owned(),
         };
-        self.find(&full).or_else(|| self.find(name)).ok_or_else(|| {
-            EngineError::dsl("NoClassFound", format!("Class \"{full}\" is not found"))
-        })
+        // Murano retries `io.murano.extensions.X` as `X`.
+        let unprefixed = |n: &str| {
+            n.strip_prefix("io.murano.extensions.")
+                .and_then(|short| self.find(short))
+        };
+        self.find(&full)
+            .or_else(|| self.find(name))
+            .or_else(|| unprefixed(&full))
+            .ok_or_else(|| {
+                EngineError::dsl("NoClassFound", format!("Class \"{full}\" is not found"))
+            })
     }
 
     /// The full name of a class.

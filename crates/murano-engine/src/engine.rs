@@ -225,6 +225,12 @@ impl Engine {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        // The undeclared properties of the object's own class part.
+        for ((class, k), v) in lock(&obj.private).iter() {
+            if *class == obj.class.index() && !props.iter().any(|(n, _)| n == k) {
+                props.push((k.clone(), v.clone()));
+            }
+        }
         props.sort_by(|a, b| a.0.cmp(&b.0));
         Some(ObjectView {
             id: obj.id.clone(),
@@ -531,6 +537,7 @@ impl Core {
             class_name: self.classes.name(class).to_owned(),
             owner: Mutex::new(owner),
             props: Mutex::new(IndexMap::new()),
+            private: Mutex::new(IndexMap::new()),
             destroyed: AtomicBool::new(false),
             initialized: AtomicBool::new(false),
             name,
@@ -975,7 +982,20 @@ impl Core {
                 return self.read_static(p.class, name)
             }
             Some(_) => {}
-            None if derived => {}
+            None if derived => {
+                // An undeclared property belongs to the caller's class part.
+                let key = (start.index(), name.to_owned());
+                return match lock(&obj.private).get(&key) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(EngineError::dsl(
+                        "UninitializedPropertyAccessError",
+                        format!(
+                            "Access to uninitialized property \"{name}\" in class \"{}\" is forbidden",
+                            self.classes.name(start)
+                        ),
+                    )),
+                };
+            }
             None => {
                 return Err(EngineError::dsl(
                     "PropertyReadError",
@@ -1110,7 +1130,7 @@ impl Core {
             .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
         let Some(p) = found.first() else {
             if derived {
-                lock(&obj.props).insert(name.to_owned(), value);
+                lock(&obj.private).insert((start.index(), name.to_owned()), value);
                 return Ok(());
             }
             return Err(EngineError::dsl(
@@ -1412,6 +1432,7 @@ impl Core {
                     if let Some(o) = self.obj_of(&v) {
                         if seen.insert(o.id.clone()) {
                             todo.extend(lock(&o.props).values().cloned());
+                            todo.extend(lock(&o.private).values().cloned());
                         }
                     }
                 }

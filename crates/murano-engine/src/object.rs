@@ -26,6 +26,8 @@ pub(crate) struct Obj {
     pub(crate) class_name: String,
     pub(crate) owner: Mutex<Option<String>>,
     pub(crate) props: Mutex<IndexMap<String, Value>>,
+    /// Undeclared properties, by the class part that wrote them.
+    pub(crate) private: Mutex<IndexMap<(usize, String), Value>>,
     pub(crate) destroyed: AtomicBool,
     pub(crate) initialized: AtomicBool,
     pub(crate) name: Value,
