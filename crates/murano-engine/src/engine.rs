@@ -60,6 +60,10 @@ pub(crate) struct State {
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
     pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
     pub(crate) logger_names: HashMap<String, String>,
+    /// Parallel branches (and `pselect` items) started but not run yet:
+    /// branches run one after the other, which is the interleaving green
+    /// threads give as long as no branch switches threads.
+    pub(crate) pending_branches: usize,
     /// Loads in dry-run mode (`template()`): no `.init`, nothing kept.
     pub(crate) dry_run: u32,
     pub(crate) log: Vec<crate::LogRecord>,
@@ -205,6 +209,15 @@ impl Engine {
         }
     }
 
+    /// A thread-switch point (Murano's `sleep()`, a host's `yield()`):
+    /// nothing to do when no other branch is waiting; with `Parallel`
+    /// branches or `pselect` items pending, switching to them is not
+    /// supported yet (a typed error, so no result depends on an
+    /// interleaving this engine does not reproduce).
+    pub fn yield_point(&self) -> Result<(), murano_yaql::eval::Error> {
+        self.core.yield_point().map_err(|e| self.core.park(e))
+    }
+
     /// Takes the messages logged through `io.murano.system.Logger`
     /// objects (at most the last 10 000).
     pub fn take_log(&self) -> Vec<crate::LogRecord> {
@@ -316,6 +329,49 @@ impl Core {
             }
         }
         st.objects.get(id).cloned()
+    }
+
+    /// See [`Engine::yield_point`].
+    pub(crate) fn yield_point(&self) -> Result<(), EngineError> {
+        if lock(&self.state).pending_branches > 0 {
+            return Err(EngineError::not_supported(
+                "a thread switch (sleep, yield) while Parallel branches are pending",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `n` branches one after the other (`Parallel`, `pselect`):
+    /// every branch runs even when an earlier one failed, then the first
+    /// error is raised, as Murano's `parallel_select` does.
+    pub(crate) fn run_branches<T>(
+        &self,
+        n: usize,
+        mut branch: impl FnMut(usize) -> Result<T, EngineError>,
+    ) -> Result<Vec<T>, EngineError> {
+        lock(&self.state).pending_branches += n;
+        let mut out = Vec::with_capacity(n);
+        let mut first_error = None;
+        for i in 0..n {
+            lock(&self.state).pending_branches -= 1;
+            match branch(i) {
+                Ok(v) => out.push(v),
+                Err(e) if !e.catchable() => {
+                    let mut st = lock(&self.state);
+                    st.pending_branches -= n - 1 - i;
+                    return Err(e);
+                }
+                Err(e) => {
+                    if first_error.is_none() {
+                        first_error = Some(e);
+                    }
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// Sets (null: removes) an attribute-store entry.

@@ -264,7 +264,25 @@ impl Executor<'_> {
                     _ => Ok(Flow::Normal),
                 }
             }
-            InstructionKind::Parallel { .. } => Err(EngineError::not_supported("Parallel")),
+            InstructionKind::Parallel { body, limit } => {
+                if let Some(l) = limit {
+                    self.eval(l, ctx)?;
+                }
+                let core = self.core;
+                let mut flows = Vec::new();
+                {
+                    let flows_ref = &mut flows;
+                    core.run_branches(body.len(), |i| {
+                        let flow = self.instruction(&body[i], ctx)?;
+                        flows_ref.push(flow);
+                        Ok(())
+                    })?;
+                }
+                Ok(flows
+                    .into_iter()
+                    .find(|f| !matches!(f, Flow::Normal))
+                    .unwrap_or(Flow::Normal))
+            }
             InstructionKind::Try {
                 body,
                 catch,

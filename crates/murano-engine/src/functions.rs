@@ -14,8 +14,6 @@ use crate::error::{EngineError, ErrorKind};
 /// are registered, and calling one is a typed "not supported yet" error
 /// rather than a YAQL "no such function".
 const NOT_YET: &[&str] = &[
-    "sleep",
-    "pselect",
     "bind",
     "config",
     "patch",
@@ -480,6 +478,35 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
             .insert(obj.id.clone(), name);
         Ok(Value::Object(obj))
     }));
+
+    // sleep(seconds): a thread-switch point; no time passes here.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("sleep", "seconds", move |call| {
+        let core = upgrade(&weak)?;
+        if !call.value(0)?.is_number() {
+            return Err(YaqlError::mismatch());
+        }
+        core.yield_point().map_err(|e| core.park(e))?;
+        Ok(Value::Null)
+    }));
+
+    // pselect(collection, composer): `select` with the items as Parallel
+    // branches.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("pselect", "collection, ~composer", move |call| {
+            let core = upgrade(&weak)?;
+            let items: Vec<Value> = call.iterable(0)?.collect::<Result<_, _>>()?;
+            let f = call.need_lambda(1)?;
+            let results = core.run_branches(items.len(), |i| {
+                f.call1(items[i].clone()).map_err(|e| core.unpark_yaql(&e))
+            });
+            results
+                .map(|v| Value::List(Arc::new(v)))
+                .map_err(|e| core.park(e))
+        })
+        .extension(),
+    );
 
     // require(value): the value, or a ValueError when it is null.
     lib.register(

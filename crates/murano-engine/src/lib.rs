@@ -49,16 +49,17 @@
 //! limits (`murano_yaql::eval::Options`).
 //!
 //! **Not supported yet** (each a typed [`error::ErrorKind::NotSupported`]
-//! error, never a silent no-op): `Parallel`, `Throw` with `Cause`,
-//! loading `ObjectsCopy`, `template()` contracts, `new()` from a model or
-//! with positional parameters, and the functions `cast`, `super`,
-//! `psuper`, `require`, `find`, `sleep`, `metadata`,
-//! `dump`, `pselect`, `bind`, `config`, `patch`, `randomName`,
-//! `decryptData`. Also not done yet:
-//! objects as one part per class of their MRO (Murano's per-class
-//! property stores and `cast`), extension methods, metadata at run time,
-//! static properties beyond defaults and writes, destruction
-//! subscriptions, and the `formatted` MuranoPL stack-trace text.
+//! error, never a silent no-op): thread switches (`sleep()`, a host's
+//! `yield()` through [`Engine::yield_point`]) while `Parallel` branches or
+//! `pselect` items are pending (branches run one after the other, which
+//! is exactly the green-thread interleaving as long as none switches);
+//! `Throw` with `Cause`; loading `ObjectsCopy`; the functions `bind`,
+//! `config`, `patch`, `randomName` and `decryptData`. Also not done yet:
+//! native (host-implemented) classes, among them `io.murano.system.GC`
+//! (so `collect()`, destruction subscriptions and `dependencies`);
+//! extension methods; the `formatted` MuranoPL stack-trace text; objects
+//! as one part per class of their MRO (cast views and per-class stores
+//! of undeclared properties cover what the tests reach).
 //!
 //! ```
 //! use std::sync::Arc;

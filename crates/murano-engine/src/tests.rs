@@ -80,10 +80,21 @@ Methods:
     Body:
       - Try:
           - Parallel:
+              - sleep(0)
               - $x: 1
         Catch:
           - Do:
               - Return: caught
+  parallel:
+    Scope: Public
+    Body:
+      - $x: []
+      - Parallel:
+          - $x: $x + [1]
+          - sleep(0)
+        Limit: 1
+      - sleep(0)
+      - Return: $x + list(1, 2).pselect($ * 10)
 "#;
 
 fn engine(limits: Limits) -> (Engine, Value) {
@@ -189,4 +200,10 @@ fn missing_methods_and_wrong_arguments() {
     assert_eq!(e.python_type(), "NoMethodFound");
     let e = call(Limits::default(), "flow", vec![Value::Int(1)]).unwrap_err();
     assert_eq!(e.python_type(), "NoMatchingMethodException");
+}
+
+#[test]
+fn parallel_branches_run_in_order_and_switches_are_refused() {
+    let out = call(Limits::default(), "parallel", vec![]).unwrap();
+    assert_eq!(format!("{out:?}"), "[1, 10, 20]");
 }

@@ -101,7 +101,10 @@ fn load_classes(meta: &Path) -> Result<ClassSet, String> {
 
 type Traces = Arc<Mutex<Vec<Value>>>;
 
-fn host_functions(traces: &Traces, names: &[String]) -> Vec<FunctionDef> {
+/// The engine a runner's host functions belong to (set once it exists).
+type EngineCell = Arc<std::sync::OnceLock<Engine>>;
+
+fn host_functions(traces: &Traces, names: &[String], cell: &EngineCell) -> Vec<FunctionDef> {
     let mut out = Vec::new();
     let t = traces.clone();
     out.push(FunctionDef::native("trace", "data", move |call| {
@@ -131,10 +134,15 @@ fn host_functions(traces: &Traces, names: &[String]) -> Vec<FunctionDef> {
             })),
             "yield" => {
                 let t = traces.clone();
+                let cell = cell.clone();
                 out.push(FunctionDef::native("yield", "", move |_| {
                     t.lock()
                         .map_err(|_| host_exception("RuntimeError", "builtins", "poisoned"))?
                         .push(Value::str("yield"));
+                    match cell.get() {
+                        Some(engine) => engine.yield_point()?,
+                        None => {}
+                    }
                     Ok(Value::Null)
                 }));
             }
@@ -171,11 +179,13 @@ fn run_test(classes: &Arc<ClassSet>, test: &Json, steps: &[Json]) -> Result<(), 
                             .collect()
                     })
                     .unwrap_or_default();
+                let cell: EngineCell = Arc::new(std::sync::OnceLock::new());
                 let engine = Engine::new(
                     classes.clone(),
                     Limits::default(),
-                    host_functions(&traces, &names),
+                    host_functions(&traces, &names, &cell),
                 );
+                let _ = cell.set(engine.clone());
                 if let Some(cfg) = step["class_configs"].as_object() {
                     for (class, props) in cfg {
                         if let Value::Dict(d) = to_value(&engine, props) {
