@@ -1304,6 +1304,34 @@ impl Core {
         self.run_method(this, m.class, m.index, args, kwargs)
     }
 
+    /// Whether the receiver (first) argument of an extension method
+    /// accepts a value (its contract's `check_type`; no contract accepts
+    /// anything).
+    pub(crate) fn accepts_receiver(
+        &self,
+        class: ClassId,
+        index: usize,
+        value: &Value,
+    ) -> Result<bool, EngineError> {
+        let classes = self.classes.clone();
+        let Some(arg) = classes
+            .definition(class)
+            .and_then(|d| d.methods.get(index))
+            .and_then(|m| m.arguments.first())
+        else {
+            return Ok(false);
+        };
+        let Some(node) = &arg.contract else {
+            return Ok(true);
+        };
+        let ctx = self.method_context(class, None);
+        let scope = self.scope(&ctx, None, class);
+        let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+        contract
+            .check_type(&scope, Some(value), None)
+            .map_err(|e| self.unpark_contract(e))
+    }
+
     /// Binds arguments, applies their contracts and runs the body.
     pub(crate) fn run_method(
         &self,

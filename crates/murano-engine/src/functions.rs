@@ -712,7 +712,7 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
                 return log(core, &obj, name, call);
             }
             if !core.has_method(obj.class, name) {
-                return Err(YaqlError::mismatch());
+                return extension(core, name, recv, call);
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
@@ -722,7 +722,7 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
         }
         if let Some(t) = core.type_of_value(&recv) {
             if !core.has_method(t.class, name) {
-                return Err(YaqlError::mismatch());
+                return extension(core, name, recv, call);
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
@@ -730,7 +730,7 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
                 .invoke(None, t.class, name, args, kwargs, false)
                 .map_err(|e| core.park(e));
         }
-        return Err(YaqlError::mismatch());
+        return extension(core, name, recv, call);
     }
     let Some(frame) = core.current_frame() else {
         return Err(YaqlError::mismatch());
@@ -807,4 +807,41 @@ fn log(
         message: text,
     });
     Ok(Value::Null)
+}
+
+/// `value.name(args)` through an extension method (`Usage: Extension`)
+/// of the running method's class or of a class it imports: the first
+/// whose receiver contract accepts the value.
+fn extension(
+    core: &Arc<Core>,
+    name: &str,
+    receiver: Value,
+    call: &mut Call<'_>,
+) -> Result<Value, YaqlError> {
+    let Some(frame) = core.current_frame() else {
+        return Err(YaqlError::mismatch());
+    };
+    let registry = core.classes.registry();
+    let candidates: Vec<(murano_dsl::registry::ClassId, usize)> = registry
+        .find_extension_method(frame.class, name)
+        .map_err(|_| YaqlError::mismatch())?
+        .iter()
+        .filter(|c| c.receiver().is_some())
+        .map(|c| (c.method.class, c.method.index))
+        .collect();
+    for (class, index) in candidates {
+        let accepts = core
+            .accepts_receiver(class, index, &receiver)
+            .map_err(|e| core.park(e))?;
+        if !accepts {
+            continue;
+        }
+        let mut args = vec![receiver];
+        args.extend(args_from(call, 1)?);
+        let kwargs = kwargs_from(call)?;
+        return core
+            .run_method(None, class, index, args, kwargs)
+            .map_err(|e| core.park(e));
+    }
+    Err(YaqlError::mismatch())
 }
