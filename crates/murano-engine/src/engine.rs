@@ -64,6 +64,9 @@ pub(crate) struct State {
     /// branches run one after the other, which is the interleaving green
     /// threads give as long as no branch switches threads.
     pub(crate) pending_branches: usize,
+    /// The object a static method was called on (for native methods,
+    /// which may tell an instance call from a class call).
+    pub(crate) static_receiver: Option<Arc<Obj>>,
     /// Loads in dry-run mode (`template()`): no `.init`, nothing kept.
     pub(crate) dry_run: u32,
     pub(crate) log: Vec<crate::LogRecord>,
@@ -82,6 +85,7 @@ pub(crate) struct State {
 
 /// The shared core behind an [`Engine`].
 pub(crate) struct Core {
+    pub(crate) natives: HashMap<(String, String), Arc<crate::NativeBody>>,
     pub(crate) classes: Arc<ClassSet>,
     pub(crate) limits: Limits,
     pub(crate) yaql: YaqlEngine,
@@ -119,7 +123,24 @@ impl Engine {
     /// (registered in the innermost layer of the YAQL library, so visible
     /// from every class).
     pub fn new(classes: Arc<ClassSet>, limits: Limits, host_functions: Vec<FunctionDef>) -> Engine {
+        Engine::with_natives(classes, limits, host_functions, Vec::new())
+    }
+
+    /// [`Engine::new`] with native methods: MuranoPL methods (declared in
+    /// a class, with their arguments and contracts) whose body the host
+    /// implements, as Murano implements parts of classes in Python.
+    pub fn with_natives(
+        classes: Arc<ClassSet>,
+        limits: Limits,
+        host_functions: Vec<FunctionDef>,
+        natives: Vec<crate::NativeMethod>,
+    ) -> Engine {
+        let natives = natives
+            .into_iter()
+            .map(|n| ((n.class, n.method), n.body))
+            .collect();
         let core = Arc::new_cyclic(|weak| Core {
+            natives,
             classes,
             limits,
             yaql: YaqlEngine::murano(false),
@@ -1300,6 +1321,7 @@ impl Core {
                 format!("Method \"{name}\" is not exposed"),
             ));
         }
+        lock(&self.state).static_receiver = if is_static { this.cloned() } else { None };
         let this = if is_static { None } else { this };
         self.run_method(this, m.class, m.index, args, kwargs)
     }
@@ -1359,6 +1381,7 @@ impl Core {
         let Some(method) = classes.definition(class).and_then(|d| d.methods.get(index)) else {
             return Err(EngineError::dsl("NoMethodFound", "method vanished"));
         };
+        let static_receiver = lock(&self.state).static_receiver.take();
         self.spend()?;
         let depth = lock(&self.state).stack.len();
         if depth >= self.limits.max_call_depth {
@@ -1380,7 +1403,29 @@ impl Core {
             at: method.start,
             allow_writes: method.name == ".init",
         });
-        let result = crate::exec::run_body(self, &method.body, &mut ctx);
+        let native = self
+            .natives
+            .get(&(classes.name(class).to_owned(), method.name.clone()))
+            .cloned();
+        let result = match native {
+            Some(body) => {
+                let receiver = match this {
+                    Some(o) => Some(Value::Object(o.clone())),
+                    None => static_receiver.map(|o| Value::Object(o) as Value),
+                };
+                let args: Vec<(String, Value)> = method
+                    .arguments
+                    .iter()
+                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+                    .collect();
+                body(&crate::NativeCall {
+                    receiver: receiver.as_ref(),
+                    class: classes.name(class),
+                    args: &args,
+                })
+            }
+            None => crate::exec::run_body(self, &method.body, &mut ctx),
+        };
         lock(&self.state).stack.pop();
         result
     }

@@ -13,13 +13,7 @@ use crate::error::{EngineError, ErrorKind};
 /// Functions of Murano's library that this engine does not run yet: they
 /// are registered, and calling one is a typed "not supported yet" error
 /// rather than a YAQL "no such function".
-const NOT_YET: &[&str] = &[
-    "bind",
-    "config",
-    "patch",
-    "randomName",
-    "decryptData",
-];
+const NOT_YET: &[&str] = &["bind", "config", "patch", "randomName", "decryptData"];
 
 fn args_from(call: &Call<'_>, start: usize) -> Result<Vec<Value>, YaqlError> {
     let mut out = Vec::new();

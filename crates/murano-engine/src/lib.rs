@@ -55,8 +55,9 @@
 //! is exactly the green-thread interleaving as long as none switches);
 //! `Throw` with `Cause`; loading `ObjectsCopy`; the functions `bind`,
 //! `config`, `patch`, `randomName` and `decryptData`. Also not done yet:
-//! native (host-implemented) classes, among them `io.murano.system.GC`
-//! (so `collect()`, destruction subscriptions and `dependencies`);
+//! the native part of `io.murano.system.GC` (so `collect()`,
+//! destruction subscriptions and `dependencies`; hosts implement native
+//! methods through [`NativeMethod`]);
 //! extension methods; the `formatted` MuranoPL stack-trace text; objects
 //! as one part per class of their MRO (cast views and per-class stores
 //! of undeclared properties cover what the tests reach).
@@ -126,6 +127,47 @@ pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, Receiver};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use object::ObjectView;
+
+/// The body of a native method.
+pub type NativeBody =
+    dyn Fn(&NativeCall<'_>) -> Result<murano_yaql::eval::Value, EngineError> + Send + Sync;
+
+/// A MuranoPL method implemented by the host: the class declares it (its
+/// arguments, contracts and usage), the host gives its body.
+#[derive(Clone)]
+pub struct NativeMethod {
+    /// The full name of the declaring class.
+    pub class: String,
+    /// The method name.
+    pub method: String,
+    /// The body.
+    pub body: std::sync::Arc<NativeBody>,
+}
+
+impl std::fmt::Debug for NativeMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NativeMethod({}::{})", self.class, self.method)
+    }
+}
+
+/// What a native method receives.
+#[derive(Debug)]
+pub struct NativeCall<'a> {
+    /// The object it was called on: `this`, or for a static method the
+    /// object it was called through (`None` when called on the class).
+    pub receiver: Option<&'a murano_yaql::eval::Value>,
+    /// The declaring class.
+    pub class: &'a str,
+    /// The arguments by name, after their contracts.
+    pub args: &'a [(String, murano_yaql::eval::Value)],
+}
+
+impl NativeCall<'_> {
+    /// An argument by name.
+    pub fn arg(&self, name: &str) -> Option<&murano_yaql::eval::Value> {
+        self.args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
 
 /// A message logged through an `io.murano.system.Logger` object.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex};
 use murano_dsl::model::MethodScope;
 use murano_dsl::version::Version;
 use murano_engine::{
-    host_exception, ClassSet, ClassSetBuilder, Engine, EngineError, ErrorKind, Limits, Receiver,
+    host_exception, ClassSet, ClassSetBuilder, Engine, EngineError, ErrorKind, Limits, NativeCall,
+    NativeMethod, Receiver,
 };
 use murano_testkit::{conclude, read_jsonl, Suite};
 use murano_yaql::eval::{Dict, FunctionDef, Value};
@@ -89,6 +90,7 @@ fn load_classes(meta: &Path) -> Result<ClassSet, String> {
                         m.scope = MethodScope::Public;
                     }
                 }
+                merge_python_class(&mut def)?;
                 if def.full_name.is_none() {
                     continue;
                 }
@@ -97,6 +99,91 @@ fn load_classes(meta: &Path) -> Result<ClassSet, String> {
         }
     }
     Ok(b.build())
+}
+
+/// The Python classes two test modules register (README §1.2), declared
+/// here in MuranoPL and merged into the classes of the same name; their
+/// bodies are [`python_natives`].
+const PYTHON_CLASSES: &[(&str, &str)] = &[
+    (
+        "test.TestStatics",
+        "Name: X
+Methods:
+  staticPythonMethod:
+    Usage: Static
+    Arguments: [{arg: {Contract: $.int()}}]
+  classmethodPythonMethod:
+    Usage: Static
+    Arguments: [{arg: {Contract: $}}]
+",
+    ),
+    (
+        "extcls.Extender",
+        "Name: X
+Methods:
+  pythonExtension:
+    Usage: Extension
+    Arguments: [{arg: {Contract: $.int()}}]
+  pythonExtension2:
+    Usage: Extension
+    Arguments: [{arg: {Contract: $.int()}}]
+",
+    ),
+];
+
+fn merge_python_class(def: &mut murano_dsl::model::ClassDefinition) -> Result<(), String> {
+    for (name, yaml) in PYTHON_CLASSES {
+        if def.full_name.as_deref() == Some(name) {
+            let extra = ClassSetBuilder::parse_file(yaml.as_bytes(), "python")
+                .map_err(|e| e.to_string())?;
+            for class in extra {
+                def.methods.extend(class.methods);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn native(
+    class: &str,
+    method: &str,
+    body: impl Fn(&NativeCall<'_>) -> Result<Value, EngineError> + Send + Sync + 'static,
+) -> NativeMethod {
+    NativeMethod {
+        class: class.to_owned(),
+        method: method.to_owned(),
+        body: Arc::new(body),
+    }
+}
+
+fn int_arg(call: &NativeCall<'_>) -> i64 {
+    call.arg("arg").and_then(Value::as_int).unwrap_or(0)
+}
+
+/// The bodies of the Python test classes' methods.
+fn python_natives() -> Vec<NativeMethod> {
+    vec![
+        native("test.TestStatics", "staticPythonMethod", |c| {
+            let k = if c.receiver.is_some() { 3 } else { 7 };
+            Ok(Value::Int(k * int_arg(c)))
+        }),
+        native("test.TestStatics", "classmethodPythonMethod", |c| {
+            let prefix = if c.receiver.is_some() {
+                "PYTHONCLASS"
+            } else {
+                "PythonClass"
+            };
+            let arg = c.arg("arg").map(Value::py_str).unwrap_or_default();
+            Ok(Value::str(&format!("{prefix}{arg}")))
+        }),
+        native("extcls.Extender", "pythonExtension", |c| {
+            let a = int_arg(c);
+            Ok(Value::Int(a * a))
+        }),
+        native("extcls.Extender", "pythonExtension2", |c| {
+            Ok(Value::Int(2 * int_arg(c)))
+        }),
+    ]
 }
 
 type Traces = Arc<Mutex<Vec<Value>>>;
@@ -180,10 +267,11 @@ fn run_test(classes: &Arc<ClassSet>, test: &Json, steps: &[Json]) -> Result<(), 
                     })
                     .unwrap_or_default();
                 let cell: EngineCell = Arc::new(std::sync::OnceLock::new());
-                let engine = Engine::new(
+                let engine = Engine::with_natives(
                     classes.clone(),
                     Limits::default(),
                     host_functions(&traces, &names, &cell),
+                    python_natives(),
                 );
                 let _ = cell.set(engine.clone());
                 if let Some(cfg) = step["class_configs"].as_object() {
