@@ -226,9 +226,8 @@ fn host_functions(traces: &Traces, names: &[String], cell: &EngineCell) -> Vec<F
                     t.lock()
                         .map_err(|_| host_exception("RuntimeError", "builtins", "poisoned"))?
                         .push(Value::str("yield"));
-                    match cell.get() {
-                        Some(engine) => engine.yield_point()?,
-                        None => {}
+                    if let Some(engine) = cell.get() {
+                        engine.yield_point()?;
                     }
                     Ok(Value::Null)
                 }));
