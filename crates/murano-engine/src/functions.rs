@@ -13,7 +13,7 @@ use crate::error::{EngineError, ErrorKind};
 /// Functions of Murano's library that this engine does not run yet: they
 /// are registered, and calling one is a typed "not supported yet" error
 /// rather than a YAQL "no such function".
-const NOT_YET: &[&str] = &["bind", "config", "patch", "randomName", "decryptData"];
+const NOT_YET: &[&str] = &["config", "patch", "randomName"];
 
 fn args_from(call: &Call<'_>, start: usize) -> Result<Vec<Value>, YaqlError> {
     let mut out = Vec::new();
@@ -502,6 +502,33 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         .extension(),
     );
 
+    // bind(template, mappings): `$name` strings replaced by mapping values
+    // (`$text-{name}` formats them in), recursively.
+    lib.register(
+        FunctionDef::native("bind", "object, mappings", |call| {
+            let Value::Dict(m) = call.value(1)? else {
+                return Err(YaqlError::mismatch());
+            };
+            let m = m.clone();
+            bind(call.value(0)?, &m, 0)
+        })
+        .extension(),
+    );
+
+    // decryptData(value): this engine has no key manager, which Murano
+    // reports as castellan's AuthTypeInvalidError.
+    lib.register(
+        FunctionDef::native("decryptData", "value", |call| {
+            call.string(0)?;
+            Err(crate::engine::host_exception(
+                "AuthTypeInvalidError",
+                "castellan.common.exception",
+                "Invalid auth_type was specified, auth_type: None",
+            ))
+        })
+        .extension(),
+    );
+
     // require(value): the value, or a ValueError when it is null.
     lib.register(
         FunctionDef::native("require", "value", |call| {
@@ -838,4 +865,77 @@ fn extension(
             .map_err(|e| core.park(e));
     }
     Err(YaqlError::mismatch())
+}
+
+/// `bind()` (`murano/engine/system/yaql_functions.py`).
+fn bind(v: &Value, mappings: &Dict, depth: usize) -> Result<Value, YaqlError> {
+    if depth > 200 {
+        return Err(YaqlError::new(
+            murano_yaql::eval::ErrorKind::RecursionLimit,
+            "bind(): value nested too deeply",
+        ));
+    }
+    Ok(match v {
+        Value::Str(s) if s.starts_with('$') => {
+            let r = bind_macro(&s[1..], mappings)?;
+            if r.is_null() {
+                v.clone()
+            } else {
+                r
+            }
+        }
+        Value::List(items) | Value::Tuple(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|x| bind(x, mappings, depth + 1))
+                .collect::<Result<_, _>>()?,
+        )),
+        Value::Dict(d) => {
+            let mut out = Dict::default();
+            for (k, x) in d.iter() {
+                out.insert(bind(k, mappings, depth + 1)?, bind(x, mappings, depth + 1)?);
+            }
+            Value::Dict(Arc::new(out))
+        }
+        other => other.clone(),
+    })
+}
+
+/// `_convert_macro_parameter`: `{name}` parts replaced by `str()` of
+/// their mapping; without any, the whole name looked up (KeyError when
+/// missing).
+fn bind_macro(text: &str, mappings: &Dict) -> Result<Value, YaqlError> {
+    let mut out = String::new();
+    let mut replaced = false;
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let name_len = after
+            .char_indices()
+            .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+            .map(|(i, c)| i + c.len_utf8())
+            .last()
+            .unwrap_or(0);
+        if name_len > 0 && after[name_len..].starts_with('}') {
+            out.push_str(&rest[..open]);
+            let name = &after[..name_len];
+            let value = mappings.get(&Value::str(name)).cloned().unwrap_or_default();
+            out.push_str(&value.py_str());
+            replaced = true;
+            rest = &after[name_len + 1..];
+        } else {
+            out.push_str(&rest[..=open]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    if replaced {
+        return Ok(Value::str(&out));
+    }
+    mappings.get(&Value::str(text)).cloned().ok_or_else(|| {
+        YaqlError::new(
+            murano_yaql::eval::ErrorKind::KeyError,
+            Value::str(text).repr(),
+        )
+    })
 }
