@@ -58,8 +58,8 @@
 //! a key manager). Also not done yet:
 //! the native part of `io.murano.system.GC` (so `collect()`,
 //! destruction subscriptions and `dependencies`; hosts implement native
-//! methods through [`NativeMethod`]);
-//! extension methods; the `formatted` MuranoPL stack-trace text; objects
+//! methods through [`NativeMethod`]); the `formatted` MuranoPL
+//! stack-trace text (errors carry their frames); objects
 //! as one part per class of their MRO (cast views and per-class stores
 //! of undeclared properties cover what the tests reach).
 //!
