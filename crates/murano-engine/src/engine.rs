@@ -188,18 +188,23 @@ impl Engine {
             ));
         };
         let objects = d.get(&Value::str("Objects")).cloned().unwrap_or_default();
-        if objects.is_null() {
-            return Ok(None);
-        }
-        let root = core.load_object_tree(&objects, None, true)?;
+        let root = if objects.is_null() {
+            None
+        } else {
+            let root = core.load_object_tree(&objects, None, true)?;
+            lock(&core.state).root = core.obj_of(&root);
+            Some(root)
+        };
+        // `ObjectsCopy` (the previous deployment's model): its objects are
+        // loaded the same way (objects also in `Objects` are the same
+        // objects), then those not reachable from the root are destroyed.
         if let Some(copy) = d.get(&Value::str("ObjectsCopy")) {
             if !copy.is_null() {
-                return Err(EngineError::not_supported("loading ObjectsCopy"));
+                core.load_object_tree(copy, None, true)?;
+                core.collect_garbage()?;
             }
         }
-        let root_obj = core.obj_of(&root);
-        lock(&core.state).root = root_obj;
-        Ok(Some(root))
+        Ok(root)
     }
 
     /// Calls a method from outside (the runner's `on(obj).method(...)`).
@@ -1583,12 +1588,28 @@ impl Core {
     /// `.destroy` methods (most derived class first).
     pub(crate) fn collect_garbage(&self) -> Result<(), EngineError> {
         let reachable = self.reachable();
-        let doomed: Vec<Arc<Obj>> = lock(&self.state)
+        let mut doomed: Vec<Arc<Obj>> = lock(&self.state)
             .objects
             .values()
             .filter(|o| !reachable.contains(&o.id) && !o.is_destroyed())
             .cloned()
             .collect();
+        // Owned objects go before their owners.
+        let depth = |o: &Arc<Obj>| {
+            let mut n = 0usize;
+            let mut current = self.owner_of(o);
+            while let Some(p) = current {
+                n += 1;
+                if n > 10_000 {
+                    break;
+                }
+                current = self.owner_of(&p);
+            }
+            n
+        };
+        let mut keyed: Vec<(usize, Arc<Obj>)> = doomed.drain(..).map(|o| (depth(&o), o)).collect();
+        keyed.sort_by(|a, b| b.0.cmp(&a.0));
+        let doomed: Vec<Arc<Obj>> = keyed.into_iter().map(|(_, o)| o).collect();
         for o in &doomed {
             for class in self.classes.mro(o.class) {
                 let has = self
