@@ -1608,7 +1608,7 @@ impl Core {
             n
         };
         let mut keyed: Vec<(usize, Arc<Obj>)> = doomed.drain(..).map(|o| (depth(&o), o)).collect();
-        keyed.sort_by(|a, b| b.0.cmp(&a.0));
+        keyed.sort_by_key(|k| std::cmp::Reverse(k.0));
         let doomed: Vec<Arc<Obj>> = keyed.into_iter().map(|(_, o)| o).collect();
         for o in &doomed {
             for class in self.classes.mro(o.class) {
