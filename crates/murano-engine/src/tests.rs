@@ -75,6 +75,21 @@ Methods:
         Finally:
           - $out: $out + [fin]
       - Return: [$out, $d]
+  logAndAttributes:
+    Scope: Public
+    Body:
+      - $log: logger(demo)
+      - $log.info('{0}-{x}', 1, x => 2)
+      - $log.error('{missing}')
+      - $.setAttr(k, v)
+      - Return:
+          - $.getAttr(k)
+          - $.getAttr(other, dflt)
+          - $.native(20)
+  native:
+    Arguments: [{n: {Contract: $.int()}}]
+    Body:
+      - Return: declared body not used
   notSupported:
     Scope: Public
     Body:
@@ -98,10 +113,14 @@ Methods:
 "#;
 
 fn engine(limits: Limits) -> (Engine, Value) {
+    engine_with(limits, Vec::new())
+}
+
+fn engine_with(limits: Limits, natives: Vec<crate::NativeMethod>) -> (Engine, Value) {
     let mut b = ClassSetBuilder::new();
     let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
     let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
-    let core_classes = "Name: io.murano.Object\n---\nName: io.murano.Exception\n\
+    let core_classes = "Name: io.murano.Object\n---\nName: io.murano.system.Logger\n---\nName: io.murano.Exception\n\
         Properties: {name: {Contract: $, Usage: Runtime}, message: {Contract: $, Usage: Runtime}}\n";
     for def in ClassSetBuilder::parse_file(core_classes.as_bytes(), "Object.yaml").unwrap() {
         b.add_class(core, "Object.yaml", def).unwrap();
@@ -109,7 +128,7 @@ fn engine(limits: Limits) -> (Engine, Value) {
     for def in ClassSetBuilder::parse_file(CLASSES.as_bytes(), "Looper.yaml").unwrap() {
         b.add_class(pkg, "Looper.yaml", def).unwrap();
     }
-    let engine = Engine::new(Arc::new(b.build()), limits, Vec::new());
+    let engine = Engine::with_natives(Arc::new(b.build()), limits, Vec::new(), natives);
     let mut header = Dict::default();
     header.insert(Value::str("type"), Value::str("Looper"));
     header.insert(Value::str("id"), Value::str("root"));
@@ -206,4 +225,32 @@ fn missing_methods_and_wrong_arguments() {
 fn parallel_branches_run_in_order_and_switches_are_refused() {
     let out = call(Limits::default(), "parallel", vec![]).unwrap();
     assert_eq!(format!("{out:?}"), "[1, 10, 20]");
+}
+
+#[test]
+fn loggers_attributes_and_native_methods() {
+    let native = crate::NativeMethod {
+        class: "Looper".into(),
+        method: "native".into(),
+        body: Arc::new(|call| {
+            assert!(call.receiver.is_some());
+            let n = call.arg("n").and_then(Value::as_int).unwrap_or(0);
+            Ok(Value::Int(n + 1))
+        }),
+    };
+    let (engine, root) = engine_with(Limits::default(), vec![native]);
+    let out = engine
+        .call(&Receiver::Object(root), "logAndAttributes", vec![], vec![])
+        .unwrap();
+    assert_eq!(format!("{out:?}"), "['v', 'dflt', 21]");
+    let log = engine.take_log();
+    let lines: Vec<String> = log
+        .iter()
+        .map(|r| format!("{} {} {}", r.logger, r.level, r.message))
+        .collect();
+    assert_eq!(lines, ["demo info 1-2", "demo error {missing}"]);
+    assert!(engine.take_log().is_empty());
+    let model = engine.serialized_model();
+    let text = format!("{model:?}");
+    assert!(text.contains("['root', 'Looper', 'k', 'v']"), "{text}");
 }
