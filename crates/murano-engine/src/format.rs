@@ -8,6 +8,10 @@
 
 use murano_yaql::eval::{Error, ErrorKind, Value};
 
+/// The widest field and the largest precision accepted (Python's limit is
+/// memory; untrusted format strings must not allocate without bound).
+const MAX_FIELD_WIDTH: usize = 10_000;
+
 fn value_error(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::ValueError, message)
 }
@@ -145,6 +149,9 @@ fn apply_spec(value: &Value, converted: Option<String>, spec: &str) -> Result<St
             .parse()
             .map_err(|_| value_error(format!("Invalid format specifier '{spec}'")))?
     };
+    if width > MAX_FIELD_WIDTH {
+        return Err(value_error(format!("format width {width} is too large")));
+    }
     let precision: Option<usize> = match precision {
         Some(p) => Some(
             p.parse()
@@ -152,6 +159,9 @@ fn apply_spec(value: &Value, converted: Option<String>, spec: &str) -> Result<St
         ),
         None => None,
     };
+    if precision.is_some_and(|p| p > MAX_FIELD_WIDTH) {
+        return Err(value_error("format precision is too large"));
+    }
     let text = match (ty, converted, value) {
         (None | Some('s'), Some(s), _) => truncate(&s, precision),
         (None | Some('s'), None, Value::Str(s)) => truncate(s, precision),
@@ -228,6 +238,15 @@ mod tests {
         assert_eq!(f("{1}", &args).unwrap_err().kind(), ErrorKind::IndexError);
         assert_eq!(f("{", &args).unwrap_err().kind(), ErrorKind::ValueError);
         assert_eq!(f("}", &args).unwrap_err().kind(), ErrorKind::ValueError);
+        let big = [Value::Float(1.0)];
+        assert_eq!(
+            f("{0:>99999999}", &big).unwrap_err().kind(),
+            ErrorKind::ValueError
+        );
+        assert_eq!(
+            f("{0:.99999999f}", &big).unwrap_err().kind(),
+            ErrorKind::ValueError
+        );
         assert_eq!(f("{}{0}", &args).unwrap_err().kind(), ErrorKind::ValueError);
     }
 }
