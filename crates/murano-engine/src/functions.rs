@@ -13,7 +13,7 @@ use crate::error::{EngineError, ErrorKind};
 /// Functions of Murano's library that this engine does not run yet: they
 /// are registered, and calling one is a typed "not supported yet" error
 /// rather than a YAQL "no such function".
-const NOT_YET: &[&str] = &["config", "patch", "randomName"];
+const NOT_YET: &[&str] = &["config", "randomName"];
 
 fn args_from(call: &Call<'_>, start: usize) -> Result<Vec<Value>, YaqlError> {
     let mut out = Vec::new();
@@ -525,6 +525,14 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
                 "castellan.common.exception",
                 "Invalid auth_type was specified, auth_type: None",
             ))
+        })
+        .extension(),
+    );
+
+    // patch(object, patch): RFC 6902 JSON patches.
+    lib.register(
+        FunctionDef::native("patch", "object, patch", |call| {
+            crate::patch::apply(call.value(0)?, call.value(1)?)
         })
         .extension(),
     );
