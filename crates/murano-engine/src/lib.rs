@@ -53,8 +53,9 @@
 //! `yield()` through [`Engine::yield_point`]) while `Parallel` branches or
 //! `pselect` items are pending (branches run one after the other, which
 //! is exactly the green-thread interleaving as long as none switches);
-//! `Throw` with `Cause`; the functions `config` and `randomName` (`decryptData` answers as Murano does without
-//! a key manager). Also not done yet:
+//! `Throw` with `Cause`; the functions `config` and `randomName`
+//! (`decryptData` answers as Murano does without a key manager). Also
+//! not done yet:
 //! the native part of `io.murano.system.GC` (so `collect()`,
 //! destruction subscriptions and `dependencies`; hosts implement native
 //! methods through [`NativeMethod`]); the `formatted` MuranoPL
