@@ -60,6 +60,9 @@ pub(crate) struct State {
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
     pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
     pub(crate) logger_names: HashMap<String, String>,
+    /// The errors behind the exception objects `Catch: As:` made (for
+    /// `Throw: Cause:`).
+    pub(crate) exceptions: HashMap<String, EngineError>,
     /// Parallel branches (and `pselect` items) started but not run yet:
     /// branches run one after the other, which is the interleaving green
     /// threads give as long as no branch switches threads.

@@ -317,16 +317,40 @@ impl Executor<'_> {
                     Some(e) => Some(self.eval(e, ctx)?),
                     None => None,
                 };
-                if cause.is_some() {
-                    return Err(EngineError::not_supported("Throw with Cause"));
-                }
-                Err(EngineError::new(
+                let cause = match cause {
+                    None => None,
+                    Some(node) => {
+                        let v = self.eval(node, ctx)?;
+                        if v.is_null() {
+                            None
+                        } else {
+                            let known = self.core.obj_of(&v).and_then(|o| {
+                                crate::object::lock(&self.core.state)
+                                    .exceptions
+                                    .get(&o.id)
+                                    .cloned()
+                            });
+                            match known {
+                                Some(e) => Some(Box::new(e)),
+                                None => {
+                                    return Err(EngineError::dsl(
+                                        "DslInvalidOperationError",
+                                        "Cause must be an exception caught with Catch: As:",
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                };
+                let mut e = EngineError::new(
                     ErrorKind::Thrown {
                         names: resolved,
                         extra,
                     },
                     message,
-                ))
+                );
+                e.cause = cause;
+                Err(e)
             }
             InstructionKind::Rethrow => match self.handling.last() {
                 Some(e) => Err(e.clone()),
@@ -430,6 +454,10 @@ impl Executor<'_> {
 
     /// The `io.murano.Exception` object `Catch: As:` binds.
     fn exception_object(&self, e: &EngineError) -> Result<Value, EngineError> {
+        self.exception_object_at(e, 0)
+    }
+
+    fn exception_object_at(&self, e: &EngineError, depth: usize) -> Result<Value, EngineError> {
         let core = self.core;
         let class = core.classes.resolve(None, "io.murano.Exception")?;
         let obj = core.create_object(class, None, None, Value::Null, Value::Null)?;
@@ -449,8 +477,15 @@ impl Executor<'_> {
         };
         props.insert("extra".into(), extra);
         props.insert("nativeException".into(), Value::Null);
-        props.insert("cause".into(), Value::Null);
         drop(props);
+        let cause = match &e.cause {
+            Some(c) if depth < 32 => self.exception_object_at(c, depth + 1)?,
+            _ => Value::Null,
+        };
+        crate::object::lock(&obj.props).insert("cause".into(), cause);
+        crate::object::lock(&core.state)
+            .exceptions
+            .insert(obj.id.clone(), e.clone());
         Ok(Value::Object(obj))
     }
 

@@ -53,7 +53,7 @@
 //! `yield()` through [`Engine::yield_point`]) while `Parallel` branches or
 //! `pselect` items are pending (branches run one after the other, which
 //! is exactly the green-thread interleaving as long as none switches);
-//! `Throw` with `Cause`; the functions `config` and `randomName`
+//! the functions `config` and `randomName`
 //! (`decryptData` answers as Murano does without a key manager). Also
 //! not done yet:
 //! the native part of `io.murano.system.GC` (so `collect()`,

@@ -65,13 +65,20 @@ Methods:
             - $out: $out + [m5]
         Value: $i
       - Try:
-          - Throw: boom
-            Message: bad
+          - Try:
+              - Throw: inner
+                Message: first
+            Catch:
+              - As: first
+                Do:
+                  - Throw: boom
+                    Message: bad
+                    Cause: $first
         Catch:
           - With: boom
             As: e
             Do:
-              - $out: $out + [$e.message]
+              - $out: $out + [$e.message, $e.cause.message]
         Finally:
           - $out: $out + [fin]
       - Return: [$out, $d]
@@ -121,7 +128,7 @@ fn engine_with(limits: Limits, natives: Vec<crate::NativeMethod>) -> (Engine, Va
     let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
     let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
     let core_classes = "Name: io.murano.Object\n---\nName: io.murano.system.Logger\n---\nName: io.murano.Exception\n\
-        Properties: {name: {Contract: $, Usage: Runtime}, message: {Contract: $, Usage: Runtime}}\n";
+        Properties: {name: {Contract: $, Usage: Runtime}, message: {Contract: $, Usage: Runtime}, cause: {Contract: $, Usage: Runtime}}\n";
     for def in ClassSetBuilder::parse_file(core_classes.as_bytes(), "Object.yaml").unwrap() {
         b.add_class(core, "Object.yaml", def).unwrap();
     }
@@ -193,7 +200,7 @@ fn block_constructs() {
     let Value::List(parts) = out else {
         panic!("{out:?}")
     };
-    let expected_out: Vec<Value> = ["0", "1", "3", "4", "s1", "s2", "m5", "bad", "fin"]
+    let expected_out: Vec<Value> = ["0", "1", "3", "4", "s1", "s2", "m5", "bad", "first", "fin"]
         .iter()
         .map(|s| match s.parse::<i64>() {
             Ok(n) => Value::Int(n),
