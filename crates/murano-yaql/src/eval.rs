@@ -243,6 +243,15 @@ impl Engine {
             options: self.options.clone(),
         }
     }
+
+    /// Compiles one node of a parsed tree, for instance a sub-expression
+    /// (the index of an assignment target `$x[$i + 1]`).
+    pub fn compile_expr(&self, expr: &crate::Expr) -> Query {
+        Query {
+            root: interp::compile(expr),
+            options: self.options.clone(),
+        }
+    }
 }
 
 /// A compiled expression bound to engine options.

@@ -1,0 +1,166 @@
+//! Classes at run time: the packages' class definitions linked by the
+//! registry of `murano-dsl`, with the package lookup order and the file
+//! each class comes from (for stack traces).
+
+use std::collections::HashMap;
+
+use murano_dsl::model::ClassDefinition;
+use murano_dsl::registry::{ClassId, ClassRegistry, PackageId, PackageInfo, RegistryBuilder};
+use murano_dsl::version::Version;
+use murano_dsl::yaml::{load_class_file, LoadOptions};
+
+use crate::error::EngineError;
+
+/// The classes an engine runs: packages in lookup order, their classes,
+/// and where each class was read from.
+#[derive(Debug)]
+pub struct ClassSet {
+    registry: ClassRegistry,
+    packages: Vec<PackageId>,
+    files: HashMap<ClassId, String>,
+}
+
+/// Collects packages and class definitions for a [`ClassSet`].
+#[derive(Debug, Default)]
+pub struct ClassSetBuilder {
+    builder: RegistryBuilder,
+    packages: Vec<PackageId>,
+    files: Vec<(usize, String)>,
+    count: usize,
+}
+
+impl ClassSetBuilder {
+    /// An empty builder.
+    pub fn new() -> ClassSetBuilder {
+        ClassSetBuilder::default()
+    }
+
+    /// Adds a package; class lookup by full name tries packages in the
+    /// order they were added.
+    pub fn add_package(&mut self, name: &str, version: Version) -> Result<PackageId, EngineError> {
+        let id = self
+            .builder
+            .add_package(PackageInfo::new(name, version))
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        self.packages.push(id);
+        Ok(id)
+    }
+
+    /// Parses a class file (several documents, one class each) with the
+    /// engine's YAML flavour and returns its class definitions, for the
+    /// caller to inspect or adjust before [`ClassSetBuilder::add_class`].
+    pub fn parse_file(bytes: &[u8], path: &str) -> Result<Vec<ClassDefinition>, EngineError> {
+        let file = load_class_file(bytes, &LoadOptions::default())
+            .map_err(|e| EngineError::dsl("DslSyntaxError", format!("{path}: {e}")))?;
+        Ok(ClassDefinition::from_documents(&file.documents, Some(path)))
+    }
+
+    /// Adds a class definition read from `path` to a package.
+    pub fn add_class(
+        &mut self,
+        package: PackageId,
+        path: &str,
+        class: ClassDefinition,
+    ) -> Result<(), EngineError> {
+        let id = self
+            .builder
+            .add_class(package, class)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        self.files.push((id.index(), path.to_owned()));
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Links the classes.
+    pub fn build(self) -> ClassSet {
+        let registry = self.builder.build();
+        let mut files = HashMap::new();
+        for class in registry.classes() {
+            if let Some((_, path)) = self.files.iter().find(|(i, _)| *i == class.index()) {
+                files.insert(class, path.clone());
+            }
+        }
+        ClassSet {
+            registry,
+            packages: self.packages,
+            files,
+        }
+    }
+}
+
+impl ClassSet {
+    /// The registry (hierarchy, members, meta).
+    pub fn registry(&self) -> &ClassRegistry {
+        &self.registry
+    }
+
+    /// A class by full name: the first package (in lookup order) that has
+    /// it.
+    pub fn find(&self, name: &str) -> Option<ClassId> {
+        self.packages
+            .iter()
+            .find_map(|p| self.registry.class_in_package(*p, name))
+    }
+
+    /// A class by name as written inside class `from` (namespace prefixes
+    /// resolved with that class's namespaces), `NoClassFound` otherwise.
+    pub fn resolve(&self, from: Option<ClassId>, name: &str) -> Result<ClassId, EngineError> {
+        let full = match from.and_then(|c| self.registry.definition(c)) {
+            Some(def) if name.contains(':') || def.namespaces.get("=").is_some() => def
+                .namespaces
+                .resolve(name)
+                .unwrap_or_else(|_| name.trim_start_matches(':').to_owned()),
+            _ => name.trim_start_matches(':').to_owned(),
+        };
+        // Murano retries `io.murano.extensions.X` as `X`.
+        let unprefixed = |n: &str| {
+            n.strip_prefix("io.murano.extensions.")
+                .and_then(|short| self.find(short))
+        };
+        self.find(&full)
+            .or_else(|| self.find(name))
+            .or_else(|| unprefixed(&full))
+            .ok_or_else(|| {
+                EngineError::dsl("NoClassFound", format!("Class \"{full}\" is not found"))
+            })
+    }
+
+    /// The full name of a class.
+    pub fn name(&self, class: ClassId) -> &str {
+        self.registry.class_name(class).unwrap_or("?")
+    }
+
+    /// The definition of a class.
+    pub fn definition(&self, class: ClassId) -> Option<&ClassDefinition> {
+        self.registry.definition(class)
+    }
+
+    /// The file a class was read from.
+    pub fn file(&self, class: ClassId) -> Option<&str> {
+        self.files.get(&class).map(String::as_str)
+    }
+
+    /// `Name/version@package`, as Murano writes types in object models.
+    pub fn type_string(&self, class: ClassId) -> String {
+        let version = self
+            .registry
+            .class_version(class)
+            .map_or_else(|| "0.0.0".to_owned(), |v| v.to_string());
+        let package = self
+            .registry
+            .package_of(class)
+            .and_then(|p| self.registry.package(p))
+            .map_or("", |p| p.name.as_str());
+        format!("{}/{version}@{package}", self.name(class))
+    }
+
+    /// The class and its ancestors, most derived first.
+    pub fn mro(&self, class: ClassId) -> Vec<ClassId> {
+        self.registry.mro(class).unwrap_or_else(|_| vec![class])
+    }
+
+    /// Whether `class` is `ancestor` or inherits from it.
+    pub fn is_subclass(&self, class: ClassId, ancestor: ClassId) -> bool {
+        self.registry.is_subclass(class, ancestor).unwrap_or(false)
+    }
+}

@@ -1,0 +1,1757 @@
+//! The engine: object store, property access, method invocation with
+//! argument contracts, object-model loading and serialisation.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use indexmap::IndexMap;
+use murano_dsl::contract::{Contract, ContractError, ObjectHost, ObjectInfo, Runtime, Scope};
+use murano_dsl::model::{ArgumentUsage, MethodScope, MethodUsage, PropertyUsage};
+use murano_dsl::registry::ClassId;
+use murano_dsl::yaml::Mark;
+use murano_yaql::eval::{
+    Context, Dict, Engine as YaqlEngine, Error as YaqlError, ErrorKind as YaqlErrorKind,
+    FunctionDef, Library, Value,
+};
+
+use crate::classes::ClassSet;
+use crate::error::{EngineError, ErrorKind, LimitKind, StackFrame};
+use crate::object::{addr_of, lock, CastObj, Obj, ObjectView, TypeObj};
+use crate::Limits;
+
+/// The message of a YAQL error that stands for the engine error parked in
+/// the core (see `Core::to_yaql`).
+const PENDING: &str = "\u{0}murano-engine:pending";
+/// Prefix of a YAQL error message carrying a host exception
+/// (see [`host_exception`]).
+const HOST_PREFIX: &str = "\u{0}murano-engine:host:";
+
+/// A YAQL error for a host function to return: a host exception of Python
+/// class `type_name` from `module` (`builtins` for Python's own), which
+/// the engine wraps as Murano wraps Python exceptions.
+pub fn host_exception(type_name: &str, module: &str, message: &str) -> YaqlError {
+    YaqlError::new(
+        YaqlErrorKind::Host,
+        format!("{HOST_PREFIX}{module}\u{0}{type_name}\u{0}{message}"),
+    )
+}
+
+/// The most log records an engine keeps (the oldest go first).
+pub(crate) const MAX_LOG_RECORDS: usize = 10_000;
+
+/// One MuranoPL frame on the engine's call stack.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    pub(crate) class: ClassId,
+    pub(crate) method: String,
+    pub(crate) this: Option<Arc<Obj>>,
+    pub(crate) at: Mark,
+    /// Property writes are unrestricted (`.init`: Murano's
+    /// `CTX_ALLOW_PROPERTY_WRITES`).
+    pub(crate) allow_writes: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    pub(crate) objects: IndexMap<String, Arc<Obj>>,
+    pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
+    pub(crate) types: HashMap<usize, Arc<TypeObj>>,
+    pub(crate) casts: HashMap<usize, Arc<CastObj>>,
+    pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
+    pub(crate) logger_names: HashMap<String, String>,
+    /// The errors behind the exception objects `Catch: As:` made (for
+    /// `Throw: Cause:`).
+    pub(crate) exceptions: HashMap<String, EngineError>,
+    /// Parallel branches (and `pselect` items) started but not run yet:
+    /// branches run one after the other, which is the interleaving green
+    /// threads give as long as no branch switches threads.
+    pub(crate) pending_branches: usize,
+    /// The object a static method was called on (for native methods,
+    /// which may tell an instance call from a class call).
+    pub(crate) static_receiver: Option<Arc<Obj>>,
+    /// Loads in dry-run mode (`template()`): no `.init`, nothing kept.
+    pub(crate) dry_run: u32,
+    pub(crate) log: Vec<crate::LogRecord>,
+    /// Model ids of the objects being loaded by `new()` or a contract
+    /// (which get fresh ids), innermost load last.
+    pub(crate) aliases: Vec<HashMap<String, Arc<Obj>>>,
+    pub(crate) statics: HashMap<(usize, String), Value>,
+    pub(crate) stack: Vec<Frame>,
+    pub(crate) fuel_used: u64,
+    pub(crate) next_id: u64,
+    pub(crate) pending: Option<EngineError>,
+    pub(crate) root: Option<Arc<Obj>>,
+    pub(crate) attributes: Vec<(String, String, String, Value)>,
+    pub(crate) class_configs: HashMap<String, Dict>,
+}
+
+/// The shared core behind an [`Engine`].
+pub(crate) struct Core {
+    pub(crate) natives: HashMap<(String, String), Arc<crate::NativeBody>>,
+    pub(crate) classes: Arc<ClassSet>,
+    pub(crate) limits: Limits,
+    pub(crate) yaql: YaqlEngine,
+    pub(crate) runtime: Arc<Runtime>,
+    pub(crate) library: OnceLock<Arc<Library>>,
+    pub(crate) state: Mutex<State>,
+    pub(crate) self_ref: Weak<Core>,
+}
+
+/// A MuranoPL engine over a [`ClassSet`]: an object store, the objects
+/// of one object model, and the calls made into them. Single-threaded:
+/// one call runs at a time.
+#[derive(Clone)]
+pub struct Engine {
+    core: Arc<Core>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Engine")
+    }
+}
+
+/// Who receives an external call.
+#[derive(Debug, Clone)]
+pub enum Receiver {
+    /// An object (a value returned by the engine).
+    Object(Value),
+    /// A class by full name (static methods only).
+    Class(String),
+}
+
+impl Engine {
+    /// An engine over `classes` with these limits and host functions
+    /// (registered in the innermost layer of the YAQL library, so visible
+    /// from every class).
+    pub fn new(classes: Arc<ClassSet>, limits: Limits, host_functions: Vec<FunctionDef>) -> Engine {
+        Engine::with_natives(classes, limits, host_functions, Vec::new())
+    }
+
+    /// [`Engine::new`] with native methods: MuranoPL methods (declared in
+    /// a class, with their arguments and contracts) whose body the host
+    /// implements, as Murano implements parts of classes in Python.
+    pub fn with_natives(
+        classes: Arc<ClassSet>,
+        limits: Limits,
+        host_functions: Vec<FunctionDef>,
+        natives: Vec<crate::NativeMethod>,
+    ) -> Engine {
+        let natives = natives
+            .into_iter()
+            .map(|n| ((n.class, n.method), n.body))
+            .collect();
+        let core = Arc::new_cyclic(|weak| Core {
+            natives,
+            classes,
+            limits,
+            yaql: YaqlEngine::murano(false),
+            runtime: Arc::new(Runtime::new(1, 0)),
+            library: OnceLock::new(),
+            state: Mutex::new(State::default()),
+            self_ref: weak.clone(),
+        });
+        let mut library = Library::legacy();
+        library.push_layer();
+        crate::functions::register(&mut library, &core);
+        crate::reflection::register(&mut library, &core);
+        library.push_layer();
+        for f in host_functions {
+            library.register(f);
+        }
+        library.push_layer();
+        crate::functions::register_method_dispatch(&mut library, &core);
+        let _ = core.library.set(Arc::new(library));
+        Engine { core }
+    }
+
+    /// Sets the configuration of classes (`{class: {property: value}}`):
+    /// `Usage: Config` properties take their value from it, others their
+    /// default.
+    pub fn set_class_config(&self, class: &str, config: Dict) {
+        lock(&self.core.state)
+            .class_configs
+            .insert(class.to_owned(), config);
+    }
+
+    /// Adds an attribute-store entry `(object id, class name, key, value)`.
+    pub fn add_attribute(&self, object: &str, class: &str, key: &str, value: Value) {
+        self.core.set_attribute(object, class, key, value);
+    }
+
+    /// Loads an object model (`Objects`, then `ObjectsCopy` when present)
+    /// and returns the root object (`None` for a null `Objects`).
+    pub fn load_model(&self, model: &Value) -> Result<Option<Value>, EngineError> {
+        let core = &self.core;
+        let Value::Dict(d) = model else {
+            return Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "an object model must be a mapping",
+            ));
+        };
+        let objects = d.get(&Value::str("Objects")).cloned().unwrap_or_default();
+        let root = if objects.is_null() {
+            None
+        } else {
+            let root = core.load_object_tree(&objects, None, true)?;
+            lock(&core.state).root = core.obj_of(&root);
+            Some(root)
+        };
+        // `ObjectsCopy` (the previous deployment's model): its objects are
+        // loaded the same way (objects also in `Objects` are the same
+        // objects), then those not reachable from the root are destroyed.
+        if let Some(copy) = d.get(&Value::str("ObjectsCopy")) {
+            if !copy.is_null() {
+                core.load_object_tree(copy, None, true)?;
+                core.collect_garbage()?;
+            }
+        }
+        Ok(root)
+    }
+
+    /// Calls a method from outside (the runner's `on(obj).method(...)`).
+    pub fn call(
+        &self,
+        receiver: &Receiver,
+        method: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, EngineError> {
+        let core = &self.core;
+        {
+            let mut st = lock(&core.state);
+            st.stack.clear();
+            st.pending = None;
+        }
+        match receiver {
+            Receiver::Object(v) => {
+                let obj = core.obj_of(v).ok_or_else(|| {
+                    EngineError::dsl("NoObjectFoundError", "receiver is not an object")
+                })?;
+                core.invoke(Some(&obj), obj.class, method, args, kwargs, true)
+            }
+            Receiver::Class(name) => {
+                let class = core.classes.resolve(None, name)?;
+                core.invoke(None, class, method, args, kwargs, true)
+            }
+        }
+    }
+
+    /// A thread-switch point (Murano's `sleep()`, a host's `yield()`):
+    /// nothing to do when no other branch is waiting; with `Parallel`
+    /// branches or `pselect` items pending, switching to them is not
+    /// supported yet (a typed error, so no result depends on an
+    /// interleaving this engine does not reproduce).
+    pub fn yield_point(&self) -> Result<(), murano_yaql::eval::Error> {
+        self.core.yield_point().map_err(|e| self.core.park(e))
+    }
+
+    /// Takes the messages logged through `io.murano.system.Logger`
+    /// objects (at most the last 10 000).
+    pub fn take_log(&self) -> Vec<crate::LogRecord> {
+        std::mem::take(&mut lock(&self.core.state).log)
+    }
+
+    /// The object with this id.
+    pub fn object(&self, id: &str) -> Option<Value> {
+        let st = lock(&self.core.state);
+        st.objects.get(id).map(|o| Value::Object(o.clone()))
+    }
+
+    /// What an object value holds, `None` when `value` is not an object
+    /// of this engine.
+    pub fn object_view(&self, value: &Value) -> Option<ObjectView> {
+        let obj = self.core.obj_of(value)?;
+        let mut props: Vec<(String, Value)> = lock(&obj.props)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        // The undeclared properties of the object's own class part.
+        for ((class, k), v) in lock(&obj.private).iter() {
+            if *class == obj.class.index() && !props.iter().any(|(n, _)| n == k) {
+                props.push((k.clone(), v.clone()));
+            }
+        }
+        props.sort_by(|a, b| a.0.cmp(&b.0));
+        Some(ObjectView {
+            id: obj.id.clone(),
+            class: obj.class_name.clone(),
+            props,
+            destroyed: obj.is_destroyed(),
+            name: (!obj.name.is_null()).then(|| obj.name.clone()),
+        })
+    }
+
+    /// The class name of a class value, with `true` for a type reference.
+    pub fn type_view(&self, value: &Value) -> Option<(String, bool)> {
+        let addr = addr_of(value)?;
+        let st = lock(&self.core.state);
+        st.types.get(&addr).map(|t| (t.name.clone(), t.reference))
+    }
+
+    /// The root serialised as a deployment object model: `Objects`,
+    /// `ObjectsCopy`, `Attributes`.
+    pub fn serialized_model(&self) -> Value {
+        let root = lock(&self.core.state).root.clone();
+        crate::serialize::model(&self.core, root.as_ref())
+    }
+
+    /// Ends the session: objects not reachable from the root are
+    /// destroyed (their `.destroy` methods run), the root is serialised
+    /// (null without a root), then every object is marked destroyed.
+    pub fn finalize(&self) -> Result<Value, EngineError> {
+        let core = &self.core;
+        core.collect_garbage()?;
+        let root = lock(&core.state).root.clone();
+        let out = match root {
+            None => Value::Null,
+            Some(r) => crate::serialize::model(core, Some(&r)),
+        };
+        let st = lock(&core.state);
+        for o in st.objects.values() {
+            o.destroyed.store(true, Ordering::Relaxed);
+        }
+        Ok(out)
+    }
+}
+
+/// An object a model dict defines.
+struct ObjDef {
+    class: ClassId,
+    id: Option<String>,
+    name: Value,
+    metadata: Value,
+    props: Value,
+}
+
+/// Binds call arguments to a method's declared arguments.
+struct Bound {
+    values: Vec<(String, Value)>,
+}
+
+impl Core {
+    pub(crate) fn library(&self) -> Arc<Library> {
+        self.library
+            .get()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Library::legacy()))
+    }
+
+    /// The object behind a value, if it is one of ours.
+    pub(crate) fn obj_of(&self, v: &Value) -> Option<Arc<Obj>> {
+        let addr = addr_of(v)?;
+        let st = lock(&self.state);
+        match st.by_addr.get(&addr) {
+            Some(o) => Some(o.clone()),
+            None => st.casts.get(&addr).map(|c| c.obj.clone()),
+        }
+    }
+
+    /// The object a model id names: the loads in progress first (their
+    /// model ids), then the store.
+    pub(crate) fn lookup_id(&self, id: &str) -> Option<Arc<Obj>> {
+        let st = lock(&self.state);
+        for scope in st.aliases.iter().rev() {
+            if let Some(o) = scope.get(id) {
+                return Some(o.clone());
+            }
+        }
+        st.objects.get(id).cloned()
+    }
+
+    /// See [`Engine::yield_point`].
+    pub(crate) fn yield_point(&self) -> Result<(), EngineError> {
+        if lock(&self.state).pending_branches > 0 {
+            return Err(EngineError::not_supported(
+                "a thread switch (sleep, yield) while Parallel branches are pending",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `n` branches one after the other (`Parallel`, `pselect`):
+    /// every branch runs even when an earlier one failed, then the first
+    /// error is raised, as Murano's `parallel_select` does.
+    pub(crate) fn run_branches<T>(
+        &self,
+        n: usize,
+        mut branch: impl FnMut(usize) -> Result<T, EngineError>,
+    ) -> Result<Vec<T>, EngineError> {
+        lock(&self.state).pending_branches += n;
+        let mut out = Vec::with_capacity(n);
+        let mut first_error = None;
+        for i in 0..n {
+            lock(&self.state).pending_branches -= 1;
+            match branch(i) {
+                Ok(v) => out.push(v),
+                Err(e) if !e.catchable() => {
+                    let mut st = lock(&self.state);
+                    st.pending_branches -= n - 1 - i;
+                    return Err(e);
+                }
+                Err(e) => {
+                    if first_error.is_none() {
+                        first_error = Some(e);
+                    }
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// Sets (null: removes) an attribute-store entry.
+    pub(crate) fn set_attribute(&self, object: &str, class: &str, key: &str, value: Value) {
+        let mut st = lock(&self.state);
+        let pos = st
+            .attributes
+            .iter()
+            .position(|(o, c, k, _)| o == object && c == class && k == key);
+        match (pos, value.is_null()) {
+            (Some(i), true) => {
+                st.attributes.remove(i);
+            }
+            (Some(i), false) => st.attributes[i].3 = value,
+            (None, true) => {}
+            (None, false) => {
+                st.attributes
+                    .push((object.to_owned(), class.to_owned(), key.to_owned(), value))
+            }
+        }
+    }
+
+    /// An attribute-store entry.
+    pub(crate) fn attribute(&self, object: &str, class: &str, key: &str) -> Option<Value> {
+        lock(&self.state)
+            .attributes
+            .iter()
+            .find(|(o, c, k, _)| o == object && c == class && k == key)
+            .map(|e| e.3.clone())
+    }
+
+    /// The owner of an object.
+    pub(crate) fn owner_of(&self, obj: &Obj) -> Option<Arc<Obj>> {
+        let id = obj.owner_id()?;
+        lock(&self.state).objects.get(&id).cloned()
+    }
+
+    /// The object and class of a cast view.
+    pub(crate) fn cast_of(&self, v: &Value) -> Option<(Arc<Obj>, ClassId)> {
+        let addr = addr_of(v)?;
+        lock(&self.state)
+            .casts
+            .get(&addr)
+            .map(|c| (c.obj.clone(), c.class))
+    }
+
+    /// `obj` seen as `class` (one of its MRO).
+    pub(crate) fn cast_value(&self, obj: &Arc<Obj>, class: ClassId) -> Value {
+        let c = Arc::new(CastObj {
+            obj: obj.clone(),
+            class,
+        });
+        let v: Value = Value::Object(c.clone());
+        if let Some(a) = addr_of(&v) {
+            lock(&self.state).casts.insert(a, c);
+        }
+        v
+    }
+
+    /// The class value at an address.
+    pub(crate) fn type_at(&self, addr: usize) -> Option<Arc<TypeObj>> {
+        lock(&self.state).types.get(&addr).cloned()
+    }
+
+    pub(crate) fn type_of_value(&self, v: &Value) -> Option<Arc<TypeObj>> {
+        let addr = addr_of(v)?;
+        lock(&self.state).types.get(&addr).cloned()
+    }
+
+    /// The value of a class (`reference`: a type reference).
+    pub(crate) fn type_value(&self, class: ClassId, reference: bool) -> Value {
+        let t = Arc::new(TypeObj {
+            class,
+            name: self.classes.name(class).to_owned(),
+            reference,
+            core: self.self_ref.clone(),
+        });
+        let v: Value = Value::Object(t.clone());
+        if let Some(a) = addr_of(&v) {
+            lock(&self.state).types.insert(a, t);
+        }
+        v
+    }
+
+    // ----- fuel, frames, errors -------------------------------------------
+
+    /// Spends one unit of fuel.
+    pub(crate) fn spend(&self) -> Result<(), EngineError> {
+        let mut st = lock(&self.state);
+        st.fuel_used += 1;
+        if let Some(limit) = self.limits.fuel {
+            if st.fuel_used > limit {
+                return Err(EngineError::limit(
+                    LimitKind::Fuel,
+                    format!("execution used more than {limit} units of fuel"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_position(&self, at: Mark) {
+        if let Some(f) = lock(&self.state).stack.last_mut() {
+            f.at = at;
+        }
+    }
+
+    pub(crate) fn current_frame(&self) -> Option<Frame> {
+        lock(&self.state).stack.last().cloned()
+    }
+
+    /// A stack frame record for an error raised at the current position.
+    pub(crate) fn frame_record(&self, f: &Frame) -> StackFrame {
+        StackFrame {
+            file: self.classes.file(f.class).map(str::to_owned),
+            line: f.at.line + 1,
+            column: f.at.column + 1,
+            method: f.method.clone(),
+            class: self.classes.name(f.class).to_owned(),
+        }
+    }
+
+    /// Parks an engine error and returns the YAQL error that stands for it.
+    pub(crate) fn park(&self, e: EngineError) -> YaqlError {
+        lock(&self.state).pending = Some(e);
+        YaqlError::new(YaqlErrorKind::Host, PENDING)
+    }
+
+    /// The engine error behind a YAQL error.
+    pub(crate) fn unpark_yaql(&self, e: &YaqlError) -> EngineError {
+        if e.kind() == YaqlErrorKind::Host || e.kind() == YaqlErrorKind::AttributeError {
+            if let Some(p) = lock(&self.state).pending.take() {
+                return p;
+            }
+        }
+        if e.kind() == YaqlErrorKind::Host {
+            if let Some(rest) = e.message().strip_prefix(HOST_PREFIX) {
+                let mut parts = rest.splitn(3, '\u{0}');
+                let module = parts.next().unwrap_or("builtins").to_owned();
+                let type_name = parts.next().unwrap_or("Exception").to_owned();
+                let message = parts.next().unwrap_or("");
+                return EngineError::new(ErrorKind::Host { type_name, module }, message);
+            }
+        }
+        EngineError::from_yaql(e)
+    }
+
+    pub(crate) fn unpark_contract(&self, e: ContractError) -> EngineError {
+        if e.message.contains(PENDING) || e.message.contains(HOST_PREFIX) {
+            let y = YaqlError::new(YaqlErrorKind::Host, e.message.clone());
+            let mut out = self.unpark_yaql(&y);
+            if out.message.contains(PENDING) {
+                out.message.clear();
+            }
+            return out;
+        }
+        EngineError::new(
+            ErrorKind::Engine {
+                type_name: e.python_type().to_owned(),
+                module: e.python_module().to_owned(),
+            },
+            e.message.clone(),
+        )
+    }
+
+    // ----- contexts ------------------------------------------------------
+
+    /// The context of a method of `class` running on `this`.
+    pub(crate) fn method_context(&self, class: ClassId, this: Option<&Arc<Obj>>) -> Context {
+        let this_value = match this {
+            Some(o) => Value::Object(o.clone()),
+            None => self.type_value(class, true),
+        };
+        Context::new(self.library())
+            .with("$this", this_value.clone())
+            .with("$", this_value)
+    }
+
+    fn scope(&self, ctx: &Context, this: Option<&Arc<Obj>>, class: ClassId) -> Scope {
+        let host: Arc<dyn ObjectHost> = Arc::new(StoreHost {
+            core: self.self_ref.clone(),
+            class: Some(class),
+        });
+        let mut scope = Scope::new(self.runtime.clone(), host).with_context(ctx.clone());
+        if let Some(o) = this {
+            let v = Value::Object(o.clone());
+            scope = scope.with_this(v.clone()).with_owner(v);
+        }
+        scope
+    }
+
+    // ----- objects -------------------------------------------------------
+
+    /// A fresh object id (a 32-digit hex string, as Murano's uuid4 ids).
+    pub(crate) fn generate_id(&self) -> String {
+        let mut st = lock(&self.state);
+        st.next_id += 1;
+        let n = st.next_id;
+        let mixed = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5851_F42D_4C95_7F2D;
+        format!("{mixed:016x}{n:016x}")
+    }
+
+    /// Creates an (uninitialised) object in the store.
+    pub(crate) fn create_object(
+        &self,
+        class: ClassId,
+        id: Option<String>,
+        owner: Option<String>,
+        name: Value,
+        metadata: Value,
+    ) -> Result<Arc<Obj>, EngineError> {
+        let id = match id {
+            Some(id) => id,
+            None => self.generate_id(),
+        };
+        let obj = Arc::new(Obj {
+            id: id.clone(),
+            class,
+            class_name: self.classes.name(class).to_owned(),
+            owner: Mutex::new(owner),
+            props: Mutex::new(IndexMap::new()),
+            private: Mutex::new(IndexMap::new()),
+            destroyed: AtomicBool::new(false),
+            initialized: AtomicBool::new(false),
+            name,
+            metadata,
+            core: self.self_ref.clone(),
+        });
+        let mut st = lock(&self.state);
+        if st.objects.len() >= self.limits.max_objects && !st.objects.contains_key(&id) {
+            return Err(EngineError::limit(
+                LimitKind::Objects,
+                format!("more than {} objects", self.limits.max_objects),
+            ));
+        }
+        let v = Value::Object(obj.clone());
+        if let Some(a) = addr_of(&v) {
+            st.by_addr.insert(a, obj.clone());
+        }
+        st.objects.insert(id, obj.clone());
+        Ok(obj)
+    }
+
+    /// Loads an object tree owned by `owner`: a model dict in `?`-header
+    /// form, in inline form (`{Type: {properties}, id: ..}`, the type a
+    /// class value) or, with `default_class`, a plain property dict.
+    /// `keep_ids`: objects take the ids of the model (the runner's model
+    /// load); otherwise they get fresh ids and the model ids only name
+    /// them during the load (`new()`, contracts), as Murano's
+    /// `InitializationObjectStore` does.
+    pub(crate) fn load_object_tree(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+        keep_ids: bool,
+    ) -> Result<Value, EngineError> {
+        self.load_object_tree_as(model, owner, None, keep_ids)
+    }
+
+    pub(crate) fn load_object_tree_as(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
+    ) -> Result<Value, EngineError> {
+        if keep_ids {
+            return self.load_object_tree_in(model, owner, default_class, true);
+        }
+        lock(&self.state).aliases.push(HashMap::new());
+        let r = self.load_object_tree_in(model, owner, default_class, false);
+        lock(&self.state).aliases.pop();
+        r
+    }
+
+    fn load_object_tree_in(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
+    ) -> Result<Value, EngineError> {
+        // Pass 1: create every object of the tree, so references resolve.
+        let mut created = Vec::new();
+        let root = self.precreate(
+            model,
+            owner.map(|o| o.id.clone()),
+            default_class,
+            keep_ids,
+            &mut created,
+        )?;
+        // Pass 2: initialise from the root down.
+        match root {
+            Some((obj, params)) => {
+                self.initialize(&obj, &params)?;
+                for (o, m) in created {
+                    if !o.initialized.load(Ordering::Relaxed) {
+                        self.initialize(&o, &m)?;
+                    }
+                }
+                Ok(Value::Object(obj))
+            }
+            None => Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "an object model must have a \"?\" header or a type key",
+            )),
+        }
+    }
+
+    fn header(model: &Value) -> Option<&Dict> {
+        match model {
+            Value::Dict(d) => match d.get(&Value::str("?")) {
+                Some(Value::Dict(h)) => Some(h),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// What a model dict defines: class, id, name, metadata and the
+    /// property values (`parse_object_definition`).
+    fn object_def(
+        &self,
+        model: &Value,
+        default_class: Option<ClassId>,
+    ) -> Result<Option<ObjDef>, EngineError> {
+        let Value::Dict(d) = model else {
+            return Ok(None);
+        };
+        let get = |h: &Dict, k: &str| h.get(&Value::str(k)).cloned().unwrap_or_default();
+        let id_of = |v: Value| match v {
+            Value::Str(s) => Some(s.to_string()),
+            _ => None,
+        };
+        if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+            let type_name = h
+                .get(&Value::str("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            let type_name = type_name.split('/').next().unwrap_or("").to_owned();
+            let class = match (type_name.is_empty(), default_class) {
+                (true, Some(c)) => c,
+                _ => self.classes.resolve(None, &type_name)?,
+            };
+            let mut props = (**d).clone();
+            props.shift_remove(&Value::str("?"));
+            return Ok(Some(ObjDef {
+                class,
+                id: id_of(get(h, "id")),
+                name: get(h, "name"),
+                metadata: get(h, "metadata"),
+                props: Value::Dict(Arc::new(props)),
+            }));
+        }
+        for (k, v) in d.iter() {
+            if let Some(t) = self.type_of_value(k) {
+                return Ok(Some(ObjDef {
+                    class: t.class,
+                    id: id_of(get(d, "id")),
+                    name: get(d, "name"),
+                    metadata: get(d, "metadata"),
+                    props: match v {
+                        Value::Null => Value::Dict(Arc::new(Dict::default())),
+                        other => other.clone(),
+                    },
+                }));
+            }
+        }
+        Ok(default_class.map(|class| ObjDef {
+            class,
+            id: None,
+            name: Value::Null,
+            metadata: Value::Null,
+            props: model.clone(),
+        }))
+    }
+
+    fn precreate(
+        &self,
+        model: &Value,
+        owner: Option<String>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
+        created: &mut Vec<(Arc<Obj>, Value)>,
+    ) -> Result<Option<(Arc<Obj>, Value)>, EngineError> {
+        match model {
+            Value::Dict(d) => {
+                let Some(def) = self.object_def(model, default_class)? else {
+                    for (k, v) in d.iter() {
+                        if k.as_str() == Some("?") {
+                            continue;
+                        }
+                        self.precreate(v, owner.clone(), None, keep_ids, created)?;
+                    }
+                    return Ok(None);
+                };
+                let existing = def.id.as_ref().and_then(|id| self.lookup_id(id));
+                let obj = match existing {
+                    Some(o) => o,
+                    None => {
+                        let model_id = def.id.clone();
+                        let id = if keep_ids { def.id } else { None };
+                        let o = self.create_object(def.class, id, owner, def.name, def.metadata)?;
+                        if let (false, Some(mid)) = (keep_ids, model_id) {
+                            if let Some(scope) = lock(&self.state).aliases.last_mut() {
+                                scope.insert(mid, o.clone());
+                            }
+                        }
+                        created.push((o.clone(), def.props.clone()));
+                        o
+                    }
+                };
+                if let Value::Dict(props) = &def.props {
+                    for (_, v) in props.iter() {
+                        self.precreate(v, Some(obj.id.clone()), None, keep_ids, created)?;
+                    }
+                }
+                Ok(Some((obj, def.props)))
+            }
+            Value::List(items) | Value::Tuple(items) => {
+                for v in items.iter() {
+                    self.precreate(v, owner.clone(), None, keep_ids, created)?;
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Murano's `MuranoObject.initialize`: `Config` properties from the
+    /// class configuration, every other property from the model through
+    /// its contract (a `Runtime` property only when it has a default;
+    /// defaults that read properties not set yet are retried), `.init`
+    /// arguments from the model, then `.init` of each class, parents
+    /// first.
+    pub(crate) fn initialize(&self, obj: &Arc<Obj>, model: &Value) -> Result<(), EngineError> {
+        if obj.initialized.swap(true, Ordering::Relaxed) {
+            return Ok(());
+        }
+        let classes = self.classes.clone();
+        let params = match model {
+            Value::Dict(d) => Some(d.clone()),
+            _ => None,
+        };
+        let config = lock(&self.state)
+            .class_configs
+            .get(&obj.class_name)
+            .cloned();
+        let mro = classes.mro(obj.class);
+        let mut used: HashSet<String> = HashSet::new();
+        let mut init_args: Vec<(ClassId, Vec<(String, Value)>)> = Vec::new();
+        for &class in &mro {
+            let Some(def) = classes.definition(class) else {
+                continue;
+            };
+            let ctx = self.method_context(class, Some(obj));
+            let scope = self.scope(&ctx, Some(obj), class);
+            // Config properties.
+            for prop in def
+                .properties
+                .iter()
+                .filter(|p| p.usage == PropertyUsage::Config)
+            {
+                if used.contains(&prop.name) {
+                    continue;
+                }
+                let key = Value::str(&prop.name);
+                let given = config.as_ref().and_then(|c| c.get(&key)).cloned();
+                let v =
+                    self.apply_property_contract(prop, &scope, given.as_ref(), &obj.class_name)?;
+                lock(&obj.props).insert(prop.name.clone(), v);
+            }
+            let init = def.method(".init");
+            let mut names: Vec<&str> = def.properties.iter().map(|p| p.name.as_str()).collect();
+            if let Some(init) = init {
+                for a in &init.arguments {
+                    if !names.contains(&a.name.as_str()) {
+                        names.push(&a.name);
+                    }
+                }
+            }
+            let mut own_args = Vec::new();
+            let mut last_errors = names.len() + 1;
+            loop {
+                let mut errors = 0;
+                for &name in &names {
+                    if used.contains(name) {
+                        continue;
+                    }
+                    let key = Value::str(name);
+                    let given = params.as_ref().and_then(|d| d.get(&key)).cloned();
+                    if let Some(arg) =
+                        init.and_then(|m| m.arguments.iter().find(|a| a.name == name))
+                    {
+                        if let Some(v) = given {
+                            own_args.push((arg.name.clone(), v));
+                        }
+                        used.insert(name.to_owned());
+                        continue;
+                    }
+                    let Some(prop) = def.property(name) else {
+                        continue;
+                    };
+                    match prop.usage {
+                        PropertyUsage::Config | PropertyUsage::Static => {
+                            used.insert(name.to_owned());
+                            continue;
+                        }
+                        PropertyUsage::Runtime if prop.default.is_none() => {
+                            used.insert(name.to_owned());
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    let given = if prop.usage == PropertyUsage::Runtime {
+                        None
+                    } else {
+                        given
+                    };
+                    let class_config = config.as_ref().and_then(|c| c.get(&key)).cloned();
+                    let given = given.or(class_config);
+                    match self.apply_property_contract(
+                        prop,
+                        &scope,
+                        given.as_ref(),
+                        &obj.class_name,
+                    ) {
+                        Ok(v) => {
+                            lock(&obj.props).insert(prop.name.clone(), v);
+                            used.insert(name.to_owned());
+                        }
+                        Err(e) if e.python_type() == "UninitializedPropertyAccessError" => {
+                            errors += 1;
+                        }
+                        Err(e)
+                            if prop.usage == PropertyUsage::Runtime
+                                && e.python_type() == "ContractViolationException" => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                if errors == 0 {
+                    break;
+                }
+                if errors >= last_errors {
+                    return Err(EngineError::dsl(
+                        "CircularExpressionDependenciesError",
+                        "Circular dependencies between property defaults",
+                    ));
+                }
+                last_errors = errors;
+            }
+            if init.is_some() {
+                init_args.push((class, own_args));
+            }
+        }
+        // `.init`, parents first (not for dry runs).
+        if lock(&self.state).dry_run > 0 {
+            return Ok(());
+        }
+        for (class, args) in init_args.into_iter().rev() {
+            let Some(def) = classes.definition(class) else {
+                continue;
+            };
+            if let Some(index) = def.methods.iter().position(|m| m.name == ".init") {
+                self.run_method_with(Some(obj), class, index, Vec::new(), args, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A property value through its contract (`given` `None` is "no
+    /// value": the default applies).
+    fn apply_property_contract(
+        &self,
+        prop: &murano_dsl::model::Property,
+        scope: &Scope,
+        given: Option<&Value>,
+        class_name: &str,
+    ) -> Result<Value, EngineError> {
+        match &prop.contract {
+            Some(node) => {
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                contract
+                    .transform(scope, given, prop.default.as_ref())
+                    .map(|t| t.value)
+                    .map_err(|e| {
+                        let mut e = self.unpark_contract(e);
+                        if e.python_type() == "ContractViolationException"
+                            && !e.message.contains(&prop.name)
+                        {
+                            e.message = format!("[{class_name}.{}] {}", prop.name, e.message);
+                        }
+                        e
+                    })
+            }
+            None => match (given, &prop.default) {
+                (Some(v), _) => Ok(v.clone()),
+                (None, Some(d)) => crate::exec::eval_node(self, d, &scope.context),
+                (None, None) => Ok(Value::Null),
+            },
+        }
+    }
+
+    /// Runs method `name` declared by `class` itself (no resolution).
+    fn run_declared(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        name: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let Some(def) = classes.definition(class) else {
+            return Ok(Value::Null);
+        };
+        let Some(index) = def.methods.iter().position(|m| m.name == name) else {
+            return Ok(Value::Null);
+        };
+        self.run_method(this, class, index, args, Vec::new())
+    }
+
+    // ----- properties ----------------------------------------------------
+
+    fn caller_class(&self) -> Option<ClassId> {
+        lock(&self.state).stack.last().map(|f| f.class)
+    }
+
+    /// `$obj.name` from YAQL: `None` (with the error parked) on failure.
+    pub(crate) fn read_property_from_yaql(&self, obj: &Obj, name: &str) -> Option<Value> {
+        match self.read_property(obj, name) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                lock(&self.state).pending = Some(e);
+                None
+            }
+        }
+    }
+
+    /// The caller's class and whether the object is an instance of it
+    /// (Murano's `caller_class.is_compatible(obj)`): then the lookup
+    /// starts at the caller's class and undeclared names are the caller's
+    /// own.
+    fn access(&self, obj: &Obj) -> (Option<ClassId>, bool) {
+        let caller = self.caller_class();
+        let derived = caller.is_some_and(|c| self.classes.is_subclass(obj.class, c));
+        (caller, derived)
+    }
+
+    /// Reads a property with Murano's access rules
+    /// (`MuranoObject.get_property`).
+    pub(crate) fn read_property(&self, obj: &Obj, name: &str) -> Result<Value, EngineError> {
+        let (caller, derived) = self.access(obj);
+        let start = match caller {
+            Some(c) if derived => c,
+            _ => obj.class,
+        };
+        let registry = self.classes.registry();
+        let found = registry
+            .find_property(start, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        match found.first() {
+            Some(p) if p.member.usage == PropertyUsage::Static => {
+                return self.read_static(p.class, name)
+            }
+            Some(_) => {}
+            None if derived => {
+                // An undeclared property belongs to the caller's class part.
+                let key = (start.index(), name.to_owned());
+                return match lock(&obj.private).get(&key) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(EngineError::dsl(
+                        "UninitializedPropertyAccessError",
+                        format!(
+                            "Access to uninitialized property \"{name}\" in class \"{}\" is forbidden",
+                            self.classes.name(start)
+                        ),
+                    )),
+                };
+            }
+            None => {
+                return Err(EngineError::dsl(
+                    "PropertyReadError",
+                    format!(
+                        "Property \"{name}\" in class \"{}\" cannot be read",
+                        self.classes.name(start)
+                    ),
+                ))
+            }
+        }
+        match lock(&obj.props).get(name) {
+            Some(v) => Ok(v.clone()),
+            None => Err(EngineError::dsl(
+                "UninitializedPropertyAccessError",
+                format!(
+                    "Access to uninitialized property \"{name}\" in class \"{}\" is forbidden",
+                    obj.class_name
+                ),
+            )),
+        }
+    }
+
+    /// `:Class.name` / `$this.name` in a static method, from YAQL.
+    pub(crate) fn read_static_from_yaql(&self, class: ClassId, name: &str) -> Option<Value> {
+        match self.read_static_property(class, name) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                lock(&self.state).pending = Some(e);
+                None
+            }
+        }
+    }
+
+    /// A static property of a class (or its ancestors).
+    pub(crate) fn read_static_property(
+        &self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<Value, EngineError> {
+        let found = self
+            .classes
+            .registry()
+            .find_property(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        match found.first() {
+            Some(p) if p.member.usage == PropertyUsage::Static => self.read_static(p.class, name),
+            _ => Err(EngineError::dsl(
+                "NoPropertyFound",
+                format!(
+                    "Property \"{name}\" is not found in class \"{}\"",
+                    self.classes.name(class)
+                ),
+            )),
+        }
+    }
+
+    /// Writes a static property through a class value.
+    pub(crate) fn write_static_property(
+        &self,
+        class: ClassId,
+        name: &str,
+        value: Value,
+    ) -> Result<(), EngineError> {
+        let found = self
+            .classes
+            .registry()
+            .find_property(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        let Some(p) = found
+            .first()
+            .filter(|p| p.member.usage == PropertyUsage::Static)
+        else {
+            return Err(EngineError::dsl(
+                "NoPropertyFound",
+                format!(
+                    "Property \"{name}\" is not found in class \"{}\"",
+                    self.classes.name(class)
+                ),
+            ));
+        };
+        let value = match &p.member.contract {
+            Some(node) => {
+                let ctx = self.method_context(p.class, None);
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                let scope = self.scope(&ctx, None, p.class);
+                contract
+                    .transform(&scope, Some(&value), None)
+                    .map_err(|e| self.unpark_contract(e))?
+                    .value
+            }
+            None => value,
+        };
+        lock(&self.state)
+            .statics
+            .insert((p.class.index(), name.to_owned()), value);
+        Ok(())
+    }
+
+    fn read_static(&self, class: ClassId, name: &str) -> Result<Value, EngineError> {
+        let key = (class.index(), name.to_owned());
+        if let Some(v) = lock(&self.state).statics.get(&key) {
+            return Ok(v.clone());
+        }
+        let def = self.classes.definition(class);
+        let prop = def.and_then(|d| d.property(name));
+        let ctx = self.method_context(class, None);
+        let value = match prop.and_then(|p| p.default.as_ref()) {
+            Some(d) => crate::exec::eval_node(self, d, &ctx)?,
+            None => Value::Null,
+        };
+        lock(&self.state).statics.insert(key, value.clone());
+        Ok(value)
+    }
+
+    /// Writes a property with Murano's access rules and its contract
+    /// (`MuranoObject.set_property`).
+    pub(crate) fn write_property(
+        &self,
+        obj: &Arc<Obj>,
+        name: &str,
+        value: Value,
+    ) -> Result<(), EngineError> {
+        let classes = self.classes.clone();
+        let (caller, derived) = self.access(obj);
+        let start = match caller {
+            Some(c) if derived => c,
+            _ => obj.class,
+        };
+        let found = classes
+            .registry()
+            .find_property(start, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        let Some(p) = found.first() else {
+            if derived {
+                lock(&obj.private).insert((start.index(), name.to_owned()), value);
+                return Ok(());
+            }
+            return Err(EngineError::dsl(
+                "PropertyWriteError",
+                format!(
+                    "Property \"{name}\" in class \"{}\" cannot be written",
+                    classes.name(start)
+                ),
+            ));
+        };
+        let usage = p.member.usage;
+        let writable = matches!(
+            usage,
+            PropertyUsage::Out
+                | PropertyUsage::InOut
+                | PropertyUsage::Runtime
+                | PropertyUsage::Static
+                | PropertyUsage::Config
+        );
+        let allowed = lock(&self.state)
+            .stack
+            .last()
+            .is_some_and(|f| f.allow_writes);
+        if caller.is_some() && !allowed && (!writable || !derived) {
+            return Err(EngineError::dsl(
+                "NoWriteAccessError",
+                format!("Property \"{name}\" is immutable to the caller"),
+            ));
+        }
+        let value = match &p.member.contract {
+            Some(node) => {
+                let ctx = self.method_context(p.class, Some(obj));
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                let scope = self.scope(&ctx, Some(obj), p.class);
+                contract
+                    .transform(&scope, Some(&value), None)
+                    .map_err(|e| self.unpark_contract(e))?
+                    .value
+            }
+            None => value,
+        };
+        if usage == PropertyUsage::Static {
+            lock(&self.state)
+                .statics
+                .insert((p.class.index(), name.to_owned()), value);
+        } else {
+            lock(&obj.props).insert(name.to_owned(), value);
+        }
+        Ok(())
+    }
+
+    // ----- methods -------------------------------------------------------
+
+    /// Whether `class` has a method `name` (anywhere in its hierarchy).
+    pub(crate) fn has_method(&self, class: ClassId, name: &str) -> bool {
+        self.classes
+            .registry()
+            .find_method(class, name)
+            .is_ok_and(|m| !m.is_empty())
+    }
+
+    /// Resolves and calls `name` on `this` (or statically on `class`).
+    pub(crate) fn invoke(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        external: bool,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let found = classes
+            .registry()
+            .find_method(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        let m = match found.as_slice() {
+            [] => {
+                return Err(EngineError::dsl(
+                    "NoMethodFound",
+                    format!("Method \"{name}\" is not found"),
+                ))
+            }
+            [m] => *m,
+            _ => {
+                return Err(EngineError::dsl(
+                    "AmbiguousMethodName",
+                    format!("Found more that one method \"{name}\""),
+                ))
+            }
+        };
+        let method = m.member;
+        if let Some(o) = this {
+            if o.is_destroyed() {
+                return Err(EngineError::dsl(
+                    "ObjectDestroyedError",
+                    format!("Object {} is destroyed", o.id),
+                ));
+            }
+        }
+        let is_static = matches!(method.usage, MethodUsage::Static | MethodUsage::Extension);
+        if this.is_none() && !is_static {
+            return Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                format!("Method \"{name}\" is not static"),
+            ));
+        }
+        if external && method.scope != MethodScope::Public && method.usage != MethodUsage::Action {
+            return Err(EngineError::dsl(
+                "MethodNotExposed",
+                format!("Method \"{name}\" is not exposed"),
+            ));
+        }
+        lock(&self.state).static_receiver = if is_static { this.cloned() } else { None };
+        let this = if is_static { None } else { this };
+        self.run_method(this, m.class, m.index, args, kwargs)
+    }
+
+    /// Whether the receiver (first) argument of an extension method
+    /// accepts a value (its contract's `check_type`; no contract accepts
+    /// anything).
+    pub(crate) fn accepts_receiver(
+        &self,
+        class: ClassId,
+        index: usize,
+        value: &Value,
+    ) -> Result<bool, EngineError> {
+        let classes = self.classes.clone();
+        let Some(arg) = classes
+            .definition(class)
+            .and_then(|d| d.methods.get(index))
+            .and_then(|m| m.arguments.first())
+        else {
+            return Ok(false);
+        };
+        let Some(node) = &arg.contract else {
+            return Ok(true);
+        };
+        let ctx = self.method_context(class, None);
+        let scope = self.scope(&ctx, None, class);
+        let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+        contract
+            .check_type(&scope, Some(value), None)
+            .map_err(|e| self.unpark_contract(e))
+    }
+
+    /// Binds arguments, applies their contracts and runs the body.
+    pub(crate) fn run_method(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        index: usize,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, EngineError> {
+        self.run_method_with(this, class, index, args, kwargs, false)
+    }
+
+    /// [`Core::run_method`]; `lenient`: a missing argument is "no value"
+    /// (its default or null through its contract), as for `.init`.
+    pub(crate) fn run_method_with(
+        &self,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        index: usize,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        lenient: bool,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let Some(method) = classes.definition(class).and_then(|d| d.methods.get(index)) else {
+            return Err(EngineError::dsl("NoMethodFound", "method vanished"));
+        };
+        let static_receiver = lock(&self.state).static_receiver.take();
+        self.spend()?;
+        let depth = lock(&self.state).stack.len();
+        if depth >= self.limits.max_call_depth {
+            return Err(EngineError::limit(
+                LimitKind::CallDepth,
+                format!("call depth exceeds {}", self.limits.max_call_depth),
+            ));
+        }
+        let ctx = self.method_context(class, this);
+        let bound = self.bind_arguments(method, &ctx, this, class, args, kwargs, lenient)?;
+        let mut ctx = ctx;
+        for (n, v) in bound.values {
+            ctx.set(&n, v);
+        }
+        lock(&self.state).stack.push(Frame {
+            class,
+            method: method.name.clone(),
+            this: this.cloned(),
+            at: method.start,
+            allow_writes: method.name == ".init",
+        });
+        let native = self
+            .natives
+            .get(&(classes.name(class).to_owned(), method.name.clone()))
+            .cloned();
+        let result = match native {
+            Some(body) => {
+                let receiver = match this {
+                    Some(o) => Some(Value::Object(o.clone())),
+                    None => static_receiver.map(|o| Value::Object(o) as Value),
+                };
+                let args: Vec<(String, Value)> = method
+                    .arguments
+                    .iter()
+                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+                    .collect();
+                body(&crate::NativeCall {
+                    receiver: receiver.as_ref(),
+                    class: classes.name(class),
+                    args: &args,
+                })
+            }
+            None => crate::exec::run_body(self, &method.body, &mut ctx),
+        };
+        lock(&self.state).stack.pop();
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bind_arguments(
+        &self,
+        method: &murano_dsl::model::Method,
+        ctx: &Context,
+        this: Option<&Arc<Obj>>,
+        class: ClassId,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        lenient: bool,
+    ) -> Result<Bound, EngineError> {
+        let mismatch = || {
+            EngineError::new(
+                ErrorKind::Yaql(YaqlErrorKind::NoMatchingMethod),
+                format!("No method \"{}\" matches supplied arguments", method.name),
+            )
+        };
+        let mut positional = args.into_iter();
+        let mut kwargs: IndexMap<String, Value> = kwargs.into_iter().collect();
+        let mut values = Vec::new();
+        // Objects created from models by argument contracts are owned by
+        // the object only for `.init` (Murano's CTX_ARGUMENT_OWNER).
+        let mut scope = self.scope(ctx, this, class);
+        if !lenient {
+            scope.owner = None;
+        }
+        let mut rest_pos: Option<(String, Option<&murano_dsl::yaml::Node>)> = None;
+        let mut rest_kw: Option<(String, Option<&murano_dsl::yaml::Node>)> = None;
+        let apply = |name: &str,
+                     contract: Option<&murano_dsl::yaml::Node>,
+                     data: Option<&Value>,
+                     default: Option<&murano_dsl::yaml::Node>|
+         -> Result<Value, EngineError> {
+            match contract {
+                Some(node) => {
+                    let contract =
+                        Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                    contract
+                        .transform(&scope, data, default)
+                        .map(|t| t.value)
+                        .map_err(|e| {
+                            let mut e = self.unpark_contract(e);
+                            if matches!(&e.kind, ErrorKind::Engine { type_name, .. } if type_name == "ContractViolationException")
+                            {
+                                e.message = format!(
+                                    "[{}::{}({name})] {}",
+                                    self.classes.name(class),
+                                    method.name,
+                                    e.message
+                                );
+                            }
+                            e
+                        })
+                }
+                None => match (data, default) {
+                    (Some(v), _) => Ok(v.clone()),
+                    (None, Some(d)) => crate::exec::eval_node(self, d, ctx),
+                    (None, None) => Ok(Value::Null),
+                },
+            }
+        };
+        for a in &method.arguments {
+            match a.usage {
+                ArgumentUsage::Standard => {
+                    // A missing argument is "no value": its default, or
+                    // null, through its contract.
+                    let given = match positional.next() {
+                        Some(v) => {
+                            if kwargs.contains_key(&a.name) {
+                                return Err(mismatch());
+                            }
+                            Some(v)
+                        }
+                        None => kwargs.shift_remove(&a.name),
+                    };
+                    let v = apply(
+                        &a.name,
+                        a.contract.as_ref(),
+                        given.as_ref(),
+                        a.default.as_ref(),
+                    )?;
+                    values.push((a.name.clone(), v));
+                }
+                ArgumentUsage::VarArgs => rest_pos = Some((a.name.clone(), a.contract.as_ref())),
+                ArgumentUsage::KwArgs => rest_kw = Some((a.name.clone(), a.contract.as_ref())),
+            }
+        }
+        let extra: Vec<Value> = positional.collect();
+        match rest_pos {
+            Some((name, contract)) => {
+                let mut items = Vec::new();
+                for v in extra {
+                    items.push(apply(&name, contract, Some(&v), None)?);
+                }
+                values.push((name, Value::tuple(items)));
+            }
+            None if !extra.is_empty() => return Err(mismatch()),
+            None => {}
+        }
+        match rest_kw {
+            Some((name, contract)) => {
+                let mut d = Dict::default();
+                for (k, v) in kwargs {
+                    let v = apply(&name, contract, Some(&v), None)?;
+                    d.insert(Value::str(&k), v);
+                }
+                values.push((name, Value::Dict(Arc::new(d))));
+            }
+            None if !kwargs.is_empty() => return Err(mismatch()),
+            None => {}
+        }
+        Ok(Bound { values })
+    }
+
+    // ----- destruction ---------------------------------------------------
+
+    fn reachable(&self) -> HashSet<String> {
+        let mut seen = HashSet::new();
+        let root = lock(&self.state).root.clone();
+        let mut todo: Vec<Value> = root.map(|r| vec![Value::Object(r)]).unwrap_or_default();
+        let mut steps = 0usize;
+        while let Some(v) = todo.pop() {
+            steps += 1;
+            if steps > 10_000_000 {
+                break;
+            }
+            match &v {
+                Value::Object(_) => {
+                    if let Some(o) = self.obj_of(&v) {
+                        if seen.insert(o.id.clone()) {
+                            todo.extend(lock(&o.props).values().cloned());
+                            todo.extend(lock(&o.private).values().cloned());
+                        }
+                    }
+                }
+                Value::List(items) | Value::Tuple(items) => todo.extend(items.iter().cloned()),
+                Value::Dict(d) => {
+                    for (k, x) in d.iter() {
+                        todo.push(k.clone());
+                        todo.push(x.clone());
+                    }
+                }
+                Value::Set(s) => todo.extend(s.iter().cloned()),
+                _ => {}
+            }
+        }
+        seen
+    }
+
+    /// Destroys the objects not reachable from the root, running their
+    /// `.destroy` methods (most derived class first).
+    pub(crate) fn collect_garbage(&self) -> Result<(), EngineError> {
+        let reachable = self.reachable();
+        let mut doomed: Vec<Arc<Obj>> = lock(&self.state)
+            .objects
+            .values()
+            .filter(|o| !reachable.contains(&o.id) && !o.is_destroyed())
+            .cloned()
+            .collect();
+        // Owned objects go before their owners.
+        let depth = |o: &Arc<Obj>| {
+            let mut n = 0usize;
+            let mut current = self.owner_of(o);
+            while let Some(p) = current {
+                n += 1;
+                if n > 10_000 {
+                    break;
+                }
+                current = self.owner_of(&p);
+            }
+            n
+        };
+        let mut keyed: Vec<(usize, Arc<Obj>)> = doomed.drain(..).map(|o| (depth(&o), o)).collect();
+        keyed.sort_by_key(|k| std::cmp::Reverse(k.0));
+        let doomed: Vec<Arc<Obj>> = keyed.into_iter().map(|(_, o)| o).collect();
+        for o in &doomed {
+            for class in self.classes.mro(o.class) {
+                let has = self
+                    .classes
+                    .definition(class)
+                    .is_some_and(|d| d.method(".destroy").is_some());
+                if has {
+                    self.run_declared(Some(o), class, ".destroy", Vec::new())?;
+                }
+            }
+            o.destroyed.store(true, Ordering::Relaxed);
+        }
+        let mut st = lock(&self.state);
+        for o in doomed {
+            st.objects.shift_remove(&o.id);
+        }
+        Ok(())
+    }
+}
+
+/// The object store as contracts see it.
+struct StoreHost {
+    core: Weak<Core>,
+    class: Option<ClassId>,
+}
+
+impl ObjectHost for StoreHost {
+    fn object_info(&self, value: &Value) -> Option<ObjectInfo> {
+        let core = self.core.upgrade()?;
+        let o = core.obj_of(value)?;
+        Some(ObjectInfo {
+            id: o.id.clone(),
+            class: o.class_name.clone(),
+        })
+    }
+
+    fn find_object(&self, id: &str) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        let o = core.lookup_id(id)?;
+        Some(Value::Object(o))
+    }
+
+    fn resolve_class(&self, name: &str) -> Result<String, ContractError> {
+        let core = self.core.upgrade().ok_or_else(|| {
+            ContractError::new(murano_dsl::contract::ContractErrorKind::NoClassFound, name)
+        })?;
+        core.classes
+            .resolve(self.class, name)
+            .map(|c| core.classes.name(c).to_owned())
+            .map_err(|_| {
+                ContractError::new(
+                    murano_dsl::contract::ContractErrorKind::NoClassFound,
+                    format!("Class \"{name}\" is not found"),
+                )
+            })
+    }
+
+    fn is_subclass(&self, class: &str, ancestor: &str) -> bool {
+        let Some(core) = self.core.upgrade() else {
+            return false;
+        };
+        match (core.classes.find(class), core.classes.find(ancestor)) {
+            (Some(c), Some(a)) => core.classes.is_subclass(c, a),
+            _ => false,
+        }
+    }
+
+    fn load_object(
+        &self,
+        model: &Value,
+        owner: Option<&Value>,
+        default_class: &str,
+        dry_run: bool,
+    ) -> Result<Value, ContractError> {
+        let fail = |e: EngineError| {
+            ContractError::new(
+                murano_dsl::contract::ContractErrorKind::Host {
+                    type_name: e.python_type().to_owned(),
+                    module: e.python_module().to_owned(),
+                },
+                e.message,
+            )
+        };
+        let core = self
+            .core
+            .upgrade()
+            .ok_or_else(|| fail(EngineError::dsl("NoClassFound", default_class)))?;
+        let owner = owner.and_then(|o| core.obj_of(o));
+        if dry_run {
+            // Load to validate, then forget the objects: the caller gets
+            // the model back through `serialize`.
+            let default = core.classes.find(default_class);
+            let before = {
+                let mut st = lock(&core.state);
+                st.dry_run += 1;
+                st.objects.len()
+            };
+            let r = core.load_object_tree_as(model, owner.as_ref(), default, false);
+            let mut st = lock(&core.state);
+            st.dry_run -= 1;
+            st.objects.truncate(before);
+            return r.map_err(fail);
+        }
+        let default = core.classes.find(default_class);
+        if let Some(h) = Core::header(model) {
+            if let Some(Value::Str(id)) = h.get(&Value::str("id")) {
+                let existing = core.lookup_id(id);
+                if let Some(o) = existing {
+                    let mut props = match model {
+                        Value::Dict(d) => (**d).clone(),
+                        _ => Dict::default(),
+                    };
+                    props.shift_remove(&Value::str("?"));
+                    core.initialize(&o, &Value::Dict(Arc::new(props)))
+                        .map_err(fail)?;
+                    return Ok(Value::Object(o));
+                }
+            }
+        }
+        let keep_ids = false;
+        core.load_object_tree_as(model, owner.as_ref(), default, keep_ids)
+            .map_err(fail)
+    }
+
+    fn owner_of(&self, object: &Value) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        let o = core.obj_of(object)?;
+        let owner = o.owner_id()?;
+        let st = lock(&core.state);
+        st.objects.get(&owner).map(|x| Value::Object(x.clone()))
+    }
+
+    fn serialize(&self, object: &Value) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        let o = core.obj_of(object)?;
+        Some(crate::serialize::dump(
+            &core,
+            &o,
+            crate::serialize::DumpMode::Mixed,
+        ))
+    }
+}

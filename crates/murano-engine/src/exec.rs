@@ -1,0 +1,621 @@
+//! The instruction executor: method bodies, block constructs, assignments
+//! and expression evaluation.
+
+use std::sync::Arc;
+
+use murano_dsl::model::{
+    AssignTarget, Block, Instruction, InstructionKind, TargetRoot, TargetStep,
+};
+use murano_dsl::yaml::{Int, Node, Value as YamlValue};
+use murano_yaql::eval::{Context, Dict, Value};
+
+use crate::engine::Core;
+use crate::error::{EngineError, ErrorKind};
+
+/// How a block ended.
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Value),
+}
+
+/// Runs a method body; the value of its `Return` (null without one).
+pub(crate) fn run_body(core: &Core, body: &Block, ctx: &mut Context) -> Result<Value, EngineError> {
+    let mut ex = Executor {
+        core,
+        handling: Vec::new(),
+    };
+    match ex.block(body, ctx)? {
+        Flow::Return(v) => Ok(v),
+        Flow::Break | Flow::Continue => Err(EngineError::dsl(
+            "DslInvalidOperationError",
+            "Break or Continue outside of a loop",
+        )),
+        Flow::Normal => Ok(Value::Null),
+    }
+}
+
+/// Murano's `helpers.evaluate` of a YAML value: expressions evaluated,
+/// collections evaluated item by item.
+pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value, EngineError> {
+    Ok(match &node.value {
+        YamlValue::Yaql(y) => {
+            let query = core.yaql.compile_parsed(&y.expression);
+            {
+                let mut st = crate::object::lock(&core.state);
+                st.pending = None;
+            }
+            query.evaluate(ctx).map_err(|e| core.unpark_yaql(&e))?
+        }
+        YamlValue::Null => Value::Null,
+        YamlValue::Bool(b) => Value::Bool(*b),
+        YamlValue::Int(Int::Small(n)) => Value::Int(*n),
+        YamlValue::Int(_) => return Err(EngineError::not_supported("integers beyond 64 bits")),
+        YamlValue::Float(f) => Value::Float(*f),
+        YamlValue::Str(s) => Value::str(s),
+        YamlValue::Date(d) => Value::str(&d.to_string()),
+        YamlValue::Timestamp(t) => Value::str(&t.to_string()),
+        YamlValue::Seq(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|n| eval_node(core, n, ctx))
+                .collect::<Result<_, _>>()?,
+        )),
+        YamlValue::Set(items) => Value::Set(Arc::new(
+            items
+                .iter()
+                .map(|n| eval_node(core, n, ctx))
+                .collect::<Result<_, _>>()?,
+        )),
+        YamlValue::Map(pairs) | YamlValue::Pairs(pairs) => {
+            let mut out = Dict::default();
+            for (k, v) in pairs {
+                out.insert(eval_node(core, k, ctx)?, eval_node(core, v, ctx)?);
+            }
+            Value::Dict(Arc::new(out))
+        }
+        _ => {
+            return Err(EngineError::not_supported(
+                "this YAML value in a method body",
+            ))
+        }
+    })
+}
+
+struct Executor<'a> {
+    core: &'a Core,
+    /// Exceptions being handled by enclosing `Catch` blocks (for `Rethrow`).
+    handling: Vec<EngineError>,
+}
+
+/// Attaches the current MuranoPL frame to an error leaving it.
+fn with_frame(core: &Core, mut e: EngineError) -> EngineError {
+    if let Some(f) = core.current_frame() {
+        let rec = core.frame_record(&f);
+        if e.frames.last() != Some(&rec) {
+            e.frames.push(rec);
+        }
+    }
+    e
+}
+
+impl Executor<'_> {
+    fn eval(&self, node: &Node, ctx: &Context) -> Result<Value, EngineError> {
+        eval_node(self.core, node, ctx)
+    }
+
+    fn block(&mut self, block: &Block, ctx: &mut Context) -> Result<Flow, EngineError> {
+        for ins in block {
+            match self.instruction(ins, ctx)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn instruction(&mut self, ins: &Instruction, ctx: &mut Context) -> Result<Flow, EngineError> {
+        self.core.spend()?;
+        self.core.set_position(ins.start);
+        let r = self.run(ins, ctx);
+        r.map_err(|e| {
+            if e.frames.is_empty() {
+                with_frame(self.core, e)
+            } else {
+                e
+            }
+        })
+    }
+
+    fn run(&mut self, ins: &Instruction, ctx: &mut Context) -> Result<Flow, EngineError> {
+        match &ins.kind {
+            InstructionKind::Expression(y) => {
+                let query = self.core.yaql.compile_parsed(&y.expression);
+                crate::object::lock(&self.core.state).pending = None;
+                query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?;
+                Ok(Flow::Normal)
+            }
+            InstructionKind::Assignment { target, value } => {
+                let v = self.eval(value, ctx)?;
+                self.assign(target, v, ctx)?;
+                Ok(Flow::Normal)
+            }
+            InstructionKind::Return(v) => Ok(Flow::Return(match v {
+                Some(n) => self.eval(n, ctx)?,
+                None => Value::Null,
+            })),
+            InstructionKind::Break => Ok(Flow::Break),
+            InstructionKind::Continue => Ok(Flow::Continue),
+            InstructionKind::Do(b) => self.block(b, ctx),
+            InstructionKind::If {
+                condition,
+                then,
+                otherwise,
+            } => {
+                if self.eval(condition, ctx)?.truthy() {
+                    self.block(then, ctx)
+                } else if let Some(o) = otherwise {
+                    self.block(o, ctx)
+                } else {
+                    Ok(Flow::Normal)
+                }
+            }
+            InstructionKind::While { condition, body } => {
+                loop {
+                    self.core.spend()?;
+                    let query = self.core.yaql.compile_parsed(&condition.expression);
+                    let c = query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?;
+                    if !c.truthy() {
+                        break;
+                    }
+                    match self.block(body, ctx)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Continue | Flow::Normal => {}
+                    }
+                }
+                Ok(Flow::Normal)
+            }
+            InstructionKind::For {
+                variable,
+                collection,
+                body,
+            } => {
+                let coll = self.eval(collection, ctx)?;
+                let items: Vec<Value> = match &coll {
+                    Value::List(v) | Value::Tuple(v) => v.to_vec(),
+                    Value::Set(s) => s.iter().cloned().collect(),
+                    Value::Dict(d) => d.keys().cloned().collect(),
+                    Value::Str(_) => {
+                        return Err(EngineError::dsl(
+                            "DslInvalidOperationError",
+                            "For: cannot iterate over a string",
+                        ))
+                    }
+                    Value::Null => Vec::new(),
+                    other => {
+                        return Err(EngineError::dsl(
+                            "DslInvalidOperationError",
+                            format!("For: {} is not iterable", other.type_name()),
+                        ))
+                    }
+                };
+                for item in items {
+                    self.core.spend()?;
+                    ctx.set(variable, item);
+                    match self.block(body, ctx)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Continue | Flow::Normal => {}
+                    }
+                }
+                Ok(Flow::Normal)
+            }
+            InstructionKind::Repeat { count, body } => {
+                let n = match self.eval(count, ctx)? {
+                    Value::Int(n) => n,
+                    other => {
+                        return Err(EngineError::dsl(
+                            "DslInvalidOperationError",
+                            format!("Repeat: {} is not an integer", other.type_name()),
+                        ))
+                    }
+                };
+                for _ in 0..n.max(0) {
+                    self.core.spend()?;
+                    match self.block(body, ctx)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Continue | Flow::Normal => {}
+                    }
+                }
+                Ok(Flow::Normal)
+            }
+            InstructionKind::Match {
+                value,
+                cases,
+                default,
+            } => {
+                let v = self.eval(value, ctx)?;
+                for (key, block) in cases {
+                    if self.eval(key, ctx)? == v {
+                        return self.block(block, ctx);
+                    }
+                }
+                match default {
+                    Some(d) => self.block(d, ctx),
+                    None => Ok(Flow::Normal),
+                }
+            }
+            InstructionKind::Switch { cases, default } => {
+                let mut matched = false;
+                for (key, block) in cases {
+                    if self.eval(key, ctx)?.truthy() {
+                        matched = true;
+                        match self.block(block, ctx)? {
+                            Flow::Normal => {}
+                            other => return Ok(other),
+                        }
+                    }
+                }
+                match default {
+                    Some(d) if !matched => self.block(d, ctx),
+                    _ => Ok(Flow::Normal),
+                }
+            }
+            InstructionKind::Parallel { body, limit } => {
+                if let Some(l) = limit {
+                    self.eval(l, ctx)?;
+                }
+                let core = self.core;
+                let mut flows = Vec::new();
+                {
+                    let flows_ref = &mut flows;
+                    core.run_branches(body.len(), |i| {
+                        let flow = self.instruction(&body[i], ctx)?;
+                        flows_ref.push(flow);
+                        Ok(())
+                    })?;
+                }
+                Ok(flows
+                    .into_iter()
+                    .find(|f| !matches!(f, Flow::Normal))
+                    .unwrap_or(Flow::Normal))
+            }
+            InstructionKind::Try {
+                body,
+                catch,
+                otherwise,
+                finally,
+            } => self.try_block(body, catch, otherwise.as_ref(), finally.as_ref(), ctx),
+            InstructionKind::Throw {
+                names,
+                message,
+                extra,
+                cause,
+            } => {
+                let frame = self.core.current_frame();
+                let class = frame.as_ref().map(|f| f.class);
+                let mut resolved = Vec::new();
+                for n in names {
+                    let name = match self.eval(n, ctx)? {
+                        Value::Str(s) => s.to_string(),
+                        other => other.py_str(),
+                    };
+                    resolved.push(self.resolve_exception_name(class, &name));
+                }
+                let message = match message {
+                    Some(m) => match self.eval(m, ctx)? {
+                        Value::Null => String::new(),
+                        Value::Str(s) => s.to_string(),
+                        other => other.py_str(),
+                    },
+                    None => String::new(),
+                };
+                let extra = match extra {
+                    Some(e) => Some(self.eval(e, ctx)?),
+                    None => None,
+                };
+                let cause = match cause {
+                    None => None,
+                    Some(node) => {
+                        let v = self.eval(node, ctx)?;
+                        if v.is_null() {
+                            None
+                        } else {
+                            let known = self.core.obj_of(&v).and_then(|o| {
+                                crate::object::lock(&self.core.state)
+                                    .exceptions
+                                    .get(&o.id)
+                                    .cloned()
+                            });
+                            match known {
+                                Some(e) => Some(Box::new(e)),
+                                None => {
+                                    return Err(EngineError::dsl(
+                                        "DslInvalidOperationError",
+                                        "Cause must be an exception caught with Catch: As:",
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                };
+                let mut e = EngineError::new(
+                    ErrorKind::Thrown {
+                        names: resolved,
+                        extra,
+                    },
+                    message,
+                );
+                e.cause = cause;
+                Err(e)
+            }
+            InstructionKind::Rethrow => match self.handling.last() {
+                Some(e) => Err(e.clone()),
+                None => Err(EngineError::dsl(
+                    "DslInvalidOperationError",
+                    "Rethrow outside of a Catch block",
+                )),
+            },
+            InstructionKind::Invalid { reason } => Err(EngineError::dsl("DslSyntaxError", reason)),
+            _ => Err(EngineError::not_supported("this instruction")),
+        }
+    }
+
+    /// A name of `Throw`/`Catch With` resolved with the class namespaces
+    /// (`ns:name`; a plain name takes the default namespace when declared).
+    fn resolve_exception_name(
+        &self,
+        class: Option<murano_dsl::registry::ClassId>,
+        name: &str,
+    ) -> String {
+        let Some(def) = class.and_then(|c| self.core.classes.definition(c)) else {
+            return name.to_owned();
+        };
+        if name.contains(':') || def.namespaces.get("=").is_some() {
+            def.namespaces
+                .resolve(name)
+                .unwrap_or_else(|_| name.to_owned())
+        } else {
+            name.to_owned()
+        }
+    }
+
+    fn try_block(
+        &mut self,
+        body: &Block,
+        catch: &[murano_dsl::model::CatchClause],
+        otherwise: Option<&Block>,
+        finally: Option<&Block>,
+        ctx: &mut Context,
+    ) -> Result<Flow, EngineError> {
+        let result = match self.block(body, ctx) {
+            Ok(flow) => match otherwise {
+                Some(o) if matches!(flow, Flow::Normal) => self.block(o, ctx),
+                _ => Ok(flow),
+            },
+            Err(e) if e.catchable() => self.handle(e, catch, ctx),
+            Err(e) => Err(e),
+        };
+        match finally {
+            Some(f) => match self.block(f, ctx)? {
+                Flow::Normal => result,
+                other => Ok(other),
+            },
+            None => result,
+        }
+    }
+
+    fn handle(
+        &mut self,
+        e: EngineError,
+        catch: &[murano_dsl::model::CatchClause],
+        ctx: &mut Context,
+    ) -> Result<Flow, EngineError> {
+        let class = self.core.current_frame().map(|f| f.class);
+        let names = e.murano_names();
+        for clause in catch {
+            let matches = match &clause.with {
+                None => true,
+                Some(with) => {
+                    let mut any = false;
+                    for n in with {
+                        let wanted = match self.eval(n, ctx)? {
+                            Value::Str(s) => s.to_string(),
+                            other => other.py_str(),
+                        };
+                        let wanted = self.resolve_exception_name(class, &wanted);
+                        if names.contains(&wanted) {
+                            any = true;
+                        }
+                    }
+                    any
+                }
+            };
+            if !matches {
+                continue;
+            }
+            if let Some(var) = &clause.bind_as {
+                let obj = self.exception_object(&e)?;
+                ctx.set(var, obj);
+            }
+            self.handling.push(e);
+            let r = match &clause.body {
+                Some(b) => self.block(b, ctx),
+                None => Ok(Flow::Normal),
+            };
+            self.handling.pop();
+            return r;
+        }
+        Err(e)
+    }
+
+    /// The `io.murano.Exception` object `Catch: As:` binds.
+    fn exception_object(&self, e: &EngineError) -> Result<Value, EngineError> {
+        self.exception_object_at(e, 0)
+    }
+
+    fn exception_object_at(&self, e: &EngineError, depth: usize) -> Result<Value, EngineError> {
+        let core = self.core;
+        let class = core.classes.resolve(None, "io.murano.Exception")?;
+        let obj = core.create_object(class, None, None, Value::Null, Value::Null)?;
+        obj.initialized
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let names = e.murano_names();
+        let mut props = crate::object::lock(&obj.props);
+        props.insert(
+            "name".into(),
+            names.first().map_or(Value::Null, |n| Value::str(n)),
+        );
+        props.insert("message".into(), Value::str(&e.message));
+        props.insert("stackTrace".into(), Value::Null);
+        let extra = match &e.kind {
+            ErrorKind::Thrown { extra: Some(x), .. } => x.clone(),
+            _ => Value::Dict(Arc::new(Dict::default())),
+        };
+        props.insert("extra".into(), extra);
+        props.insert("nativeException".into(), Value::Null);
+        drop(props);
+        let cause = match &e.cause {
+            Some(c) if depth < 32 => self.exception_object_at(c, depth + 1)?,
+            _ => Value::Null,
+        };
+        crate::object::lock(&obj.props).insert("cause".into(), cause);
+        crate::object::lock(&core.state)
+            .exceptions
+            .insert(obj.id.clone(), e.clone());
+        Ok(Value::Object(obj))
+    }
+
+    // ----- assignment ----------------------------------------------------
+
+    fn assign(
+        &self,
+        target: &AssignTarget,
+        value: Value,
+        ctx: &mut Context,
+    ) -> Result<(), EngineError> {
+        let (current, name) = match &target.root {
+            TargetRoot::Variable(name) => {
+                if target.path.is_empty() {
+                    ctx.set(name, value);
+                    return Ok(());
+                }
+                (ctx.get(name).cloned().unwrap_or_default(), Some(name))
+            }
+            TargetRoot::Expression(expr) => {
+                let query = self.core.yaql.compile_expr(expr);
+                let v = query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?;
+                (v, None)
+            }
+        };
+        let is_container =
+            self.core.obj_of(&current).is_some() || self.core.type_of_value(&current).is_some();
+        if is_container {
+            self.set_path(current, &target.path, value, ctx)?;
+            return Ok(());
+        }
+        let Some(name) = name else {
+            return Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "the target of an assignment must be a variable, an object or a class",
+            ));
+        };
+        let updated = self.set_path(current, &target.path, value, ctx)?;
+        ctx.set(name, updated);
+        Ok(())
+    }
+
+    fn set_path(
+        &self,
+        current: Value,
+        path: &[TargetStep],
+        value: Value,
+        ctx: &Context,
+    ) -> Result<Value, EngineError> {
+        let Some((step, rest)) = path.split_first() else {
+            return Ok(value);
+        };
+        if let Some(t) = self.core.type_of_value(&current) {
+            let TargetStep::Attribute(prop) = step else {
+                return Err(EngineError::not_supported("indexing a class"));
+            };
+            let old = if rest.is_empty() {
+                Value::Null
+            } else {
+                self.core.read_static_property(t.class, prop)?
+            };
+            let nv = self.set_path(old, rest, value, ctx)?;
+            self.core.write_static_property(t.class, prop, nv)?;
+            return Ok(current);
+        }
+        if let Some(obj) = self.core.obj_of(&current) {
+            let TargetStep::Attribute(prop) = step else {
+                return Err(EngineError::not_supported("indexing an object"));
+            };
+            let old = if rest.is_empty() {
+                Value::Null
+            } else {
+                match self.core.read_property(&obj, prop) {
+                    Ok(v) => v,
+                    Err(e) if e.python_type() == "UninitializedPropertyAccessError" => Value::Null,
+                    Err(e) => return Err(e),
+                }
+            };
+            let nv = self.set_path(old, rest, value, ctx)?;
+            self.core.write_property(&obj, prop, nv)?;
+            return Ok(current);
+        }
+        let key = match step {
+            TargetStep::Attribute(a) => Value::str(a),
+            TargetStep::Index(exprs) => {
+                let [expr] = exprs.as_slice() else {
+                    return Err(EngineError::not_supported("multi-index assignment"));
+                };
+                let query = self.core.yaql.compile_expr(expr);
+                query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?
+            }
+        };
+        match current {
+            Value::List(items) | Value::Tuple(items) if matches!(step, TargetStep::Index(_)) => {
+                let Value::Int(i) = key else {
+                    return Err(EngineError::new(
+                        ErrorKind::Yaql(murano_yaql::eval::ErrorKind::TypeError),
+                        "list indices must be integers",
+                    ));
+                };
+                let len = items.len() as i64;
+                let idx = if i < 0 { i + len } else { i };
+                if idx < 0 || idx >= len {
+                    return Err(EngineError::new(
+                        ErrorKind::Yaql(murano_yaql::eval::ErrorKind::IndexError),
+                        "list assignment index out of range",
+                    ));
+                }
+                let mut v = items.to_vec();
+                let old = std::mem::take(&mut v[idx as usize]);
+                v[idx as usize] = self.set_path(old, rest, value, ctx)?;
+                Ok(Value::List(Arc::new(v)))
+            }
+            Value::Dict(d) => {
+                let mut d = (*d).clone();
+                let old = d.get(&key).cloned().unwrap_or_default();
+                let nv = self.set_path(old, rest, value, ctx)?;
+                d.insert(key, nv);
+                Ok(Value::Dict(Arc::new(d)))
+            }
+            Value::Null => {
+                let mut d = Dict::default();
+                let nv = self.set_path(Value::Null, rest, value, ctx)?;
+                d.insert(key, nv);
+                Ok(Value::Dict(Arc::new(d)))
+            }
+            other => Err(EngineError::new(
+                ErrorKind::Yaql(murano_yaql::eval::ErrorKind::TypeError),
+                format!("cannot assign into a {}", other.type_name()),
+            )),
+        }
+    }
+}

@@ -1,0 +1,949 @@
+//! The engine's YAQL functions (Murano's `murano/dsl/yaql_functions.py`
+//! and `murano/engine/system/yaql_functions.py`) and the dispatch of
+//! MuranoPL method calls from YAQL (`$obj.method(...)`, `method(...)`).
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Weak};
+
+use murano_yaql::eval::{Call, Dict, Error as YaqlError, FunctionDef, Library, Value};
+
+use crate::engine::Core;
+use crate::error::{EngineError, ErrorKind};
+
+/// Functions of Murano's library that this engine does not run yet: they
+/// are registered, and calling one is a typed "not supported yet" error
+/// rather than a YAQL "no such function".
+const NOT_YET: &[&str] = &["config", "randomName"];
+
+fn args_from(call: &Call<'_>, start: usize) -> Result<Vec<Value>, YaqlError> {
+    let mut out = Vec::new();
+    for i in start..call.len() {
+        out.push(call.value(i)?.clone());
+    }
+    Ok(out)
+}
+
+fn kwargs_from(call: &Call<'_>) -> Result<Vec<(String, Value)>, YaqlError> {
+    let mut out = Vec::new();
+    for (k, a) in call.kwargs() {
+        out.push((k.trim_start_matches('$').to_owned(), call.force(a)?));
+    }
+    Ok(out)
+}
+
+fn upgrade(weak: &Weak<Core>) -> Result<Arc<Core>, YaqlError> {
+    weak.upgrade().ok_or_else(YaqlError::mismatch)
+}
+
+/// Registers the engine functions.
+pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
+    // Format 1.0/1.1: these string and collection methods are callable
+    // as functions too (`murano/engine/system/yaql_functions.py`).
+    for name in [
+        "toLower",
+        "toUpper",
+        "trim",
+        "join",
+        "split",
+        "startsWith",
+        "endsWith",
+        "matches",
+        "replace",
+        "flatten",
+    ] {
+        lib.make_extension(name);
+    }
+    lib.register(
+        FunctionDef::native("base64encode", "value", |call| {
+            Ok(Value::str(&crate::base64::encode(
+                call.string(0)?.as_bytes(),
+            )))
+        })
+        .extension(),
+    );
+    lib.register(
+        FunctionDef::native("base64decode", "value", |call| {
+            let bytes = crate::base64::decode(call.string(0)?).ok_or_else(|| {
+                crate::engine::host_exception("Error", "binascii", "Incorrect padding")
+            })?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                crate::engine::host_exception(
+                    "UnicodeDecodeError",
+                    "builtins",
+                    "'utf-8' codec can't decode the data",
+                )
+            })?;
+            Ok(Value::str(&text))
+        })
+        .extension(),
+    );
+    // substr(string, start, length = -1): `substring` as a method.
+    lib.register(
+        FunctionDef::native("substr", "string, start, length=", |call| {
+            let s = call.value(0)?.clone();
+            let start = call.int(1)?;
+            let length = call.int_or(2, -1)?;
+            call.call_method("substring", s, vec![Value::Int(start), Value::Int(length)])
+        })
+        .extension(),
+    );
+    // firstOrDefault(collection, default = null)
+    lib.register(
+        FunctionDef::native("firstOrDefault", "collection, default=", |call| {
+            let default = call.opt(1)?.cloned().unwrap_or_default();
+            let mut it = call.iterable(0)?;
+            match it.next() {
+                Some(v) => v,
+                None => Ok(default),
+            }
+        })
+        .extension(),
+    );
+    for name in NOT_YET {
+        let name_owned: &'static str = name;
+        lib.register(
+            FunctionDef::native(name, "*args, **kwargs", {
+                let weak = Arc::downgrade(core);
+                move |_call| {
+                    let core = upgrade(&weak)?;
+                    Err(core.park(EngineError::not_supported(format!(
+                        "the function {name_owned}()"
+                    ))))
+                }
+            })
+            .extension(),
+        );
+    }
+
+    // id(object)
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("id", "object", move |call| {
+            let core = upgrade(&weak)?;
+            match core.obj_of(call.value(0)?) {
+                Some(o) => Ok(Value::str(&o.id)),
+                None => Err(YaqlError::mismatch()),
+            }
+        })
+        .extension(),
+    );
+
+    // type(object): the class name (format 1.0 to 1.3: `type_legacy`);
+    // type(name or class): a type reference.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("type", "object", move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            if let Some(o) = core.obj_of(v) {
+                return Ok(Value::str(&o.class_name));
+            }
+            if let Some(t) = core.type_of_value(v) {
+                return Ok(core.type_value(t.class, true));
+            }
+            if let Value::Str(s) = v {
+                let from = core.current_frame().map(|f| f.class);
+                return match core.classes.resolve(from, s) {
+                    Ok(c) => Ok(core.type_value(c, true)),
+                    Err(e) => Err(core.park(e)),
+                };
+            }
+            Err(YaqlError::mismatch())
+        })
+        .extension(),
+    );
+
+    // metadata(object), isObject(value)
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("metadata", "object", move |call| {
+            let core = upgrade(&weak)?;
+            match core.obj_of(call.value(0)?) {
+                Some(o) => Ok(o.metadata.clone()),
+                None => Err(YaqlError::mismatch()),
+            }
+        })
+        .extension(),
+    );
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("isObject", "value", move |call| {
+        let core = upgrade(&weak)?;
+        Ok(Value::Bool(core.obj_of(call.value(0)?).is_some()))
+    }));
+
+    // name(object)
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("name", "object", move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            match core.obj_of(v) {
+                Some(o) => Ok(o.name.clone()),
+                None => Err(YaqlError::mismatch()),
+            }
+        })
+        .extension(),
+    );
+
+    // typeinfo(object) / typeinfo(type): the class itself.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("typeinfo", "object", move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            if let Some(o) = core.obj_of(v) {
+                return Ok(core.type_value(o.class, false));
+            }
+            if let Some(t) = core.type_of_value(v) {
+                return Ok(core.type_value(t.class, false));
+            }
+            if let Value::Str(s) = v {
+                let from = core.current_frame().map(|f| f.class);
+                return match core.classes.resolve(from, s) {
+                    Ok(c) => Ok(core.type_value(c, false)),
+                    Err(e) => Err(core.park(e)),
+                };
+            }
+            Err(YaqlError::mismatch())
+        })
+        .extension(),
+    );
+
+    // `:Name` and `ns:Name`: type references resolved with the namespaces
+    // of the running method's class.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "#unary_operator_:",
+        "name",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let name = call.string(0)?.to_owned();
+            let from = core.current_frame().map(|f| f.class);
+            let resolved = if from.is_some() {
+                format!(":{name}")
+            } else {
+                name
+            };
+            match core.classes.resolve(from, &resolved) {
+                Ok(c) => Ok(core.type_value(c, true)),
+                Err(e) => Err(core.park(e)),
+            }
+        },
+    ));
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "#operator_:",
+        "ns, name",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let full = format!("{}:{}", call.string(0)?, call.string(1)?);
+            let from = core.current_frame().map(|f| f.class);
+            match core.classes.resolve(from, &full) {
+                Ok(c) => Ok(core.type_value(c, true)),
+                Err(e) => Err(core.park(e)),
+            }
+        },
+    ));
+
+    // call(name, args, kwargs, receiver)
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "call",
+        "name, args, kwargs, receiver=",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let name = call.string(0)?.to_owned();
+            let args: Vec<Value> = match call.value(1)? {
+                Value::List(v) | Value::Tuple(v) => v.to_vec(),
+                _ => return Err(YaqlError::mismatch()),
+            };
+            let kwargs: Vec<(String, Value)> = match call.value(2)? {
+                Value::Dict(d) => d.iter().map(|(k, v)| (k.py_str(), v.clone())).collect(),
+                _ => return Err(YaqlError::mismatch()),
+            };
+            let receiver = call.opt(3)?.cloned();
+            call_method(&core, &name, receiver, args, kwargs).map_err(|e| core.park(e))
+        },
+    ));
+
+    // yaql 2.0's `format` (string method and function), without the
+    // attribute and index lookups of Python's format fields.
+    lib.register(
+        FunctionDef::native("format", "format, *args, **kwargs", |call| {
+            let fmt = call.string(0)?.to_owned();
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            crate::format::format(&fmt, &args, &kwargs)
+        })
+        .extension(),
+    );
+
+    // cast(object, type): the object seen as one of its classes.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("cast", "object, type, versionSpec=", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
+            let target = call.value(1)?.clone();
+            let class = match core.type_of_value(&target) {
+                Some(t) => t.class,
+                None => match &target {
+                    Value::Str(s) => {
+                        let from = core.current_frame().map(|f| f.class);
+                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
+                    }
+                    _ => return Err(YaqlError::mismatch()),
+                },
+            };
+            let name = core.classes.name(class).to_owned();
+            let found = core
+                .classes
+                .mro(obj.class)
+                .into_iter()
+                .find(|c| core.classes.name(*c) == name);
+            match found {
+                Some(c) => Ok(core.cast_value(&obj, c)),
+                None => Err(core.park(EngineError::new(
+                    crate::error::ErrorKind::Host {
+                        type_name: "TypeError".into(),
+                        module: "builtins".into(),
+                    },
+                    format!("Cannot cast {} to {name}", obj.class_name),
+                ))),
+            }
+        })
+        .extension(),
+    );
+
+    // super(object, func) / psuper(object, func): the object seen as each
+    // parent of the running method's class (psuper runs in order: a
+    // valid interleaving of Murano's parallel map).
+    for name in ["super", "psuper"] {
+        let weak = Arc::downgrade(core);
+        lib.register(
+            FunctionDef::native(name, "object, ~func=", move |call| {
+                let core = upgrade(&weak)?;
+                let obj = core
+                    .obj_of(call.value(0)?)
+                    .ok_or_else(YaqlError::mismatch)?;
+                let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
+                let parents: Vec<_> = core.classes.registry().parents(frame.class).to_vec();
+                let views: Vec<Value> = parents.iter().map(|p| core.cast_value(&obj, *p)).collect();
+                match call.lambda(1)? {
+                    None => Ok(Value::List(Arc::new(views))),
+                    Some(f) => {
+                        let mut out = Vec::new();
+                        for v in views {
+                            out.push(f.call1(v)?);
+                        }
+                        Ok(Value::List(Arc::new(out)))
+                    }
+                }
+            })
+            .extension(),
+        );
+    }
+
+    // `io.murano.Object`'s native part: $obj.setAttr(name, value, owner)
+    // and $obj.getAttr(name, default, owner), keyed by the calling
+    // method's class unless `owner` names one.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("setAttr", "object, name, value, owner=", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
+            let name = call.string(1)?.to_owned();
+            let value = call.value(2)?.clone();
+            let owner = attr_owner(&core, call.opt(3)?)?;
+            let value = match core.obj_of(&value) {
+                Some(o) => Value::str(&o.id),
+                None => value,
+            };
+            core.set_attribute(&obj.id, &owner, &name, value);
+            Ok(Value::Null)
+        })
+        .method(),
+    );
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("getAttr", "object, name, default=, owner=", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
+            let name = call.string(1)?.to_owned();
+            let default = call.opt(2)?.cloned().unwrap_or_default();
+            let owner = attr_owner(&core, call.opt(3)?)?;
+            Ok(core.attribute(&obj.id, &owner, &name).unwrap_or(default))
+        })
+        .method(),
+    );
+
+    // `obj is :Type`: whether the object is an instance of the class.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "#operator_is",
+        "object, type",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let v = call.value(0)?.clone();
+            let t = call.value(1)?.clone();
+            let class = match core.type_of_value(&t) {
+                Some(t) => t.class,
+                None => match &t {
+                    Value::Str(s) => {
+                        let from = core.current_frame().map(|f| f.class);
+                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
+                    }
+                    _ => return Err(YaqlError::mismatch()),
+                },
+            };
+            if v.is_null() {
+                return Ok(Value::Bool(false));
+            }
+            match core.obj_of(&v) {
+                Some(o) => Ok(Value::Bool(core.classes.is_subclass(o.class, class))),
+                None => Err(YaqlError::mismatch()),
+            }
+        },
+    ));
+
+    // dump(object, serializationType = Serializable, ignoreUpcasts = true)
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "dump",
+        "object, serializationType=, ignoreUpcasts=",
+        move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
+            let mode = match call
+                .opt(1)?
+                .and_then(Value::as_str)
+                .unwrap_or("Serializable")
+            {
+                "Serializable" => crate::serialize::DumpMode::Serializable,
+                "Inline" => crate::serialize::DumpMode::Inline,
+                "Mixed" => crate::serialize::DumpMode::Mixed,
+                _ => {
+                    return Err(crate::engine::host_exception(
+                        "ValueError",
+                        "builtins",
+                        "Invalid Serialization Type",
+                    ))
+                }
+            };
+            Ok(crate::serialize::dump(&core, &obj, mode))
+        },
+    ));
+
+    // logger(name): a new io.murano.system.Logger.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("logger", "name", move |call| {
+        let core = upgrade(&weak)?;
+        let name = call.value(0)?.py_str();
+        let class = core
+            .classes
+            .resolve(None, "io.murano.system.Logger")
+            .map_err(|e| core.park(e))?;
+        let obj = core
+            .create_object(class, None, None, Value::Null, Value::Null)
+            .and_then(|o| {
+                core.initialize(&o, &Value::Dict(Arc::new(Dict::default())))
+                    .map(|()| o)
+            })
+            .map_err(|e| core.park(e))?;
+        crate::object::lock(&core.state)
+            .logger_names
+            .insert(obj.id.clone(), name);
+        Ok(Value::Object(obj))
+    }));
+
+    // sleep(seconds): a thread-switch point; no time passes here.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("sleep", "seconds", move |call| {
+        let core = upgrade(&weak)?;
+        if !call.value(0)?.is_number() {
+            return Err(YaqlError::mismatch());
+        }
+        core.yield_point().map_err(|e| core.park(e))?;
+        Ok(Value::Null)
+    }));
+
+    // pselect(collection, composer): `select` with the items as Parallel
+    // branches.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("pselect", "collection, ~composer", move |call| {
+            let core = upgrade(&weak)?;
+            let items: Vec<Value> = call.iterable(0)?.collect::<Result<_, _>>()?;
+            let f = call.need_lambda(1)?;
+            let results = core.run_branches(items.len(), |i| {
+                f.call1(items[i].clone()).map_err(|e| core.unpark_yaql(&e))
+            });
+            results
+                .map(|v| Value::List(Arc::new(v)))
+                .map_err(|e| core.park(e))
+        })
+        .extension(),
+    );
+
+    // bind(template, mappings): `$name` strings replaced by mapping values
+    // (`$text-{name}` formats them in), recursively.
+    lib.register(
+        FunctionDef::native("bind", "object, mappings", |call| {
+            let Value::Dict(m) = call.value(1)? else {
+                return Err(YaqlError::mismatch());
+            };
+            let m = m.clone();
+            bind(call.value(0)?, &m, 0)
+        })
+        .extension(),
+    );
+
+    // decryptData(value): this engine has no key manager, which Murano
+    // reports as castellan's AuthTypeInvalidError.
+    lib.register(
+        FunctionDef::native("decryptData", "value", |call| {
+            call.string(0)?;
+            Err(crate::engine::host_exception(
+                "AuthTypeInvalidError",
+                "castellan.common.exception",
+                "Invalid auth_type was specified, auth_type: None",
+            ))
+        })
+        .extension(),
+    );
+
+    // patch(object, patch): RFC 6902 JSON patches.
+    lib.register(
+        FunctionDef::native("patch", "object, patch", |call| {
+            crate::patch::apply(call.value(0)?, call.value(1)?)
+        })
+        .extension(),
+    );
+
+    // require(value): the value, or a ValueError when it is null.
+    lib.register(
+        FunctionDef::native("require", "value", |call| {
+            let v = call.value(0)?;
+            if v.is_null() {
+                return Err(crate::engine::host_exception(
+                    "ValueError",
+                    "builtins",
+                    "Required value is missing",
+                ));
+            }
+            Ok(v.clone())
+        })
+        .extension(),
+    );
+
+    // find(object, type): the nearest owner that is an instance of type.
+    let weak = Arc::downgrade(core);
+    lib.register(
+        FunctionDef::native("find", "object, type", move |call| {
+            let core = upgrade(&weak)?;
+            let obj = core
+                .obj_of(call.value(0)?)
+                .ok_or_else(YaqlError::mismatch)?;
+            let target = call.value(1)?.clone();
+            let class = match core.type_of_value(&target) {
+                Some(t) => t.class,
+                None => match &target {
+                    Value::Str(s) => {
+                        let from = core.current_frame().map(|f| f.class);
+                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
+                    }
+                    _ => return Err(YaqlError::mismatch()),
+                },
+            };
+            let mut current = core.owner_of(&obj);
+            let mut steps = 0;
+            while let Some(o) = current {
+                if core.classes.is_subclass(o.class, class) {
+                    return Ok(Value::Object(o));
+                }
+                steps += 1;
+                if steps > 100_000 {
+                    break;
+                }
+                current = core.owner_of(&o);
+            }
+            Ok(Value::Null)
+        })
+        .extension(),
+    );
+
+    // new(type, owner => , name => , ...properties)
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "new",
+        "type, *args, **kwargs",
+        move |call| {
+            let core = upgrade(&weak)?;
+            new_object(&core, call).map_err(|e| core.park(e))
+        },
+    ));
+}
+
+/// `call(name, args, kwargs, receiver)`: a method of the receiver (an
+/// object or a class), or of the running method's object.
+fn call_method(
+    core: &Arc<Core>,
+    name: &str,
+    receiver: Option<Value>,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, EngineError> {
+    match receiver {
+        Some(r) if !r.is_null() => {
+            if let Some(o) = core.obj_of(&r) {
+                return core.invoke(Some(&o), o.class, name, args, kwargs, false);
+            }
+            if let Some(t) = core.type_of_value(&r) {
+                return core.invoke(None, t.class, name, args, kwargs, false);
+            }
+            Err(EngineError::dsl(
+                "DslInvalidOperationError",
+                "call(): the receiver is not an object or a class",
+            ))
+        }
+        _ => {
+            let frame = core.current_frame().ok_or_else(|| {
+                EngineError::dsl("DslInvalidOperationError", "call() outside of a method")
+            })?;
+            let class = frame.this.as_ref().map_or(frame.class, |o| o.class);
+            core.invoke(frame.this.as_ref(), class, name, args, kwargs, false)
+        }
+    }
+}
+
+/// `new()` in its three forms (Murano's `new`, `new_from_dict`,
+/// `new_from_model`): `new(type, owner, name, extra, prop => value...)`,
+/// `new(type, {properties}, owner, name, extra)` and `new(model, owner)`.
+fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineError> {
+    let from = core.current_frame().map(|f| f.class);
+    let args = args_from(call, 0).map_err(|e| core.unpark_yaql(&e))?;
+    let kwargs = kwargs_from(call).map_err(|e| core.unpark_yaql(&e))?;
+    let target = args.first().cloned().unwrap_or_default();
+    let kw = |name: &str| {
+        kwargs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    if let Value::Dict(_) = &target {
+        // new(model, owner)
+        let owner_value = args.get(1).cloned().or_else(|| kw("owner"));
+        let owner = owner_value.as_ref().and_then(|o| core.obj_of(o));
+        return core.load_object_tree(&target, owner.as_ref(), false);
+    }
+    let class = if let Some(t) = core.type_of_value(&target) {
+        t.class
+    } else if let Value::Str(s) = &target {
+        core.classes.resolve(from, s)?
+    } else {
+        return Err(EngineError::new(
+            ErrorKind::Yaql(murano_yaql::eval::ErrorKind::NoMatchingFunction),
+            "No function \"new\" matches supplied arguments",
+        ));
+    };
+    let (props, owner, name) = match args.get(1) {
+        Some(Value::Dict(d)) => {
+            // new(type, parameters, owner, objectName, extra)
+            let owner = args.get(2).cloned().or_else(|| kw("owner"));
+            let name = args.get(3).cloned().or_else(|| kw("objectName"));
+            ((**d).clone(), owner, name)
+        }
+        _ => {
+            let mut props = Dict::default();
+            for (k, v) in &kwargs {
+                props.insert(Value::str(k), v.clone());
+            }
+            (props, args.get(1).cloned(), args.get(2).cloned())
+        }
+    };
+    let owner = owner.as_ref().and_then(|o| core.obj_of(o));
+    let obj = core.create_object(
+        class,
+        None,
+        owner.as_ref().map(|o| o.id.clone()),
+        name.unwrap_or_default(),
+        Value::Null,
+    )?;
+    core.initialize(&obj, &Value::Dict(Arc::new(props)))?;
+    Ok(Value::Object(obj))
+}
+
+/// Registers one dispatcher per method name declared by any class: a call
+/// `$obj.m(...)` on a MuranoPL object, `:Class.m(...)` on a class, or
+/// `m(...)` inside a method of a class that has `m`, runs the MuranoPL
+/// method; anything else falls through to the YAQL functions of that
+/// name.
+pub(crate) fn register_method_dispatch(lib: &mut Library, core: &Arc<Core>) {
+    let registry = core.classes.registry();
+    let mut names = BTreeSet::new();
+    for class in registry.classes() {
+        if let Some(def) = registry.definition(class) {
+            for m in &def.methods {
+                if !m.name.starts_with('.') {
+                    names.insert(m.name.clone());
+                }
+            }
+        }
+    }
+    for name in LOGGER_METHODS {
+        names.insert((*name).to_owned());
+    }
+    for name in names {
+        let weak = Arc::downgrade(core);
+        let method = name.clone();
+        lib.register(
+            FunctionDef::native(&name, "*args, **kwargs", move |call| {
+                let core = upgrade(&weak)?;
+                dispatch(&core, &method, call)
+            })
+            .extension(),
+        );
+    }
+}
+
+fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, YaqlError> {
+    if call.is_method_call() {
+        let recv = call.value(0)?.clone();
+        if let Some((obj, class)) = core.cast_of(&recv) {
+            if !core.has_method(class, name) {
+                return Err(YaqlError::mismatch());
+            }
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            return core
+                .invoke(Some(&obj), class, name, args, kwargs, false)
+                .map_err(|e| core.park(e));
+        }
+        if let Some(obj) = core.obj_of(&recv) {
+            if LOGGER_METHODS.contains(&name) && is_logger(core, &obj) {
+                return log(core, &obj, name, call);
+            }
+            if !core.has_method(obj.class, name) {
+                return extension(core, name, recv, call);
+            }
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            return core
+                .invoke(Some(&obj), obj.class, name, args, kwargs, false)
+                .map_err(|e| core.park(e));
+        }
+        if let Some(t) = core.type_of_value(&recv) {
+            if !core.has_method(t.class, name) {
+                return extension(core, name, recv, call);
+            }
+            let args = args_from(call, 1)?;
+            let kwargs = kwargs_from(call)?;
+            return core
+                .invoke(None, t.class, name, args, kwargs, false)
+                .map_err(|e| core.park(e));
+        }
+        return extension(core, name, recv, call);
+    }
+    let Some(frame) = core.current_frame() else {
+        return Err(YaqlError::mismatch());
+    };
+    let class = frame.this.as_ref().map_or(frame.class, |o| o.class);
+    if !core.has_method(class, name) {
+        return Err(YaqlError::mismatch());
+    }
+    let args = args_from(call, 0)?;
+    let kwargs = kwargs_from(call)?;
+    core.invoke(frame.this.as_ref(), class, name, args, kwargs, false)
+        .map_err(|e| core.park(e))
+}
+
+/// The class an attribute belongs to: `owner` when given, else the class
+/// of the running method.
+fn attr_owner(core: &Arc<Core>, owner: Option<&Value>) -> Result<String, YaqlError> {
+    if let Some(v) = owner.filter(|v| !v.is_null()) {
+        if let Some(t) = core.type_of_value(v) {
+            return Ok(core.classes.name(t.class).to_owned());
+        }
+        if let Value::Str(s) = v {
+            let from = core.current_frame().map(|f| f.class);
+            let c = core.classes.resolve(from, s).map_err(|e| core.park(e))?;
+            return Ok(core.classes.name(c).to_owned());
+        }
+        return Err(YaqlError::mismatch());
+    }
+    let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
+    Ok(core.classes.name(frame.class).to_owned())
+}
+
+/// The methods of `io.murano.system.Logger`'s native part.
+const LOGGER_METHODS: &[&str] = &[
+    "trace",
+    "debug",
+    "info",
+    "warning",
+    "error",
+    "critical",
+    "exception",
+];
+
+fn is_logger(core: &Arc<Core>, obj: &crate::object::Obj) -> bool {
+    core.classes
+        .find("io.murano.system.Logger")
+        .is_some_and(|c| core.classes.is_subclass(obj.class, c))
+}
+
+/// `$log.level(message, args..., kwargs...)`: the message formatted as
+/// Python's `str.format` does (left as written when that fails) and kept
+/// in the engine's log (see [`crate::Engine::take_log`]); returns null.
+fn log(
+    core: &Arc<Core>,
+    obj: &crate::object::Obj,
+    level: &str,
+    call: &mut Call<'_>,
+) -> Result<Value, YaqlError> {
+    let message = call.value(1)?.py_str();
+    let args = args_from(call, 2)?;
+    let kwargs = kwargs_from(call)?;
+    let text = match crate::format::format(&message, &args, &kwargs) {
+        Ok(Value::Str(s)) => s.to_string(),
+        _ => message,
+    };
+    let mut st = crate::object::lock(&core.state);
+    let logger = st.logger_names.get(&obj.id).cloned().unwrap_or_default();
+    if st.log.len() >= crate::engine::MAX_LOG_RECORDS {
+        st.log.remove(0);
+    }
+    st.log.push(crate::LogRecord {
+        logger,
+        level: level.to_owned(),
+        message: text,
+    });
+    Ok(Value::Null)
+}
+
+/// `value.name(args)` through an extension method (`Usage: Extension`)
+/// of the running method's class or of a class it imports: the first
+/// whose receiver contract accepts the value.
+fn extension(
+    core: &Arc<Core>,
+    name: &str,
+    receiver: Value,
+    call: &mut Call<'_>,
+) -> Result<Value, YaqlError> {
+    let Some(frame) = core.current_frame() else {
+        return Err(YaqlError::mismatch());
+    };
+    let registry = core.classes.registry();
+    let candidates: Vec<(murano_dsl::registry::ClassId, usize)> = registry
+        .find_extension_method(frame.class, name)
+        .map_err(|_| YaqlError::mismatch())?
+        .iter()
+        .filter(|c| c.receiver().is_some())
+        .map(|c| (c.method.class, c.method.index))
+        .collect();
+    for (class, index) in candidates {
+        let accepts = core
+            .accepts_receiver(class, index, &receiver)
+            .map_err(|e| core.park(e))?;
+        if !accepts {
+            continue;
+        }
+        let mut args = vec![receiver];
+        args.extend(args_from(call, 1)?);
+        let kwargs = kwargs_from(call)?;
+        return core
+            .run_method(None, class, index, args, kwargs)
+            .map_err(|e| core.park(e));
+    }
+    Err(YaqlError::mismatch())
+}
+
+/// `bind()` (`murano/engine/system/yaql_functions.py`).
+fn bind(v: &Value, mappings: &Dict, depth: usize) -> Result<Value, YaqlError> {
+    if depth > 200 {
+        return Err(YaqlError::new(
+            murano_yaql::eval::ErrorKind::RecursionLimit,
+            "bind(): value nested too deeply",
+        ));
+    }
+    Ok(match v {
+        Value::Str(s) if s.starts_with('$') => {
+            let r = bind_macro(&s[1..], mappings)?;
+            if r.is_null() {
+                v.clone()
+            } else {
+                r
+            }
+        }
+        Value::List(items) | Value::Tuple(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|x| bind(x, mappings, depth + 1))
+                .collect::<Result<_, _>>()?,
+        )),
+        Value::Dict(d) => {
+            let mut out = Dict::default();
+            for (k, x) in d.iter() {
+                out.insert(bind(k, mappings, depth + 1)?, bind(x, mappings, depth + 1)?);
+            }
+            Value::Dict(Arc::new(out))
+        }
+        other => other.clone(),
+    })
+}
+
+/// `_convert_macro_parameter`: `{name}` parts replaced by `str()` of
+/// their mapping; without any, the whole name looked up (KeyError when
+/// missing).
+fn bind_macro(text: &str, mappings: &Dict) -> Result<Value, YaqlError> {
+    let mut out = String::new();
+    let mut replaced = false;
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let name_len = after
+            .char_indices()
+            .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+            .map(|(i, c)| i + c.len_utf8())
+            .last()
+            .unwrap_or(0);
+        if name_len > 0 && after[name_len..].starts_with('}') {
+            out.push_str(&rest[..open]);
+            let name = &after[..name_len];
+            let value = mappings.get(&Value::str(name)).cloned().unwrap_or_default();
+            out.push_str(&value.py_str());
+            replaced = true;
+            rest = &after[name_len + 1..];
+        } else {
+            out.push_str(&rest[..=open]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    if replaced {
+        return Ok(Value::str(&out));
+    }
+    mappings.get(&Value::str(text)).cloned().ok_or_else(|| {
+        YaqlError::new(
+            murano_yaql::eval::ErrorKind::KeyError,
+            Value::str(text).repr(),
+        )
+    })
+}

@@ -1,0 +1,217 @@
+//! The MuranoPL execution engine.
+//!
+//! `murano-dsl` parses and analyses MuranoPL; this crate runs it: objects
+//! loaded from object models, method calls with Murano's rules, the block
+//! instructions of method bodies, MuranoPL exceptions, the engine's YAQL
+//! functions, and limits for untrusted packages. It does no I/O: the host
+//! gives it parsed classes and object models and registers its own
+//! functions. Murano's Python executor (`murano/dsl/*.py`) is the
+//! reference.
+//!
+//! # Design
+//!
+//! | module | job | Murano counterpart |
+//! |---|---|---|
+//! | [`classes`] | classes at run time: packages in lookup order, the class registry of `murano-dsl` (MRO, members, meta, extension imports), the file of each class | `murano_package.py`, `murano_type.py` |
+//! | `object` | objects (id, class, owner, property store, destroyed flag) and class values, both YAQL host objects | `murano_object.py`, `dsl_types.py` |
+//! | `engine` | the object store, property reads and writes with their usage rules and contracts, method resolution over the MRO, argument binding (`Standard`, `VarArgs`, `KwArgs`) through argument contracts, object-model loading (`.init` parents first), garbage collection of unreachable objects with `.destroy` | `executor.py`, `object_store.py`, `murano_method.py`, `helpers.py` |
+//! | `exec` | the instruction executor: expressions, assignments (variables, properties, deep keys and indexes), `Return`, `If`, `While`, `For`, `Repeat`, `Break`, `Continue`, `Match`, `Switch`, `Do`, `Try`/`Catch`/`Else`/`Finally`, `Throw`, `Rethrow` | `macros.py`, `expressions.py`, `lhs_expression.py`, `dsl_exception.py` |
+//! | `functions` | the engine's YAQL functions as host functions, and the dispatch of method calls made from YAQL | `yaql_functions.py`, `engine/system/yaql_functions.py` |
+//! | `serialize` | objects back to an object model (`Objects`, `ObjectsCopy`, `_actions`) | `serializer.py` |
+//! | [`error`] | typed errors: MuranoPL exceptions, Murano's engine exceptions by Python class, host exceptions, limits, "not supported yet" | `exceptions.py` |
+//!
+//! **Values.** Runtime values are `murano_yaql::eval::Value`s; objects and
+//! classes are `Value::Object` host objects owned by the engine's store,
+//! which maps them back to their records. `$obj.prop` goes through the
+//! host object's property hook (Murano's `obj_attribution`), so reads obey
+//! the usage rules of the caller's frame.
+//!
+//! **Method calls from YAQL.** For every method name any class declares,
+//! the engine registers a YAQL function in the innermost library layer: on
+//! a MuranoPL object (method syntax), a class, or inside a method whose
+//! class has that method (function syntax) it runs the MuranoPL method;
+//! otherwise it declines and YAQL's own functions of that name are tried.
+//!
+//! **Errors inside YAQL.** An engine error raised under a YAQL evaluation
+//! is parked in the engine and travels through YAQL as a host error; it
+//! comes back whole (kind, message, frames) when the evaluation returns.
+//! Host functions raise host exceptions with [`host_exception`].
+//!
+//! **Stack.** Each method call pushes a frame (class, method, object,
+//! position of the current instruction); an error leaving a frame records
+//! it (file, line, column, method, class), innermost first.
+//!
+//! **Limits.** [`Limits`]: fuel (one unit per instruction, loop iteration
+//! and method call), call depth and object count, each with a safe
+//! default and its own [`error::LimitKind`]. Limit errors and "not
+//! supported yet" errors are never caught by MuranoPL `Catch`, so
+//! `While: true` always ends. YAQL evaluation has its own fuel and depth
+//! limits (`murano_yaql::eval::Options`).
+//!
+//! **Not supported yet** (each a typed [`error::ErrorKind::NotSupported`]
+//! error, never a silent no-op): thread switches (`sleep()`, a host's
+//! `yield()` through [`Engine::yield_point`]) while `Parallel` branches or
+//! `pselect` items are pending (branches run one after the other, which
+//! is exactly the green-thread interleaving as long as none switches);
+//! the functions `config` and `randomName`
+//! (`decryptData` answers as Murano does without a key manager). Also
+//! not done yet:
+//! the native part of `io.murano.system.GC` (so `collect()`,
+//! destruction subscriptions and `dependencies`; hosts implement native
+//! methods through [`NativeMethod`]); the `formatted` MuranoPL
+//! stack-trace text (errors carry their frames); objects
+//! as one part per class of their MRO (cast views and per-class stores
+//! of undeclared properties cover what the tests reach).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use murano_dsl::version::Version;
+//! use murano_engine::{ClassSetBuilder, Engine, Limits, Receiver};
+//! use murano_yaql::eval::{Dict, Value};
+//!
+//! let mut b = ClassSetBuilder::new();
+//! let pkg = b.add_package("demo", Version::new(0, 0, 0))?;
+//! let io = b.add_package("io.murano", Version::new(0, 0, 0))?;
+//! for class in ClassSetBuilder::parse_file(b"Name: io.murano.Object", "Object.yaml")? {
+//!     b.add_class(io, "Object.yaml", class)?;
+//! }
+//! let text = b"
+//! Name: Counter
+//! Properties:
+//!   start: {Contract: $.int().notNull()}
+//! Methods:
+//!   count:
+//!     Scope: Public
+//!     Arguments: [{n: {Contract: $.int()}}]
+//!     Body:
+//!       - $total: $.start
+//!       - For: i
+//!         In: range(0, $n)  # format 1.0: range(n) counts from n forever
+//!         Do:
+//!           - $total: $total + $i
+//!       - Return: $total
+//! ";
+//! for class in ClassSetBuilder::parse_file(text, "Counter.yaml")? {
+//!     b.add_class(pkg, "Counter.yaml", class)?;
+//! }
+//! let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
+//! let mut header = Dict::default();
+//! header.insert(Value::str("type"), Value::str("Counter"));
+//! header.insert(Value::str("id"), Value::str("c1"));
+//! let mut obj = Dict::default();
+//! obj.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+//! obj.insert(Value::str("start"), Value::Int(10));
+//! let mut model = Dict::default();
+//! model.insert(Value::str("Objects"), Value::Dict(Arc::new(obj)));
+//! let root = engine.load_model(&Value::Dict(Arc::new(model)))?.unwrap();
+//! let out = engine.call(&Receiver::Object(root), "count", vec![Value::Int(4)], vec![])?;
+//! assert_eq!(out, Value::Int(16));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod base64;
+pub mod classes;
+mod engine;
+pub mod error;
+mod exec;
+mod format;
+mod functions;
+mod object;
+mod patch;
+mod reflection;
+mod serialize;
+#[cfg(test)]
+mod tests;
+
+pub use classes::{ClassSet, ClassSetBuilder};
+pub use engine::{host_exception, Engine, Receiver};
+pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
+pub use object::ObjectView;
+
+/// The body of a native method.
+pub type NativeBody =
+    dyn Fn(&NativeCall<'_>) -> Result<murano_yaql::eval::Value, EngineError> + Send + Sync;
+
+/// A MuranoPL method implemented by the host: the class declares it (its
+/// arguments, contracts and usage), the host gives its body.
+#[derive(Clone)]
+pub struct NativeMethod {
+    /// The full name of the declaring class.
+    pub class: String,
+    /// The method name.
+    pub method: String,
+    /// The body.
+    pub body: std::sync::Arc<NativeBody>,
+}
+
+impl std::fmt::Debug for NativeMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NativeMethod({}::{})", self.class, self.method)
+    }
+}
+
+/// What a native method receives.
+#[derive(Debug)]
+pub struct NativeCall<'a> {
+    /// The object it was called on: `this`, or for a static method the
+    /// object it was called through (`None` when called on the class).
+    pub receiver: Option<&'a murano_yaql::eval::Value>,
+    /// The declaring class.
+    pub class: &'a str,
+    /// The arguments by name, after their contracts.
+    pub args: &'a [(String, murano_yaql::eval::Value)],
+}
+
+impl NativeCall<'_> {
+    /// An argument by name.
+    pub fn arg(&self, name: &str) -> Option<&murano_yaql::eval::Value> {
+        self.args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// A message logged through an `io.murano.system.Logger` object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRecord {
+    /// The logger's name (`logger(name)`).
+    pub logger: String,
+    /// `trace`, `debug`, `info`, `warning`, `error`, `critical` or
+    /// `exception`.
+    pub level: String,
+    /// The message, formatted with its arguments.
+    pub message: String,
+}
+
+/// The fuel of [`Limits::default`].
+pub const DEFAULT_FUEL: u64 = 1_000_000;
+/// The call depth of [`Limits::default`]: a MuranoPL call nests the
+/// executor and the YAQL evaluator, so each level takes stack (up to
+/// about 50 KiB in debug builds); 32 levels fit the 2 MiB of a spawned
+/// Rust thread.
+pub const DEFAULT_MAX_CALL_DEPTH: usize = 32;
+/// The object count of [`Limits::default`].
+pub const DEFAULT_MAX_OBJECTS: usize = 100_000;
+
+/// Limits on what MuranoPL code may do: untrusted packages run here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Units of fuel for one engine (one per instruction, loop iteration
+    /// and method call); `None` is unlimited.
+    pub fuel: Option<u64>,
+    /// Deepest nesting of MuranoPL method calls.
+    pub max_call_depth: usize,
+    /// Most objects alive in the store.
+    pub max_objects: usize,
+}
+
+impl Default for Limits {
+    /// [`DEFAULT_FUEL`], [`DEFAULT_MAX_CALL_DEPTH`], [`DEFAULT_MAX_OBJECTS`].
+    fn default() -> Limits {
+        Limits {
+            fuel: Some(DEFAULT_FUEL),
+            max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            max_objects: DEFAULT_MAX_OBJECTS,
+        }
+    }
+}

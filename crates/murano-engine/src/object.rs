@@ -1,0 +1,162 @@
+//! MuranoPL objects and class values as YAQL host objects.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use indexmap::IndexMap;
+use murano_dsl::registry::ClassId;
+use murano_yaql::eval::{HostObject, Value};
+
+use crate::engine::Core;
+
+/// Locks a mutex, recovering from poisoning (the data stays consistent:
+/// every critical section is a plain read or write).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// A MuranoPL object: an id, a class, an owner and a property store.
+pub(crate) struct Obj {
+    pub(crate) id: String,
+    pub(crate) class: ClassId,
+    pub(crate) class_name: String,
+    pub(crate) owner: Mutex<Option<String>>,
+    pub(crate) props: Mutex<IndexMap<String, Value>>,
+    /// Undeclared properties, by the class part that wrote them.
+    pub(crate) private: Mutex<IndexMap<(usize, String), Value>>,
+    pub(crate) destroyed: AtomicBool,
+    pub(crate) initialized: AtomicBool,
+    pub(crate) name: Value,
+    pub(crate) metadata: Value,
+    pub(crate) core: Weak<Core>,
+}
+
+impl fmt::Debug for Obj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{} {}>", self.class_name, self.id)
+    }
+}
+
+impl Obj {
+    /// Whether the object was destroyed.
+    pub(crate) fn is_destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn owner_id(&self) -> Option<String> {
+        lock(&self.owner).clone()
+    }
+}
+
+impl HostObject for Obj {
+    fn type_name(&self) -> &str {
+        &self.class_name
+    }
+
+    fn property(&self, name: &str) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        core.read_property_from_yaql(self, name)
+    }
+
+    fn host_eq(&self, other: &dyn HostObject) -> bool {
+        std::ptr::eq(
+            self as *const Self as *const u8,
+            other as *const dyn HostObject as *const u8,
+        )
+    }
+}
+
+/// A class as a value (`$type` in the conformance encoding) or a type
+/// reference (`:Name`, the result of `type()`).
+pub(crate) struct TypeObj {
+    pub(crate) class: ClassId,
+    pub(crate) name: String,
+    pub(crate) reference: bool,
+    pub(crate) core: Weak<Core>,
+}
+
+impl fmt::Debug for TypeObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<type {}>", self.name)
+    }
+}
+
+impl HostObject for TypeObj {
+    fn type_name(&self) -> &str {
+        &self.name
+    }
+
+    fn property(&self, name: &str) -> Option<Value> {
+        let core = self.core.upgrade()?;
+        if !self.reference {
+            if let Some(v) = crate::reflection::type_property(&core, self.class, name) {
+                return Some(v);
+            }
+        }
+        core.read_static_from_yaql(self.class, name)
+    }
+
+    /// Types are singletons: two values of one class (and kind) are equal.
+    fn host_eq(&self, other: &dyn HostObject) -> bool {
+        let Some(core) = self.core.upgrade() else {
+            return false;
+        };
+        let addr = other as *const dyn HostObject as *const u8 as usize;
+        core.type_at(addr)
+            .is_some_and(|t| t.class == self.class && t.reference == self.reference)
+    }
+
+    fn host_hash(&self) -> u64 {
+        (self.class.index() as u64) << 1 | u64::from(self.reference)
+    }
+}
+
+/// The address that identifies a host object inside a [`Value`].
+pub(crate) fn addr_of(v: &Value) -> Option<usize> {
+    match v {
+        Value::Object(o) => Some(Arc::as_ptr(o) as *const u8 as usize),
+        _ => None,
+    }
+}
+
+/// What the host sees of an object (see [`crate::Engine::object_view`]).
+#[derive(Debug, Clone)]
+pub struct ObjectView {
+    /// The object id.
+    pub id: String,
+    /// The full class name.
+    pub class: String,
+    /// The property store, sorted by name (static properties excluded).
+    pub props: Vec<(String, Value)>,
+    /// Whether the object was destroyed.
+    pub destroyed: bool,
+    /// The object's `name` from its model header, when not null.
+    pub name: Option<Value>,
+}
+
+/// An object seen as one of its classes (`cast()`, `super()`): calls on
+/// it resolve methods from that class; everything else is the object's.
+pub(crate) struct CastObj {
+    pub(crate) obj: Arc<Obj>,
+    pub(crate) class: ClassId,
+}
+
+impl fmt::Debug for CastObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{:?} as class {}>", self.obj, self.class.index())
+    }
+}
+
+impl HostObject for CastObj {
+    fn type_name(&self) -> &str {
+        &self.obj.class_name
+    }
+
+    fn property(&self, name: &str) -> Option<Value> {
+        self.obj.property(name)
+    }
+}

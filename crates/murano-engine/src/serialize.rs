@@ -1,0 +1,314 @@
+//! Serialisation of objects back to an object model, as Murano's
+//! `serializer.serialize_model` writes it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use murano_dsl::model::{MethodScope, MethodUsage, PropertyUsage};
+use murano_yaql::eval::{Dict, Value};
+
+use crate::engine::Core;
+use crate::object::{lock, Obj};
+
+/// `{"Objects": tree, "ObjectsCopy": tree, "Attributes": [...]}` for a
+/// root (all null/empty without one).
+pub(crate) fn model(core: &Core, root: Option<&Arc<Obj>>) -> Value {
+    let (objects, copy, known) = match root {
+        Some(r) => {
+            let (tree, known) = object_tree_with(core, r, true);
+            (tree, object_tree(core, r, false), known)
+        }
+        None => (Value::Null, Value::Null, HashSet::new()),
+    };
+    // The attribute store, grouped by object in first-seen order (a dict
+    // of dicts in Murano), for the objects written.
+    let entries = lock(&core.state).attributes.clone();
+    let mut order: Vec<&str> = Vec::new();
+    for (o, _, _, _) in &entries {
+        if !order.contains(&o.as_str()) {
+            order.push(o);
+        }
+    }
+    let mut attributes = Vec::new();
+    for id in order {
+        if !known.contains(id) {
+            continue;
+        }
+        for (o, c, k, v) in entries.iter().filter(|e| e.0 == id) {
+            attributes.push(Value::List(Arc::new(vec![
+                Value::str(o),
+                Value::str(c),
+                Value::str(k),
+                v.clone(),
+            ])));
+        }
+    }
+    let mut d = Dict::default();
+    d.insert(Value::str("Objects"), objects);
+    d.insert(Value::str("ObjectsCopy"), copy);
+    d.insert(Value::str("Attributes"), Value::List(Arc::new(attributes)));
+    Value::Dict(Arc::new(d))
+}
+
+/// One object and what it owns, as a model tree; `actions` adds the
+/// designer attribute `_actions`.
+///
+/// As Murano's serializer does in its passes: an object is written in
+/// full under its owner; an object referenced from the tree but not owned
+/// by anything in it is written in full at its first reference; every
+/// other reference is the object's id.
+pub(crate) fn object_tree(core: &Core, root: &Arc<Obj>, actions: bool) -> Value {
+    object_tree_with(core, root, actions).0
+}
+
+/// [`object_tree`] and the ids of the objects written in full.
+fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, HashSet<String>) {
+    let mut owned = HashSet::new();
+    owned_closure(core, root, &mut owned, 0);
+    let mut done = Walk {
+        emitted: HashSet::new(),
+        owned,
+        mode: DumpMode::Serializable,
+    };
+    let tree = object_dict(core, root, actions, &mut done, 0);
+    (tree, done.emitted)
+}
+
+struct Walk {
+    emitted: HashSet<String>,
+    owned: HashSet<String>,
+    mode: DumpMode,
+}
+
+/// Murano's `DumpTypes`: how `dump()` writes objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DumpMode {
+    /// `?` headers with `type` as `Name/version@package` (object models).
+    Serializable,
+    /// `{Type: {properties}, id, name, metadata}` with the class as key.
+    Inline,
+    /// `?` headers with `type` as the class itself.
+    Mixed,
+}
+
+/// `dump(obj, type)`: the object and what it owns, in that form.
+pub(crate) fn dump(core: &Core, root: &Arc<Obj>, mode: DumpMode) -> Value {
+    let mut owned = HashSet::new();
+    owned_closure(core, root, &mut owned, 0);
+    let mut done = Walk {
+        emitted: HashSet::new(),
+        owned,
+        mode,
+    };
+    object_dict(core, root, false, &mut done, 0)
+}
+
+/// Objects written under their owner, starting from `obj`.
+fn owned_closure(core: &Core, obj: &Arc<Obj>, out: &mut HashSet<String>, depth: usize) {
+    if depth > MAX_DEPTH || !out.insert(obj.id.clone()) {
+        return;
+    }
+    let props: Vec<Value> = lock(&obj.props).values().cloned().collect();
+    let mut todo = props;
+    let mut steps = 0usize;
+    while let Some(v) = todo.pop() {
+        steps += 1;
+        if steps > 1_000_000 {
+            return;
+        }
+        if let Some(o) = core.obj_of(&v) {
+            if o.owner_id().as_deref() == Some(obj.id.as_str()) {
+                owned_closure(core, &o, out, depth + 1);
+            }
+            continue;
+        }
+        match &v {
+            Value::Dict(d) => todo.extend(d.values().cloned()),
+            Value::List(items) | Value::Tuple(items) => todo.extend(items.iter().cloned()),
+            Value::Set(items) => todo.extend(items.iter().cloned()),
+            _ => {}
+        }
+    }
+}
+
+const MAX_DEPTH: usize = 256;
+
+fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, depth: usize) -> Value {
+    done.emitted.insert(obj.id.clone());
+    let classes = &core.classes;
+    let mut header = Dict::default();
+    match done.mode {
+        DumpMode::Serializable => {
+            header.insert(
+                Value::str("type"),
+                Value::str(&classes.type_string(obj.class)),
+            );
+        }
+        DumpMode::Mixed => {
+            header.insert(Value::str("type"), core.type_value(obj.class, false));
+        }
+        DumpMode::Inline => {}
+    }
+    header.insert(Value::str("id"), Value::str(&obj.id));
+    header.insert(Value::str("name"), obj.name.clone());
+    header.insert(Value::str("metadata"), obj.metadata.clone());
+    if obj.is_destroyed() {
+        header.insert(Value::str("destroyed"), Value::Bool(true));
+    }
+    if actions {
+        let mut acts = Dict::default();
+        let mut seen = HashSet::new();
+        if let Ok(methods) = classes.registry().find_methods(obj.class, |m| {
+            m.scope == MethodScope::Public || m.usage == MethodUsage::Action
+        }) {
+            for m in methods {
+                if !seen.insert(m.member.name.clone()) {
+                    continue;
+                }
+                let mut entry = Dict::default();
+                entry.insert(Value::str("enabled"), Value::Bool(true));
+                entry.insert(Value::str("name"), Value::str(&m.member.name));
+                let texts = action_texts(core, obj, &m.member.name);
+                let title = texts.title.unwrap_or_else(|| Value::str(&m.member.name));
+                entry.insert(Value::str("title"), title);
+                if let Some(d) = texts.description {
+                    entry.insert(Value::str("description"), d);
+                }
+                if let Some(h) = texts.help {
+                    entry.insert(Value::str("helpText"), h);
+                }
+                acts.insert(
+                    Value::str(&format!("{}_{}", obj.id, m.member.name)),
+                    Value::Dict(Arc::new(entry)),
+                );
+            }
+        }
+        header.insert(Value::str("_actions"), Value::Dict(Arc::new(acts)));
+    }
+    let mut out = Dict::default();
+    out.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+    let props = lock(&obj.props).clone();
+    let declared = classes
+        .registry()
+        .find_properties(obj.class, |_| true)
+        .unwrap_or_default();
+    let mut seen = HashSet::new();
+    for p in declared {
+        let name = &p.member.name;
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if matches!(
+            p.member.usage,
+            PropertyUsage::Runtime | PropertyUsage::Config | PropertyUsage::Static
+        ) {
+            continue;
+        }
+        if let Some(v) = props.get(name) {
+            let sv = value(core, v, Some(obj), actions, done, depth + 1);
+            out.insert(Value::str(name), sv);
+        }
+    }
+    if done.mode == DumpMode::Inline {
+        out.shift_remove(&Value::str("?"));
+        let mut inline = Dict::default();
+        inline.insert(
+            core.type_value(obj.class, false),
+            Value::Dict(Arc::new(out)),
+        );
+        inline.insert(Value::str("id"), Value::str(&obj.id));
+        inline.insert(Value::str("name"), obj.name.clone());
+        inline.insert(Value::str("metadata"), obj.metadata.clone());
+        return Value::Dict(Arc::new(inline));
+    }
+    Value::Dict(Arc::new(out))
+}
+
+fn value(
+    core: &Core,
+    v: &Value,
+    parent: Option<&Arc<Obj>>,
+    actions: bool,
+    done: &mut Walk,
+    depth: usize,
+) -> Value {
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    if let Some(o) = core.obj_of(v) {
+        let owned = parent.is_some_and(|p| o.owner_id().as_deref() == Some(p.id.as_str()));
+        let moved = !done.owned.contains(&o.id);
+        if (owned || moved) && !done.emitted.contains(&o.id) {
+            return object_dict(core, &o, actions, done, depth + 1);
+        }
+        return Value::str(&o.id);
+    }
+    if let Some(t) = core.type_of_value(v) {
+        if done.mode != DumpMode::Serializable {
+            return v.clone();
+        }
+        return Value::str(&core.classes.type_string(t.class));
+    }
+    match v {
+        Value::Dict(d) => {
+            let mut out = Dict::default();
+            for (k, x) in d.iter() {
+                out.insert(
+                    value(core, k, parent, actions, done, depth + 1),
+                    value(core, x, parent, actions, done, depth + 1),
+                );
+            }
+            Value::Dict(Arc::new(out))
+        }
+        Value::List(items) | Value::Tuple(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|x| value(core, x, parent, actions, done, depth + 1))
+                .collect(),
+        )),
+        Value::Set(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|x| value(core, x, parent, actions, done, depth + 1))
+                .collect(),
+        )),
+        other => other.clone(),
+    }
+}
+
+#[derive(Default)]
+struct ActionTexts {
+    title: Option<Value>,
+    description: Option<Value>,
+    help: Option<Value>,
+}
+
+/// The `text` of the `Title`, `Description` and `HelpText` meta of an
+/// action (`_serialize_available_action`).
+fn action_texts(core: &Core, obj: &Arc<Obj>, method: &str) -> ActionTexts {
+    let mut out = ActionTexts::default();
+    let registry = core.classes.registry();
+    let Ok(meta) = registry.method_meta(obj.class, method) else {
+        return out;
+    };
+    for m in meta {
+        let name = core.classes.name(m.attachment.meta_class);
+        let slot = match name {
+            "io.murano.metadata.Title" => &mut out.title,
+            "io.murano.metadata.Description" => &mut out.description,
+            "io.murano.metadata.HelpText" => &mut out.help,
+            _ => continue,
+        };
+        let text = m
+            .attachment
+            .properties
+            .as_ref()
+            .and_then(|p| p.value.get("text"))
+            .and_then(|node| {
+                let ctx = core.method_context(m.declared_by, None);
+                crate::exec::eval_node(core, node, &ctx).ok()
+            });
+        *slot = Some(text.unwrap_or_default());
+    }
+    out
+}

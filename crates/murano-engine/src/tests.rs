@@ -1,0 +1,263 @@
+//! Unit tests: limits, control flow and errors on small classes.
+
+use std::sync::Arc;
+
+use murano_dsl::version::Version;
+use murano_yaql::eval::{Dict, Value};
+
+use crate::{ClassSetBuilder, Engine, EngineError, ErrorKind, LimitKind, Limits, Receiver};
+
+const CLASSES: &str = r#"
+Name: Looper
+Properties:
+  n: {Contract: $.int(), Default: 0}
+Methods:
+  forever:
+    Scope: Public
+    Body:
+      - While: $.n = 0
+        Do:
+          - $x: 1
+  catchForever:
+    Scope: Public
+    Body:
+      - Try:
+          - $.forever()
+        Catch:
+          - Do:
+              - Return: caught
+  recurse:
+    Scope: Public
+    Body:
+      - Return: $.recurse()
+  spawn:
+    Scope: Public
+    Arguments: [{count: {Contract: $.int()}}]
+    Body:
+      - For: i
+        In: range(0, $count)
+        Do:
+          - $o: new(Looper)
+  flow:
+    Scope: Public
+    Body:
+      - $out: []
+      - For: i
+        In: range(0, 10)
+        Do:
+          - If: $i = 2
+            Then:
+              - Continue:
+          - If: $i = 5
+            Then:
+              - Break:
+          - $out: $out + [$i]
+      - $d: {}
+      - $d.a.b: 1
+      - $d.a[c]: 2
+      - Switch:
+          $i = 5:
+            - $out: $out + [s1]
+          true:
+            - $out: $out + [s2]
+      - Match:
+          5:
+            - $out: $out + [m5]
+        Value: $i
+      - Try:
+          - Try:
+              - Throw: inner
+                Message: first
+            Catch:
+              - As: first
+                Do:
+                  - Throw: boom
+                    Message: bad
+                    Cause: $first
+        Catch:
+          - With: boom
+            As: e
+            Do:
+              - $out: $out + [$e.message, $e.cause.message]
+        Finally:
+          - $out: $out + [fin]
+      - Return: [$out, $d]
+  logAndAttributes:
+    Scope: Public
+    Body:
+      - $log: logger(demo)
+      - $log.info('{0}-{x}', 1, x => 2)
+      - $log.error('{missing}')
+      - $.setAttr(k, v)
+      - Return:
+          - $.getAttr(k)
+          - $.getAttr(other, dflt)
+          - $.native(20)
+  native:
+    Arguments: [{n: {Contract: $.int()}}]
+    Body:
+      - Return: declared body not used
+  notSupported:
+    Scope: Public
+    Body:
+      - Try:
+          - Parallel:
+              - sleep(0)
+              - $x: 1
+        Catch:
+          - Do:
+              - Return: caught
+  parallel:
+    Scope: Public
+    Body:
+      - $x: []
+      - Parallel:
+          - $x: $x + [1]
+          - sleep(0)
+        Limit: 1
+      - sleep(0)
+      - Return: $x + list(1, 2).pselect($ * 10)
+"#;
+
+fn engine(limits: Limits) -> (Engine, Value) {
+    engine_with(limits, Vec::new())
+}
+
+fn engine_with(limits: Limits, natives: Vec<crate::NativeMethod>) -> (Engine, Value) {
+    let mut b = ClassSetBuilder::new();
+    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+    let core_classes = "Name: io.murano.Object\n---\nName: io.murano.system.Logger\n---\nName: io.murano.Exception\n\
+        Properties: {name: {Contract: $, Usage: Runtime}, message: {Contract: $, Usage: Runtime}, cause: {Contract: $, Usage: Runtime}}\n";
+    for def in ClassSetBuilder::parse_file(core_classes.as_bytes(), "Object.yaml").unwrap() {
+        b.add_class(core, "Object.yaml", def).unwrap();
+    }
+    for def in ClassSetBuilder::parse_file(CLASSES.as_bytes(), "Looper.yaml").unwrap() {
+        b.add_class(pkg, "Looper.yaml", def).unwrap();
+    }
+    let engine = Engine::with_natives(Arc::new(b.build()), limits, Vec::new(), natives);
+    let mut header = Dict::default();
+    header.insert(Value::str("type"), Value::str("Looper"));
+    header.insert(Value::str("id"), Value::str("root"));
+    let mut obj = Dict::default();
+    obj.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+    let mut model = Dict::default();
+    model.insert(Value::str("Objects"), Value::Dict(Arc::new(obj)));
+    let root = engine
+        .load_model(&Value::Dict(Arc::new(model)))
+        .unwrap()
+        .unwrap();
+    (engine, root)
+}
+
+fn call(limits: Limits, method: &str, args: Vec<Value>) -> Result<Value, EngineError> {
+    let (engine, root) = engine(limits);
+    engine.call(&Receiver::Object(root), method, args, Vec::new())
+}
+
+#[test]
+fn while_true_runs_out_of_fuel_and_is_not_caught() {
+    let limits = Limits {
+        fuel: Some(10_000),
+        ..Limits::default()
+    };
+    for method in ["forever", "catchForever"] {
+        let e = call(limits.clone(), method, vec![]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Fuel), "{method}: {e}");
+        assert!(!e.catchable());
+    }
+    // The default limits end it too.
+    let e = call(Limits::default(), "forever", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Fuel));
+}
+
+#[test]
+fn unbounded_recursion_hits_the_call_depth() {
+    let limits = Limits {
+        max_call_depth: 20,
+        ..Limits::default()
+    };
+    let e = call(limits, "recurse", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::CallDepth), "{e}");
+    let e = call(Limits::default(), "recurse", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::CallDepth), "{e}");
+}
+
+#[test]
+fn object_count_is_limited() {
+    let limits = Limits {
+        max_objects: 5,
+        ..Limits::default()
+    };
+    assert!(call(limits.clone(), "spawn", vec![Value::Int(3)]).is_ok());
+    let e = call(limits, "spawn", vec![Value::Int(10)]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Objects), "{e}");
+}
+
+#[test]
+fn block_constructs() {
+    let out = call(Limits::default(), "flow", vec![]).unwrap();
+    let Value::List(parts) = out else {
+        panic!("{out:?}")
+    };
+    let expected_out: Vec<Value> = ["0", "1", "3", "4", "s1", "s2", "m5", "bad", "first", "fin"]
+        .iter()
+        .map(|s| match s.parse::<i64>() {
+            Ok(n) => Value::Int(n),
+            Err(_) => Value::str(s),
+        })
+        .collect();
+    assert_eq!(parts[0].as_slice(), Some(&expected_out[..]));
+    let d = format!("{:?}", parts[1]);
+    assert_eq!(d, "{'a': {'b': 1, 'c': 2}}");
+}
+
+#[test]
+fn unsupported_instructions_are_typed_errors_not_caught() {
+    let e = call(Limits::default(), "notSupported", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
+    assert_eq!(e.frames.len(), 1);
+    assert_eq!(e.frames[0].method, "notSupported");
+}
+
+#[test]
+fn missing_methods_and_wrong_arguments() {
+    let e = call(Limits::default(), "nope", vec![]).unwrap_err();
+    assert_eq!(e.python_type(), "NoMethodFound");
+    let e = call(Limits::default(), "flow", vec![Value::Int(1)]).unwrap_err();
+    assert_eq!(e.python_type(), "NoMatchingMethodException");
+}
+
+#[test]
+fn parallel_branches_run_in_order_and_switches_are_refused() {
+    let out = call(Limits::default(), "parallel", vec![]).unwrap();
+    assert_eq!(format!("{out:?}"), "[1, 10, 20]");
+}
+
+#[test]
+fn loggers_attributes_and_native_methods() {
+    let native = crate::NativeMethod {
+        class: "Looper".into(),
+        method: "native".into(),
+        body: Arc::new(|call| {
+            assert!(call.receiver.is_some());
+            let n = call.arg("n").and_then(Value::as_int).unwrap_or(0);
+            Ok(Value::Int(n + 1))
+        }),
+    };
+    let (engine, root) = engine_with(Limits::default(), vec![native]);
+    let out = engine
+        .call(&Receiver::Object(root), "logAndAttributes", vec![], vec![])
+        .unwrap();
+    assert_eq!(format!("{out:?}"), "['v', 'dflt', 21]");
+    let log = engine.take_log();
+    let lines: Vec<String> = log
+        .iter()
+        .map(|r| format!("{} {} {}", r.logger, r.level, r.message))
+        .collect();
+    assert_eq!(lines, ["demo info 1-2", "demo error {missing}"]);
+    assert!(engine.take_log().is_empty());
+    let model = engine.serialized_model();
+    let text = format!("{model:?}");
+    assert!(text.contains("['root', 'Looper', 'k', 'v']"), "{text}");
+}
