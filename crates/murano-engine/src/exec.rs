@@ -6,7 +6,8 @@ use std::sync::Arc;
 use murano_dsl::model::{
     AssignTarget, Block, Instruction, InstructionKind, TargetRoot, TargetStep,
 };
-use murano_dsl::yaml::{Int, Node, Value as YamlValue};
+use murano_dsl::yaml::convert::{self, ToYaql};
+use murano_dsl::yaml::{Node, Value as YamlValue};
 use murano_yaql::eval::{Context, Dict, Value};
 
 use crate::engine::Core;
@@ -48,14 +49,6 @@ pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value
             }
             query.evaluate(ctx).map_err(|e| core.unpark_yaql(&e))?
         }
-        YamlValue::Null => Value::Null,
-        YamlValue::Bool(b) => Value::Bool(*b),
-        YamlValue::Int(Int::Small(n)) => Value::Int(*n),
-        YamlValue::Int(_) => return Err(EngineError::not_supported("integers beyond 64 bits")),
-        YamlValue::Float(f) => Value::Float(*f),
-        YamlValue::Str(s) => Value::str(s),
-        YamlValue::Date(d) => Value::str(&d.to_string()),
-        YamlValue::Timestamp(t) => Value::str(&t.to_string()),
         YamlValue::Seq(items) => Value::List(Arc::new(
             items
                 .iter()
@@ -75,11 +68,10 @@ pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value
             }
             Value::Dict(Arc::new(out))
         }
-        _ => {
-            return Err(EngineError::not_supported(
-                "this YAML value in a method body",
-            ))
-        }
+        // Scalars as contracts read them (the one conversion module): no
+        // integers beyond 64 bits, binary data or recursive aliases.
+        _ => convert::to_yaql(node, &ToYaql::contracts())
+            .map_err(|e| EngineError::not_supported(e.what))?,
     })
 }
 
