@@ -63,6 +63,12 @@ pub mod crate_readmes {
     /// `murano-packages/README.md`.
     #[doc = include_str!("../../murano-packages/README.md")]
     pub struct Packages;
+    /// `murano-engine/README.md`.
+    #[doc = include_str!("../../murano-engine/README.md")]
+    pub struct Engine;
+    /// `murano-hot/README.md`.
+    #[doc = include_str!("../../murano-hot/README.md")]
+    pub struct Hot;
     /// `murano-schema/README.md`.
     #[doc = include_str!("../../murano-schema/README.md")]
     pub struct Schema;
