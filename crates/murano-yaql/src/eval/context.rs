@@ -68,6 +68,23 @@ impl Library {
         }
     }
 
+    /// Registers every overload of `name` once more under `alias`, as
+    /// yaql's `register_function(f, name=alias)` does (`filter` for
+    /// `where`, `map` for `select`, `reduce` for `aggregate`).
+    pub fn register_alias(&mut self, name: &str, alias: &str) {
+        let copies: Vec<FunctionDef> = self
+            .overloads_of(name)
+            .map(|d| {
+                let mut c = d.duplicate();
+                c.name = alias.into();
+                c
+            })
+            .collect();
+        for c in copies {
+            self.register(c);
+        }
+    }
+
     /// Makes every overload of `name` callable both as a function and as a
     /// method (yaql's `utils.to_extension_method`), in new innermost copies.
     pub fn make_extension(&mut self, name: &str) {
@@ -85,6 +102,25 @@ impl Library {
         for c in copies {
             self.register(c);
         }
+    }
+
+    /// Every registered overload with the index of its layer (0 is the
+    /// innermost), for introspection: what a library offers and with which
+    /// parameters and calling forms. Order within a layer is unspecified.
+    pub fn overloads(&self) -> impl Iterator<Item = (usize, &FunctionDef)> + '_ {
+        self.layers
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| l.values().flatten().map(move |d| (i, &**d)))
+    }
+
+    /// The overloads of `name`, innermost layer first.
+    pub fn overloads_of<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a FunctionDef> + 'a {
+        self.layers
+            .iter()
+            .filter_map(move |l| l.get(name))
+            .flatten()
+            .map(|d| &**d)
     }
 
     /// Names of all registered functions.
@@ -284,5 +320,97 @@ impl Context {
     /// with [`Context::ptr_eq`]).
     pub(crate) fn identity(&self) -> usize {
         Arc::as_ptr(&self.0) as *const u8 as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::Engine;
+
+    fn eval(lib: Library, expr: &str) -> Value {
+        let ctx = Context::new(Arc::new(lib));
+        let q = Engine::standard()
+            .compile(expr)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"));
+        q.evaluate(&ctx).unwrap_or_else(|e| panic!("{expr}: {e}"))
+    }
+
+    #[test]
+    fn aliases_are_registered_like_yaql() {
+        let lib = || Library::standard(false);
+        assert_eq!(
+            eval(lib(), "[1, 2, 3].filter($ > 1).map($ * 10)"),
+            eval(lib(), "[20, 30]")
+        );
+        assert_eq!(eval(lib(), "[1, 2, 3].reduce($1 + $2)"), Value::Int(6));
+        // The alias keeps the original's forms: `filter` is method-only.
+        let ctx = Context::new(Arc::new(lib()));
+        let err = Engine::standard()
+            .compile("filter([1], true)")
+            .unwrap()
+            .evaluate(&ctx)
+            .unwrap_err();
+        assert_eq!(err.python_name(), "NoFunctionRegisteredException");
+    }
+
+    #[test]
+    fn overloads_are_listed_with_their_signatures() {
+        let lib = Library::standard(false);
+        let set: Vec<Vec<&str>> = lib
+            .overloads_of("set")
+            .filter(|d| d.is_method())
+            .map(|d| d.param_names().collect())
+            .collect();
+        assert!(set.contains(&vec!["dict", "key", "value"]));
+        assert!(set.contains(&vec!["dict", "replacements"]));
+        assert!(lib.overloads().any(|(_, d)| d.name() == "#operator_."));
+        let where_ = lib.overloads_of("where").next().unwrap();
+        assert!(where_.is_lazy_param(1) && !where_.is_lazy_param(0));
+    }
+
+    #[test]
+    fn dict_set_overloads() {
+        let lib = || Library::standard(false);
+        assert_eq!(
+            eval(lib(), "{a => 1}.set(b, 2)"),
+            eval(lib(), "{a => 1, b => 2}")
+        );
+        assert_eq!(
+            eval(lib(), "{a => 1}.set({b => 2})"),
+            eval(lib(), "{a => 1, b => 2}")
+        );
+        assert_eq!(
+            eval(lib(), "{a => 1}.set(b => 2, a => 3)"),
+            eval(lib(), "{a => 3, b => 2}")
+        );
+    }
+
+    #[test]
+    fn dot_operator_is_callable_by_name() {
+        let lib = Arc::new(Library::standard(false));
+        let ctx = Context::new(lib);
+        let d = Value::dict([(Value::str("k"), Value::Int(5))]);
+        let i = crate::eval::Interp::new(crate::eval::Options::default());
+        let got = i
+            .call_values(
+                "#operator_.",
+                &ctx,
+                vec![d, Value::str("k")],
+                Vec::new(),
+                false,
+            )
+            .unwrap();
+        assert_eq!(got, Value::Int(5));
+        let got = i
+            .call_values(
+                "#operator_?.",
+                &ctx,
+                vec![Value::Null, Value::str("k")],
+                Vec::new(),
+                false,
+            )
+            .unwrap();
+        assert_eq!(got, Value::Null);
     }
 }

@@ -226,6 +226,44 @@ impl FunctionDef {
         &self.name
     }
 
+    /// Callable with method syntax (`$x.f()`).
+    pub fn is_method(&self) -> bool {
+        self.method
+    }
+
+    /// Callable with function syntax (`f($x)`).
+    pub fn is_function(&self) -> bool {
+        self.function
+    }
+
+    /// Named parameters in positional order (the receiver first for
+    /// methods); each is also the keyword a caller uses.
+    pub fn param_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.params.iter().map(|p| &**p)
+    }
+
+    /// Number of leading parameters a caller must give.
+    pub fn required_params(&self) -> usize {
+        self.required
+    }
+
+    /// Accepts any number of extra positional arguments (`*args`).
+    pub fn has_varargs(&self) -> bool {
+        self.varargs
+    }
+
+    /// Accepts keyword arguments of any name (`**kwargs`).
+    pub fn has_any_kwargs(&self) -> bool {
+        self.any_kwargs
+    }
+
+    /// Whether the argument at positional index `index` is passed lazily
+    /// (as an expression, yaql's `Lambda`); indexes past the named
+    /// parameters ask about the extra positional arguments.
+    pub fn is_lazy_param(&self, index: usize) -> bool {
+        self.is_lazy(index)
+    }
+
     pub(crate) fn is_lazy(&self, index: usize) -> bool {
         if index < self.params.len() {
             index < 63 && self.lazy & (1 << index) != 0

@@ -477,7 +477,7 @@ impl Interp {
         }
     }
 
-    fn dot(&self, recv: Value, right: &Node, ctx: &Context) -> Result<Value, Error> {
+    pub(crate) fn dot(&self, recv: Value, right: &Node, ctx: &Context) -> Result<Value, Error> {
         // yaql's legacy library adds a `#operator_.` for context objects:
         // the right side works on the context's `$0` inside that context.
         if let Value::Context(inner) = &recv {

@@ -103,6 +103,12 @@ pub trait HostObject: fmt::Debug + Send + Sync {
         let _ = name;
         None
     }
+    /// The item under `key` (`obj[key]`), `None` when the object has no
+    /// such item or no items at all (then no `#indexer` overload matches).
+    fn item(&self, key: &Value) -> Option<Value> {
+        let _ = key;
+        None
+    }
     /// Equality with another host object (identity by default).
     fn host_eq(&self, other: &dyn HostObject) -> bool {
         std::ptr::eq(

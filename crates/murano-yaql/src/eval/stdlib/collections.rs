@@ -184,27 +184,46 @@ pub(crate) fn register(lib: &mut Library) {
         })
         .method(),
     );
+    // `set`: yaql's three dictionary overloads (`dict_set`,
+    // `dict_set_many`, `dict_set_many_inline`).
+    lib.register(
+        FunctionDef::native("set", "dict, key, value", |c| {
+            let d = dict_arg(c, 0)?;
+            let (Some(Arg::Value(k)), Some(Arg::Value(v))) = (c.arg(1), c.arg(2)) else {
+                return Err(Error::mismatch());
+            };
+            let mut out: Dict = (**d).clone();
+            out.insert(k.clone(), v.clone());
+            Ok(Value::Dict(Arc::new(out)))
+        })
+        .method()
+        .no_kwargs(),
+    );
+    lib.register(
+        FunctionDef::native("set", "dict, replacements", |c| {
+            let d = dict_arg(c, 0)?;
+            let Some(Arg::Value(Value::Dict(r))) = c.arg(1) else {
+                return Err(Error::mismatch());
+            };
+            let mut out: Dict = (**d).clone();
+            for (k, v) in r.iter() {
+                out.insert(k.clone(), v.clone());
+            }
+            Ok(Value::Dict(Arc::new(out)))
+        })
+        .method()
+        .no_kwargs(),
+    );
     lib.register(
         FunctionDef::native("set", "dict, *args", |c| {
             let d = dict_arg(c, 0)?;
-            let mut out: Dict = (**d).clone();
             let rest = c.rest(1);
-            if rest.iter().all(|a| matches!(a, Arg::Mapping(..))) && !rest.is_empty() {
-                for (k, v) in mapping_pairs(c, rest)? {
-                    out.insert(k, v);
-                }
-                return Ok(Value::Dict(Arc::new(out)));
+            if !rest.iter().all(|a| matches!(a, Arg::Mapping(..))) {
+                return Err(Error::mismatch());
             }
-            match rest {
-                [Arg::Value(Value::Dict(r))] => {
-                    for (k, v) in r.iter() {
-                        out.insert(k.clone(), v.clone());
-                    }
-                }
-                [Arg::Value(k), Arg::Value(v)] => {
-                    out.insert(k.clone(), v.clone());
-                }
-                _ => return Err(Error::mismatch()),
+            let mut out: Dict = (**d).clone();
+            for (k, v) in mapping_pairs(c, rest)? {
+                out.insert(k, v);
             }
             Ok(Value::Dict(Arc::new(out)))
         })
@@ -319,18 +338,45 @@ pub(crate) fn register(lib: &mut Library) {
     lib.register(FunctionDef::native("isSet", "arg", |c| {
         Ok(Value::Bool(matches!(c.opt(0)?, Some(Value::Set(_)))))
     }));
+    // `len`: yaql's overloads for dicts, sequences, sets and iterators.
     lib.register(
-        FunctionDef::native("len", "collection", |c| {
-            Ok(Value::Int(match c.value(0)? {
-                Value::Dict(d) => d.len(),
-                Value::Set(s) => s.len(),
-                Value::List(v) | Value::Tuple(v) => v.len(),
-                Value::Iter(_) => c.iterable(0)?.try_fold(0usize, |n, x| x.map(|_| n + 1))?,
-                _ => return Err(Error::mismatch()),
-            } as i64))
+        FunctionDef::native("len", "dict", |c| match c.value(0)? {
+            Value::Dict(d) => Ok(Value::Int(d.len() as i64)),
+            _ => Err(Error::mismatch()),
         })
         .extension(),
     );
+    lib.register(
+        FunctionDef::native("len", "sequence", |c| match c.value(0)? {
+            Value::List(v) | Value::Tuple(v) => Ok(Value::Int(v.len() as i64)),
+            _ => Err(Error::mismatch()),
+        })
+        .extension(),
+    );
+    lib.register(
+        FunctionDef::native("len", "set", |c| match c.value(0)? {
+            Value::Set(s) => Ok(Value::Int(s.len() as i64)),
+            _ => Err(Error::mismatch()),
+        })
+        .extension(),
+    );
+    lib.register(
+        FunctionDef::native("len", "collection", |c| match c.value(0)? {
+            Value::Iter(_) => Ok(Value::Int(
+                c.iterable(0)?.try_fold(0usize, |n, x| x.map(|_| n + 1))? as i64,
+            )),
+            _ => Err(Error::mismatch()),
+        })
+        .extension(),
+    );
+    // `obj[key]` on a host object that has items.
+    lib.register(FunctionDef::native("#indexer", "obj, key", |c| {
+        let Value::Object(o) = c.value(0)? else {
+            return Err(Error::mismatch());
+        };
+        o.item(c.opt(1)?.unwrap_or(&Value::Null))
+            .ok_or_else(Error::mismatch)
+    }));
     lib.register(
         FunctionDef::native("delete", "collection, position, count=", |c| {
             let it = c.iterable(0)?;

@@ -10,9 +10,93 @@ use crate::eval::func::{Arg, Call, FunctionDef, LazyExpr};
 use crate::eval::interp::raw_iter;
 use crate::eval::value::Value;
 
-/// Registers the outermost fallback layer (`#operator_.` on keywords goes
-/// through `#property#name` functions; built into the interpreter).
-pub(crate) fn register_fallbacks(_lib: &mut Library) {}
+/// Registers the outermost fallback layer: `obj.name` through a
+/// `#property#name` function (yaql's `get_property`).
+///
+/// The evaluator performs `.` itself (the same resolution); the
+/// `#operator_.` overloads registered here and in [`register`] make the
+/// operator callable by name with yaql's signatures.
+pub(crate) fn register_fallbacks(lib: &mut Library) {
+    lib.register(FunctionDef::native("#operator_.", "obj, name", |c| {
+        let name = c.string(1)?;
+        c.call_function(&format!("#property#{name}"), vec![c.value(0)?.clone()])
+    }));
+}
+
+/// `receiver.expr` with `expr` an unevaluated method call or keyword, or a
+/// callable value applied to the receiver.
+fn dot_expr(c: &Call<'_>, receiver: Value, expr: usize) -> Result<Value, Error> {
+    match c.arg(expr) {
+        Some(Arg::Lazy(LazyExpr(node))) => c.interp().dot(receiver, node, c.context()),
+        Some(Arg::Value(Value::Lambda(f))) => f.call(&[receiver]),
+        _ => Err(Error::mismatch()),
+    }
+}
+
+/// yaql's system internals and the overloads of `.`/`?.`.
+fn register_system_internals(lib: &mut Library) {
+    // `$name`: the value bound to `name` (null when unbound).
+    lib.register(FunctionDef::native("#get_context_data", "name", |c| {
+        Ok(c.context().get(c.string(0)?).cloned().unwrap_or_default())
+    }));
+    // Output conversion of a result.
+    lib.register(FunctionDef::native("#finalize", "obj", |c| {
+        crate::eval::convert_output(c.interp(), c.opt(0)?.unwrap_or(&Value::Null))
+    }));
+    // Iteration under `yaql.limitIterators`.
+    lib.register(FunctionDef::native("#iter", "iterator", |c| {
+        let it = c.iterable(0)?;
+        Ok(lazy(it))
+    }));
+    // `dict.key`: the value under `key`.
+    lib.register(FunctionDef::native("#operator_.", "dict, key", |c| {
+        let (d @ Value::Dict(_), Value::Str(k)) = (c.value(0)?, c.value(1)?) else {
+            return Err(Error::mismatch());
+        };
+        c.interp().property(d.clone(), k, c.context())
+    }));
+    // `collection.attribute`: the attribute of every item.
+    lib.register(FunctionDef::native(
+        "#operator_.",
+        "collection, attribute",
+        |c| {
+            let (v, Value::Str(k)) = (c.value(0)?, c.value(1)?) else {
+                return Err(Error::mismatch());
+            };
+            if matches!(v, Value::Dict(_)) || !c.interp().is_iterable(v) {
+                return Err(Error::mismatch());
+            }
+            c.interp().property(v.clone(), k, c.context())
+        },
+    ));
+    // `obj.attr` on a host object.
+    lib.register(FunctionDef::native("#operator_.", "obj, attr", |c| {
+        let (v @ Value::Object(_), Value::Str(k)) = (c.value(0)?, c.value(1)?) else {
+            return Err(Error::mismatch());
+        };
+        c.interp().property(v.clone(), k, c.context())
+    }));
+    // `receiver.method(...)` on a host object.
+    lib.register(FunctionDef::native("#operator_.", "receiver, ~expr", |c| {
+        let v @ Value::Object(_) = c.value(0)? else {
+            return Err(Error::mismatch());
+        };
+        dot_expr(c, v.clone(), 1)
+    }));
+    // `receiver.expr`: the expression evaluated on the receiver.
+    lib.register(FunctionDef::native("#operator_.", "receiver, ~expr", |c| {
+        dot_expr(c, c.opt(0)?.cloned().unwrap_or_default(), 1)
+    }));
+    // `receiver?.expr`: null for a null receiver.
+    lib.register(FunctionDef::native(
+        "#operator_?.",
+        "receiver, ~expr",
+        |c| match c.opt(0)? {
+            None | Some(Value::Null) => Ok(Value::Null),
+            Some(v) => dot_expr(c, v.clone(), 1),
+        },
+    ));
+}
 
 fn ctx_arg<'a>(call: &Call<'a>, i: usize) -> Result<&'a Context, Error> {
     match call.value(i)? {
@@ -79,6 +163,7 @@ fn force(call: &Call<'_>, a: &Arg) -> Result<Value, Error> {
 
 /// Registers system, common, boolean and branching functions.
 pub(crate) fn register(lib: &mut Library, delegates: bool) {
+    register_system_internals(lib);
     // ---- system
     // `left -> right`: evaluates right in the context left returned.
     lib.register(FunctionDef::native("#operator_->", "left, ~right", |c| {
@@ -299,7 +384,7 @@ pub(crate) fn register(lib: &mut Library, delegates: bool) {
 
     // ---- branching
     lib.register(
-        FunctionDef::native("switch", "*args", |c| {
+        FunctionDef::native("switch", "~*args", |c| {
             for a in c.rest(0) {
                 let Arg::Mapping(LazyExpr(src), LazyExpr(dst)) = a else {
                     return Err(Error::mismatch());

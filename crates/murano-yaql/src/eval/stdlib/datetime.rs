@@ -383,55 +383,50 @@ pub(crate) fn register(lib: &mut Library) {
     lib.register(FunctionDef::native("isTimespan", "value", |c| {
         Ok(Value::Bool(matches!(c.opt(0)?, Some(Value::TimeSpan(_)))))
     }));
-    let ovf = || Error::new(ErrorKind::Overflow, "date value out of range");
+    // Operators: one overload per signature of yaql's `date_time` module,
+    // with its parameter names.
+    fn ovf() -> Error {
+        Error::new(ErrorKind::Overflow, "date value out of range")
+    }
     // Python's datetime holds years 1 to 9999 (of its local time):
     // arithmetic that leaves them is OverflowError.
-    let in_range = move |micros: i64, offset: i32| -> Result<DateTime, Error> {
+    fn shift(d: DateTime, t: i64, sign: i64) -> Result<Value, Error> {
+        let t = t.checked_mul(sign).ok_or_else(ovf)?;
+        let micros = d.micros.checked_add(t).ok_or_else(ovf)?;
         let local = micros
-            .checked_add(i64::from(offset) * 1_000_000)
+            .checked_add(i64::from(d.offset) * 1_000_000)
             .ok_or_else(ovf)?;
         let (year, _, _) = civil_from_days(local.div_euclid(86_400_000_000));
         if !(1..=9999).contains(&year) {
             return Err(ovf());
         }
-        Ok(DateTime { micros, offset })
-    };
-    lib.register(FunctionDef::native(
-        "#operator_+",
-        "left, right",
-        move |c| match (c.value(0)?, c.value(1)?) {
-            (Value::DateTime(d), Value::TimeSpan(t)) | (Value::TimeSpan(t), Value::DateTime(d)) => {
-                Ok(Value::DateTime(in_range(
-                    d.micros.checked_add(*t).ok_or_else(ovf)?,
-                    d.offset,
-                )?))
-            }
-            (Value::TimeSpan(a), Value::TimeSpan(b)) => {
-                Ok(Value::TimeSpan(a.checked_add(*b).ok_or_else(ovf)?))
-            }
-            _ => Err(Error::mismatch()),
-        },
-    ));
-    lib.register(FunctionDef::native(
-        "#operator_-",
-        "left, right",
-        move |c| match (c.value(0)?, c.value(1)?) {
-            (Value::DateTime(d), Value::TimeSpan(t)) => Ok(Value::DateTime(in_range(
-                d.micros.checked_sub(*t).ok_or_else(ovf)?,
-                d.offset,
-            )?)),
-            (Value::DateTime(a), Value::DateTime(b)) => Ok(Value::TimeSpan(a.micros - b.micros)),
-            (Value::TimeSpan(a), Value::TimeSpan(b)) => {
-                Ok(Value::TimeSpan(a.checked_sub(*b).ok_or_else(ovf)?))
-            }
-            _ => Err(Error::mismatch()),
-        },
-    ));
-    lib.register(FunctionDef::native("#operator_*", "left, right", |c| {
-        let (t, n) = match (c.value(0)?, c.value(1)?) {
-            (Value::TimeSpan(t), n) | (n, Value::TimeSpan(t)) if n.is_number() => (*t, n),
-            _ => return Err(Error::mismatch()),
-        };
+        Ok(Value::DateTime(DateTime {
+            micros,
+            offset: d.offset,
+        }))
+    }
+    lib.register(FunctionDef::native("#operator_+", "dt, ts", |c| {
+        shift(dt_arg(c.value(0)?)?, ts_arg(c.value(1)?)?, 1)
+    }));
+    lib.register(FunctionDef::native("#operator_+", "ts, dt", |c| {
+        shift(dt_arg(c.value(1)?)?, ts_arg(c.value(0)?)?, 1)
+    }));
+    lib.register(FunctionDef::native("#operator_+", "ts1, ts2", |c| {
+        let (a, b) = (ts_arg(c.value(0)?)?, ts_arg(c.value(1)?)?);
+        Ok(Value::TimeSpan(a.checked_add(b).ok_or_else(ovf)?))
+    }));
+    lib.register(FunctionDef::native("#operator_-", "dt, ts", |c| {
+        shift(dt_arg(c.value(0)?)?, ts_arg(c.value(1)?)?, -1)
+    }));
+    lib.register(FunctionDef::native("#operator_-", "dt1, dt2", |c| {
+        let (a, b) = (dt_arg(c.value(0)?)?, dt_arg(c.value(1)?)?);
+        Ok(Value::TimeSpan(a.micros - b.micros))
+    }));
+    lib.register(FunctionDef::native("#operator_-", "ts1, ts2", |c| {
+        let (a, b) = (ts_arg(c.value(0)?)?, ts_arg(c.value(1)?)?);
+        Ok(Value::TimeSpan(a.checked_sub(b).ok_or_else(ovf)?))
+    }));
+    fn scale(t: i64, n: &Value) -> Result<Value, Error> {
         match n {
             Value::Int(k) => t
                 .checked_mul(*k)
@@ -440,39 +435,63 @@ pub(crate) fn register(lib: &mut Library) {
             Value::Float(x) => micros_of(t as f64 * x),
             _ => Err(Error::mismatch()),
         }
+    }
+    lib.register(FunctionDef::native("#operator_*", "ts, n", |c| {
+        scale(ts_arg(c.value(0)?)?, c.number(1)?)
     }));
-    lib.register(FunctionDef::native(
-        "#operator_/",
-        "left, right",
-        |c| match (c.value(0)?, c.value(1)?) {
-            (Value::TimeSpan(a), Value::TimeSpan(b)) => {
-                if *b == 0 {
-                    return Err(Error::new(
-                        ErrorKind::ZeroDivision,
-                        "float division by zero",
-                    ));
-                }
-                Ok(Value::Float(*a as f64 / *b as f64))
-            }
-            (Value::TimeSpan(a), Value::Int(n)) => {
+    lib.register(FunctionDef::native("#operator_*", "n, ts", |c| {
+        scale(ts_arg(c.value(1)?)?, c.number(0)?)
+    }));
+    lib.register(FunctionDef::native("#operator_/", "ts1, ts2", |c| {
+        let (a, b) = (ts_arg(c.value(0)?)?, ts_arg(c.value(1)?)?);
+        if b == 0 {
+            return Err(Error::new(
+                ErrorKind::ZeroDivision,
+                "float division by zero",
+            ));
+        }
+        Ok(Value::Float(a as f64 / b as f64))
+    }));
+    lib.register(FunctionDef::native("#operator_/", "ts, n", |c| {
+        let a = ts_arg(c.value(0)?)?;
+        match c.number(1)? {
+            Value::Int(n) => {
                 if *n == 0 {
                     return Err(Error::new(ErrorKind::ZeroDivision, "division by zero"));
                 }
-                micros_of(*a as f64 / *n as f64)
+                micros_of(a as f64 / *n as f64)
             }
-            (Value::TimeSpan(a), Value::Float(x)) => {
+            Value::Float(x) => {
                 if *x == 0.0 {
                     return Err(Error::new(ErrorKind::ZeroDivision, "division by zero"));
                 }
-                micros_of(*a as f64 / x)
+                micros_of(a as f64 / x)
             }
             _ => Err(Error::mismatch()),
-        },
-    ));
-    lib.register(FunctionDef::native("#unary_operator_-", "op", |c| {
+        }
+    }));
+    // Comparisons of two datetimes or two timespans (yaql registers them
+    // beside the generic ones; the result is the same ordering).
+    for name in ["#operator_<", "#operator_<=", "#operator_>", "#operator_>="] {
+        let cmp = move |o: std::cmp::Ordering| match name {
+            "#operator_<" => o.is_lt(),
+            "#operator_<=" => o.is_le(),
+            "#operator_>" => o.is_gt(),
+            _ => o.is_ge(),
+        };
+        lib.register(FunctionDef::native(name, "dt1, dt2", move |c| {
+            let (a, b) = (dt_arg(c.value(0)?)?, dt_arg(c.value(1)?)?);
+            Ok(Value::Bool(cmp(a.micros.cmp(&b.micros))))
+        }));
+        lib.register(FunctionDef::native(name, "ts1, ts2", move |c| {
+            let (a, b) = (ts_arg(c.value(0)?)?, ts_arg(c.value(1)?)?);
+            Ok(Value::Bool(cmp(a.cmp(&b))))
+        }));
+    }
+    lib.register(FunctionDef::native("#unary_operator_-", "ts", |c| {
         Ok(Value::TimeSpan(-ts_arg(c.value(0)?)?))
     }));
-    lib.register(FunctionDef::native("#unary_operator_+", "op", |c| {
+    lib.register(FunctionDef::native("#unary_operator_+", "ts", |c| {
         Ok(Value::TimeSpan(ts_arg(c.value(0)?)?))
     }));
     type DtProp = fn(DateTime) -> Value;
@@ -514,7 +533,7 @@ pub(crate) fn register(lib: &mut Library) {
     for (name, f) in dt_props {
         lib.register(FunctionDef::native(
             &format!("#property#{name}"),
-            "dt",
+            "obj",
             move |c| Ok(f(dt_arg(c.value(0)?)?)),
         ));
     }
@@ -528,11 +547,11 @@ pub(crate) fn register(lib: &mut Library) {
     for (name, k) in ts_props {
         lib.register(FunctionDef::native(
             &format!("#property#{name}"),
-            "ts",
+            "obj",
             move |c| Ok(Value::Float(ts_arg(c.value(0)?)? as f64 / k)),
         ));
     }
-    lib.register(FunctionDef::native("#property#microseconds", "ts", |c| {
+    lib.register(FunctionDef::native("#property#microseconds", "obj", |c| {
         Ok(Value::TimeSpan(0)).and(Ok(Value::Int(ts_arg(c.value(0)?)?)))
     }));
     lib.register(

@@ -91,44 +91,49 @@ pub(crate) fn register(lib: &mut Library) {
                 }
                 Ok(Value::dict(pairs))
             })
+            .extension()
             .no_kwargs(),
         );
     }
     lib.unregister("#indexer");
-    lib.register(FunctionDef::native("#indexer", "collection, ~index", |c| {
-        let coll = c.value(0)?.clone();
-        let Some(Arg::Lazy(LazyExpr(node))) = c.arg(1) else {
-            return Err(Error::mismatch());
-        };
-        let index = c.interp().eval(node, c.context(), None)?;
-        match (&coll, &index) {
-            (Value::Dict(d), k) => return Ok(d.get(k).cloned().unwrap_or_default()),
-            (v, Value::Int(i)) if v.is_sequence() => {
-                let items = v.as_slice().unwrap_or(&[]);
-                let n = items.len() as i64;
-                let j = if *i < 0 { i + n } else { *i };
-                return items
-                    .get(j as usize)
-                    .cloned()
-                    .filter(|_| j >= 0)
-                    .ok_or_else(|| {
-                        Error::new(
-                            crate::eval::error::ErrorKind::IndexError,
-                            "tuple index out of range",
-                        )
-                    });
+    lib.register(FunctionDef::native(
+        "#indexer",
+        "collection, ~indexExpression",
+        |c| {
+            let coll = c.value(0)?.clone();
+            let Some(Arg::Lazy(LazyExpr(node))) = c.arg(1) else {
+                return Err(Error::mismatch());
+            };
+            let index = c.interp().eval(node, c.context(), None)?;
+            match (&coll, &index) {
+                (Value::Dict(d), k) => return Ok(d.get(k).cloned().unwrap_or_default()),
+                (v, Value::Int(i)) if v.is_sequence() => {
+                    let items = v.as_slice().unwrap_or(&[]);
+                    let n = items.len() as i64;
+                    let j = if *i < 0 { i + n } else { *i };
+                    return items
+                        .get(j as usize)
+                        .cloned()
+                        .filter(|_| j >= 0)
+                        .ok_or_else(|| {
+                            Error::new(
+                                crate::eval::error::ErrorKind::IndexError,
+                                "tuple index out of range",
+                            )
+                        });
+                }
+                _ => {}
             }
-            _ => {}
-        }
-        let mut out = Vec::new();
-        for item in c.iterable(0)? {
-            let item = item?;
-            if eval_with(c, node, &item)?.truthy() {
-                out.push(Ok(item));
+            let mut out = Vec::new();
+            for item in c.iterable(0)? {
+                let item = item?;
+                if eval_with(c, node, &item)?.truthy() {
+                    out.push(Ok(item));
+                }
             }
-        }
-        Ok(lazy(out.into_iter()))
-    }));
+            Ok(lazy(out.into_iter()))
+        },
+    ));
     lib.register(
         FunctionDef::native("range", "start, stop=", |c| {
             let start = c.int(0)?;
@@ -163,8 +168,24 @@ pub(crate) fn register(lib: &mut Library) {
             }
             Ok(Value::Null)
         })
+        .extension()
         .no_kwargs(),
     );
+    // `context.expr`: the expression on the context's `$0`, inside it.
+    lib.register(FunctionDef::native("#operator_.", "receiver, ~expr", |c| {
+        let (ctx @ Value::Context(_), Some(Arg::Lazy(LazyExpr(node)))) = (c.value(0)?, c.arg(1))
+        else {
+            return Err(Error::mismatch());
+        };
+        c.interp().dot(ctx.clone(), node, c.context())
+    }));
+    // `dict.key`: null for a missing key.
+    lib.register(FunctionDef::native("#operator_.", "dict, key", |c| {
+        let (Value::Dict(d), k @ Value::Str(_)) = (c.value(0)?, c.value(1)?) else {
+            return Err(Error::mismatch());
+        };
+        Ok(d.get(k).cloned().unwrap_or_default())
+    }));
     // `receiver.as(f($) => name, …)`: a context holding each mapping's
     // value under its name and the receiver as `$0`; a `.` after it then
     // works on the receiver in that context (see `Interp::dot`).

@@ -236,7 +236,7 @@ pub(crate) fn register(lib: &mut Library) {
     lib.register(FunctionDef::native("random", "", |_| {
         Ok(Value::Float(pseudo_random()))
     }));
-    lib.register(FunctionDef::native("random", "from_, to_", |c| {
+    lib.register(FunctionDef::native("random", "from, to", |c| {
         let (a, b) = ints(c)?;
         if b < a {
             return Err(Error::new(
@@ -264,7 +264,7 @@ pub(crate) fn register(lib: &mut Library) {
     }));
     lib.register(FunctionDef::native(
         "shiftBitsRight",
-        "value, bits_number",
+        "value, bitsNumber",
         |c| {
             let (a, b) = ints(c)?;
             if b < 0 {
@@ -283,7 +283,7 @@ pub(crate) fn register(lib: &mut Library) {
     ));
     lib.register(FunctionDef::native(
         "shiftBitsLeft",
-        "value, bits_number",
+        "value, bitsNumber",
         |c| {
             let (a, b) = ints(c)?;
             if b < 0 {

@@ -31,6 +31,13 @@ impl Library {
         strings::register(&mut lib);
         collections::register(&mut lib);
         queries::register(&mut lib);
+        for (name, alias) in [
+            ("where", "filter"),
+            ("select", "map"),
+            ("aggregate", "reduce"),
+        ] {
+            lib.register_alias(name, alias);
+        }
         regex::register(&mut lib);
         datetime::register(&mut lib);
         lib

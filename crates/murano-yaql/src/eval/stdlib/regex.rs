@@ -284,11 +284,17 @@ pub(crate) fn register(lib: &mut Library) {
     );
     for (name, want) in [("#operator_=~", true), ("#operator_!~", false)] {
         let patterns = cache.clone();
+        lib.register(FunctionDef::native(name, "string, pattern", move |c| {
+            let s = c.string(0)?;
+            let p = c.string(1)?;
+            Ok(Value::Bool(
+                search(&patterns.compile(p, 0)?.regex, s)? == want,
+            ))
+        }));
         lib.register(FunctionDef::native(name, "string, regexp", move |c| {
             let s = c.string(0)?;
             let found = match c.value(1)? {
                 Value::Regex(r) => search(&r.regex, s)?,
-                Value::Str(p) => search(&patterns.compile(p, 0)?.regex, s)?,
                 _ => return Err(Error::mismatch()),
             };
             Ok(Value::Bool(found == want))

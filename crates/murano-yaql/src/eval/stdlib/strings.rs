@@ -470,7 +470,7 @@ pub(crate) fn register(lib: &mut Library) {
     );
     lib.register(FunctionDef::native(
         "characters",
-        "digits=, hexdigits=, ascii_lowercase=, ascii_uppercase=, ascii_letters=, letters=, octdigits=, punctuation=, printable=, lowercase=, uppercase=, whitespace=",
+        "digits=, hexdigits=, asciiLowercase=, asciiUppercase=, asciiLetters=, letters=, octdigits=, punctuation=, printable=, lowercase=, uppercase=, whitespace=",
         |c| {
             const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
             const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
