@@ -3,14 +3,16 @@
 //!
 //! * `yaql-eval`: every runnable case (not `unsupported`, not
 //!   `custom_context`); `nondeterministic` cases must evaluate without error.
-//! * `yaql-custom`: the `custom_context` cases whose test functions are
-//!   registered here through the public API, as yaql's own test did.
+//! * `yaql-custom`: every `custom_context` case, with the functions yaql's
+//!   own test registered defined here through the public API (a case whose
+//!   test functions are not defined here fails and must be listed).
 
 use std::sync::Arc;
 
 use murano_testkit::{conclude, read_jsonl, Suite};
 use murano_yaql::eval::{
-    convert_input, Context, DateTime, Dict, Engine, Error, FunctionDef, Library, Options, Value,
+    convert_input, Context, DateTime, Dict, Engine, Error, FunctionDef, Library, Options,
+    ParamType, Value,
 };
 use murano_yaql::Grammar;
 use serde_json::Value as Json;
@@ -37,10 +39,14 @@ fn main() {
         let id = case["id"].as_str().unwrap_or("?");
         if case["custom_context"].as_bool() == Some(true) {
             let test = case["test"].as_str().unwrap_or("");
-            if let Some(lib) = custom_library(test) {
-                let r =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(case, &lib)));
-                custom.record(id, r.unwrap_or_else(|_| Err("panic".into())));
+            match custom_library(test) {
+                Some(lib) => {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_case(case, &lib)
+                    }));
+                    custom.record(id, r.unwrap_or_else(|_| Err("panic".into())));
+                }
+                None => custom.record(id, Err(format!("test functions of {test} not registered"))),
             }
             continue;
         }
@@ -126,9 +132,172 @@ fn custom_library(test: &str) -> Option<Arc<Library>> {
                 Ok(Value::Int(c.int(0)? + c.int(1)?))
             }));
         }
+        // test_engine: parameters that must be written as literals.
+        "test_constant_function" => {
+            lib.register(constant_identity(ParamType::Constant { nullable: true }));
+        }
+        "test_string_constant_function" => {
+            lib.register(constant_identity(ParamType::StringConstant));
+        }
+        "test_keyword_constant_function" => {
+            lib.register(constant_identity(ParamType::Keyword));
+        }
+        "test_numeric_constant_function" => {
+            lib.register(constant_identity(ParamType::NumericConstant));
+        }
+        "test_boolean_constant_function" => {
+            lib.register(constant_identity(ParamType::BooleanConstant));
+        }
+        "test_delegate_factory" => {
+            // def call_func(__df__, name, *args, **kwargs):
+            //     return __df__(name, *args, **kwargs)
+            lib.register(FunctionDef::typed(
+                "callFunc",
+                "name, *args, **kwargs",
+                vec![ParamType::String],
+                |c| {
+                    let name = c.string(0)?;
+                    let args = c
+                        .rest(1)
+                        .iter()
+                        .map(|a| c.force(a))
+                        .collect::<Result<_, _>>()?;
+                    let kwargs = c
+                        .kwargs()
+                        .iter()
+                        .map(|(k, a)| Ok((k.clone(), c.force(a)?)))
+                        .collect::<Result<_, Error>>()?;
+                    c.interp()
+                        .call_values(name, c.context(), args, kwargs, false)
+                },
+            ));
+        }
+        "test_mapping_translation_exception" => {
+            // lambda *args, **kwargs: 1
+            lib.register(FunctionDef::native("f", "*args, **kwargs", |_| {
+                Ok(Value::Int(1))
+            }));
+        }
+        // test_miscellaneous
+        "test_bool_is_not_an_integer" => {
+            lib.register(identity("foo", ParamType::Integer));
+        }
+        "test_nullable_collections" => {
+            // Each returns `arg is None`.
+            let is_none = |name: &str, t: ParamType| {
+                FunctionDef::typed(name, "arg", vec![t], |c| {
+                    Ok(Value::Bool(c.opt(0)?.is_none_or(Value::is_null)))
+                })
+            };
+            let nullable = |t: ParamType| ParamType::Nullable(Box::new(t));
+            lib.register(is_none("foo1", ParamType::Sequence));
+            lib.register(is_none("foo2", nullable(ParamType::Sequence)));
+            lib.register(is_none("bar1", ParamType::Iterable));
+            lib.register(is_none("bar2", nullable(ParamType::Iterable)));
+            lib.register(is_none("baz1", ParamType::Iterator));
+            lib.register(is_none("baz2", nullable(ParamType::Iterator)));
+        }
+        // test_resolution: plain Python functions take any value.
+        "test_resolve_parameter_count_multi_layer" => {
+            lib.register(FunctionDef::native("f", "a", |c| Ok(c.value(0)?.clone())));
+            lib.push_layer();
+            lib.register(FunctionDef::native("f", "a, b", |c| {
+                Ok(Value::Int(c.int(0)? + c.int(1)?))
+            }));
+        }
+        "test_single_layer_ambiguity" => {
+            lib.register(FunctionDef::typed("f", "a", vec![ParamType::Any], |c| {
+                Ok(c.value(0)?.clone())
+            }));
+            lib.register(FunctionDef::typed("f", "a", vec![ParamType::Any], |c| {
+                Ok(Value::Int(-c.int(0)?))
+            }));
+        }
+        "test_single_layer_laziness_ambiguity" => {
+            lib.register(FunctionDef::typed("f", "a", vec![ParamType::Lazy], |c| {
+                c.need_lambda(0)?.call(&[])
+            }));
+            lib.register(FunctionDef::typed("f", "a", vec![ParamType::Any], |c| {
+                Ok(Value::Int(-c.int(0)?))
+            }));
+            lib.register(FunctionDef::typed(
+                "f",
+                "a, b",
+                vec![ParamType::Any, ParamType::Any],
+                |c| Ok(Value::Int(c.int(0)? + c.int(1)?)),
+            ));
+        }
+        "test_multi_layer_laziness_ambiguity" => {
+            let lazy_a = |name: &str, sign: i64| {
+                FunctionDef::typed(
+                    name,
+                    "a, b",
+                    vec![ParamType::Lazy, ParamType::Any],
+                    move |c| {
+                        let a = c.need_lambda(0)?.call(&[])?;
+                        Ok(Value::Int(sign * a.as_int().unwrap_or(0) + c.int(1)?))
+                    },
+                )
+            };
+            lib.register(lazy_a("foo", 1));
+            lib.register(lazy_a("bar", 1));
+            lib.push_layer();
+            lib.register(FunctionDef::typed(
+                "foo",
+                "a, b",
+                vec![ParamType::Any, ParamType::Lazy],
+                |c| {
+                    let b = c.need_lambda(1)?.call(&[])?;
+                    Ok(Value::Int(-c.int(0)? - b.as_int().unwrap_or(0)))
+                },
+            ));
+            lib.register(lazy_a("bar", -1));
+        }
+        // test_type_aggregation
+        "test_not_of_type" => {
+            lib.register(always_true(ParamType::Not(Box::new(ParamType::Int))));
+        }
+        "test_chain" => {
+            lib.register(always_true(ParamType::AllOf(vec![
+                ParamType::Not(Box::new(ParamType::Bool)),
+                ParamType::Int,
+            ])));
+        }
+        "test_any_of" => {
+            lib.register(FunctionDef::typed(
+                "foo",
+                "arg",
+                vec![ParamType::AnyOf(vec![
+                    ParamType::String,
+                    ParamType::Integer,
+                ])],
+                |c| match c.value(0)? {
+                    Value::Str(_) => Ok(Value::Int(1)),
+                    Value::Int(_) => Ok(Value::Int(2)),
+                    _ => Ok(Value::Null),
+                },
+            ));
+        }
         _ => return None,
     }
     Some(Arc::new(lib))
+}
+
+/// `def foo(arg): return arg` with a typed parameter.
+fn identity(name: &str, t: ParamType) -> FunctionDef {
+    FunctionDef::typed(name, "arg", vec![t], |c| Ok(c.value(0)?.clone()))
+}
+
+/// `foo(arg)` returning its literal argument.
+fn constant_identity(t: ParamType) -> FunctionDef {
+    FunctionDef::typed("foo", "arg", vec![t], |c| {
+        c.arg(0).map_or(Ok(Value::Null), |a| c.force(a))
+    })
+}
+
+/// `foo(arg)` returning true.
+fn always_true(t: ParamType) -> FunctionDef {
+    FunctionDef::typed("foo", "arg", vec![t], |_| Ok(Value::Bool(true)))
 }
 
 fn grammar(case: &Json) -> Grammar {

@@ -44,6 +44,26 @@ pub enum ParamType {
     AnyOf(Vec<ParamType>),
     /// Matches when every inner type matches (yaql's `Chain`).
     AllOf(Vec<ParamType>),
+    /// An integer, never a `bool` (yaql's `Integer`).
+    Integer,
+    /// A lazy iterator, not a materialised collection (yaql's `Iterator`).
+    Iterator,
+    /// The argument is written as a literal in the expression: a number,
+    /// string, `true`/`false`, a bare identifier, and `null` when
+    /// `nullable` (yaql's `Constant`). Checked on the expression, passed
+    /// lazily: the body reads it with [`Call::force`].
+    Constant {
+        /// `null` is accepted.
+        nullable: bool,
+    },
+    /// A literal string or bare identifier (yaql's `StringConstant`).
+    StringConstant,
+    /// A bare identifier (yaql's `Keyword`).
+    Keyword,
+    /// A literal `true` or `false` (yaql's `BooleanConstant`).
+    BooleanConstant,
+    /// A literal number (yaql's `NumericConstant`).
+    NumericConstant,
 }
 
 impl ParamType {
@@ -63,6 +83,42 @@ impl ParamType {
             ParamType::Not(t) => !t.check(v),
             ParamType::AnyOf(ts) => ts.iter().any(|t| t.check(v)),
             ParamType::AllOf(ts) => ts.iter().all(|t| t.check(v)),
+            ParamType::Integer => matches!(v, Value::Int(_)),
+            ParamType::Iterator => matches!(v, Value::Iter(_)),
+            // Evaluated values are not expressions written as literals.
+            ParamType::Constant { .. }
+            | ParamType::StringConstant
+            | ParamType::Keyword
+            | ParamType::BooleanConstant
+            | ParamType::NumericConstant => false,
+        }
+    }
+
+    /// True for the types checked on the unevaluated expression.
+    pub fn is_constant(&self) -> bool {
+        matches!(
+            self,
+            ParamType::Constant { .. }
+                | ParamType::StringConstant
+                | ParamType::Keyword
+                | ParamType::BooleanConstant
+                | ParamType::NumericConstant
+        )
+    }
+
+    /// Whether an unevaluated argument passes a constant type check (other
+    /// types accept any expression: they are checked on the value).
+    pub fn check_node(&self, node: &Node) -> bool {
+        // A parenthesised literal is not a constant expression (yaql's
+        // `Wrap` node).
+        match (self, node) {
+            (ParamType::Constant { nullable }, Node::Const(v)) => *nullable || !v.is_null(),
+            (ParamType::Constant { .. }, Node::Keyword(_)) => true,
+            (ParamType::StringConstant, Node::Const(Value::Str(_)) | Node::Keyword(_)) => true,
+            (ParamType::Keyword, Node::Keyword(_)) => true,
+            (ParamType::BooleanConstant, Node::Const(Value::Bool(_))) => true,
+            (ParamType::NumericConstant, Node::Const(Value::Int(_) | Value::Float(_))) => true,
+            (t, _) => !t.is_constant(),
         }
     }
 }
@@ -176,7 +232,7 @@ impl FunctionDef {
     ) -> FunctionDef {
         let mut def = FunctionDef::native(name, params, body);
         for (i, t) in types.iter().enumerate() {
-            if matches!(t, ParamType::Lazy) && i < 63 {
+            if (matches!(t, ParamType::Lazy) || t.is_constant()) && i < 63 {
                 def.lazy |= 1 << i;
             }
         }

@@ -574,6 +574,9 @@ impl Interp {
             return Err(not_registered(name, method));
         };
         let first = first.clone();
+        if lazy_conflict(&levels, &is_kind, arg_nodes, n_pos) {
+            return Err(ambiguous(name, method));
+        }
         // Translate arguments.
         let mut args: Vec<Arg> = Vec::with_capacity(arg_nodes.len() + 1);
         let mut kwargs: Vec<(Arc<str>, Arg)> = Vec::new();
@@ -748,6 +751,53 @@ fn size_cost(v: &Value) -> u64 {
     items as u64 / COST_ITEMS_PER_STEP
 }
 
+/// yaql's rule that every overload accepting the arguments must agree on
+/// which of them are passed lazily (otherwise the call is ambiguous: the
+/// arguments cannot be prepared before an overload is chosen).
+fn lazy_conflict(
+    levels: &[&[Arc<FunctionDef>]],
+    is_kind: &dyn Fn(&&Arc<FunctionDef>) -> bool,
+    arg_nodes: &[ArgNode],
+    n_pos: usize,
+) -> bool {
+    let keywords: Vec<&Arc<str>> = arg_nodes
+        .iter()
+        .filter_map(|a| match a {
+            ArgNode::Mapping(_, Some(k), _) => Some(k),
+            _ => None,
+        })
+        .collect();
+    let n_plain = n_pos - keywords.len();
+    let mut seen: Option<Vec<bool>> = None;
+    for d in levels.iter().flat_map(|l| l.iter()).filter(|d| is_kind(d)) {
+        if d.no_kwargs {
+            return false;
+        }
+        let fits = (n_plain <= d.params.len() || d.varargs)
+            && n_pos >= d.required
+            && keywords
+                .iter()
+                .all(|k| d.any_kwargs || d.param_index(k).is_some_and(|i| i >= n_plain));
+        if !fits {
+            continue;
+        }
+        let lazy: Vec<bool> = (0..n_plain)
+            .map(|i| d.is_lazy(i))
+            .chain(
+                keywords
+                    .iter()
+                    .map(|k| d.param_index(k).is_some_and(|i| d.is_lazy(i))),
+            )
+            .collect();
+        match &seen {
+            None => seen = Some(lazy),
+            Some(s) if *s != lazy => return true,
+            Some(_) => {}
+        }
+    }
+    false
+}
+
 fn arity_ok(def: &FunctionDef, args: &[Arg], kwargs: &[(Arc<str>, Arg)]) -> bool {
     if args.len() > def.params.len() && !def.varargs {
         return false;
@@ -800,10 +850,10 @@ fn types_ok(
                 .map(|(_, a)| a),
             Some(a) => Some(a),
         };
-        if let Some(Arg::Value(v)) = arg {
-            if !t.check(v) {
-                return false;
-            }
+        match arg {
+            Some(Arg::Value(v)) if !t.check(v) => return false,
+            Some(Arg::Lazy(node)) if !t.check_node(node) => return false,
+            _ => {}
         }
     }
     true
