@@ -40,6 +40,9 @@ pub enum ErrorKind {
     TypeError,
     /// Python `ValueError`.
     ValueError,
+    /// dateutil's `ParserError` (a `ValueError`): `datetime(string)` could
+    /// not read the string as a date.
+    ParserError,
     /// Python `StopIteration` (first() of an empty collection…).
     StopIteration,
     /// Python `ZeroDivisionError`.
@@ -80,6 +83,7 @@ impl ErrorKind {
             ErrorKind::IndexError => "IndexError",
             ErrorKind::TypeError => "TypeError",
             ErrorKind::ValueError => "ValueError",
+            ErrorKind::ParserError => "ParserError",
             ErrorKind::StopIteration => "StopIteration",
             ErrorKind::ZeroDivision => "ZeroDivisionError",
             ErrorKind::AssertionError => "AssertionError",
@@ -112,6 +116,7 @@ impl ErrorKind {
                 &["YaqlException", "Exception"]
             }
             ErrorKind::KeyError | ErrorKind::IndexError => &["LookupError", "Exception"],
+            ErrorKind::ParserError => &["ValueError", "Exception"],
             ErrorKind::ZeroDivision | ErrorKind::Overflow => &["ArithmeticError", "Exception"],
             _ => &["Exception"],
         }

@@ -22,7 +22,7 @@ fn dt_of(
         return Err(bad("year"));
     }
     if !(1..=12).contains(&mo) {
-        return Err(bad("month must be in 1..12; month"));
+        return Err(Error::new(ErrorKind::ValueError, "month must be in 1..12"));
     }
     let dim = days_from_civil(
         if mo == 12 { y + 1 } else { y },
@@ -30,7 +30,10 @@ fn dt_of(
         1,
     ) - days_from_civil(y, mo, 1);
     if d < 1 || i64::from(d) > dim {
-        return Err(bad("day"));
+        return Err(Error::new(
+            ErrorKind::ValueError,
+            "day is out of range for month",
+        ));
     }
     if !(0..24).contains(&h)
         || !(0..60).contains(&mi)
@@ -317,8 +320,23 @@ pub(crate) fn register(lib: &mut Library) {
     ));
     lib.register(FunctionDef::native("datetime", "string, format=", |c| {
         let s = c.string(0)?;
-        match c.opt_string(1)? {
-            None => parse_iso(s).map(Value::DateTime),
+        // yaql: `if not format__`: an empty format also means dateutil.
+        match c.opt_string(1)?.filter(|f| !f.is_empty()) {
+            // dateutil raises every failure to read or build the date as
+            // its `ParserError`, the message followed by the input.
+            None => parse_iso(s).map(Value::DateTime).map_err(|e| {
+                if e.kind() == ErrorKind::ValueError {
+                    let msg = e.message();
+                    let msg = if msg.starts_with("Unknown string format") {
+                        msg.to_owned()
+                    } else {
+                        format!("{msg}: {s}")
+                    };
+                    Error::new(ErrorKind::ParserError, msg)
+                } else {
+                    e
+                }
+            }),
             Some(f) => strptime(s, f).map(Value::DateTime),
         }
     }));
@@ -620,4 +638,41 @@ pub(crate) fn register(lib: &mut Library) {
         })
         .method(),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::{Context, Engine, ErrorKind, Library};
+    use std::sync::Arc;
+
+    fn error_of(expr: &str) -> crate::eval::Error {
+        let ctx = Context::new(Arc::new(Library::standard(false)));
+        Engine::standard()
+            .compile(expr)
+            .unwrap()
+            .evaluate(&ctx)
+            .unwrap_err()
+    }
+
+    #[test]
+    fn unreadable_dates_raise_dateutils_parser_error() {
+        for expr in [
+            r#"datetime("not a date")"#,
+            r#"datetime("2015-02-30")"#,
+            r#"datetime("2015-02-30", "")"#,
+        ] {
+            let e = error_of(expr);
+            assert_eq!(e.kind(), ErrorKind::ParserError, "{expr}");
+            assert_eq!(e.python_name(), "ParserError");
+            assert_eq!(e.kind().python_bases()[0], "ValueError");
+        }
+        assert!(error_of(r#"datetime("2015-02-30")"#)
+            .message()
+            .ends_with(": 2015-02-30"));
+        // strptime failures stay Python's ValueError.
+        assert_eq!(
+            error_of(r#"datetime("x", "%Y")"#).kind(),
+            ErrorKind::ValueError
+        );
+    }
 }
