@@ -39,6 +39,7 @@
 //! ```
 
 mod apply;
+mod engine;
 mod error;
 mod host;
 mod python;

@@ -35,11 +35,12 @@ impl Runtime {
     /// The runtime of a package format `major.minor`.
     pub fn new(major: u32, minor: u32) -> Runtime {
         let legacy = (major, minor) <= (1, 1);
-        let library = if legacy {
+        let mut library = if legacy {
             Library::legacy()
         } else {
             Library::standard(false)
         };
+        super::engine::register(&mut library, (major, minor));
         Runtime {
             version: (major, minor),
             engine: Engine::murano(!legacy),

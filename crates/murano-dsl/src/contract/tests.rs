@@ -280,3 +280,28 @@ fn contract_application_has_no_side_slot_for_errors() {
         assert!(!source.contains(gone), "apply.rs mentions {gone:?} again");
     }
 }
+
+#[test]
+fn contracts_see_murano_engine_functions() {
+    // Murano's engine context: extension forms of string functions up to
+    // runtime 1.1, `substr`, `firstOrDefault`, `base64encode`, `pselect`.
+    let (old, _) = scope_with(host(), 1, 0);
+    for c in [
+        "$.string().check(matches($, '^a+$'))",
+        "$.string().check(toUpper($) = 'AA')",
+        "$.string().check(startsWith($, a))",
+        "$.string().check(substr($, 1) = 'a')",
+        "$.string().check($.substr(0, 1) = 'a')",
+        "$.string().check(firstOrDefault([], 7) = 7)",
+        "$.string().check(base64encode($) = 'YWE=')",
+        "$.string().check($.base64encode().base64decode() = $)",
+        "$.string().check(pselect([1, 2], $ * 2).sum() = 6)",
+        "$.string().check(regex('^a').matches($))",
+    ] {
+        assert_eq!(transform(&old, c, &s("aa")).ok(), Some(s("aa")), "{c}");
+    }
+    let (new, _) = scope_with(host(), 1, 4);
+    assert!(transform(&new, "$.string().check(base64encode($) = 'YWE=')", &s("aa")).is_ok());
+    assert!(transform(&new, "$.string().check(matches($, '^a+$'))", &s("aa")).is_err());
+    assert!(transform(&new, "$.string().check(substr($, 1) = 'a')", &s("aa")).is_err());
+}
