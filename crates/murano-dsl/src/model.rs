@@ -1010,6 +1010,7 @@ impl Instruction {
                 opt(extra, f);
                 opt(cause, f);
             }
+            InstructionKind::Unknown { node, .. } => node_expressions(node, f),
             InstructionKind::Invalid { .. } => {}
         }
     }

@@ -131,6 +131,16 @@ pub enum InstructionKind {
     },
     /// `Rethrow:`.
     Rethrow,
+    /// A mapping whose keys no instruction has (a stray `Then:` after an
+    /// `If:` item, a misspelt keyword): kept whole, so that every YAQL
+    /// expression inside it is still part of the model, and reported as
+    /// issue `M303` (the engine refuses to load it).
+    Unknown {
+        /// The keys as written, in order.
+        keys: Vec<String>,
+        /// The item itself, with its contents.
+        node: Node,
+    },
     /// Something the engine refuses to load; the reason says why.
     Invalid {
         /// Why.
@@ -457,13 +467,23 @@ impl BodyBuilder<'_> {
         if has_only(&["Rethrow"], &["Rethrow"]) {
             return Ok(InstructionKind::Rethrow);
         }
-        Err(format!(
+        let message = format!(
             "no instruction has the keys {}",
             keys.iter()
                 .map(|k| format!("{k:?}"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        ))
+        );
+        self.issues.push(Issue {
+            code: "M303",
+            message,
+            start: node.start,
+            end: node.end,
+        });
+        Ok(InstructionKind::Unknown {
+            keys: keys.iter().map(|k| (*k).to_owned()).collect(),
+            node: node.clone(),
+        })
     }
 
     fn catch_clause(&mut self, node: &Node) -> Result<CatchClause, String> {
@@ -506,4 +526,44 @@ fn null_at(node: &Node) -> Node {
 /// A short description of a value's kind, for messages.
 pub(crate) fn describe(value: &Value) -> &'static str {
     value.describe()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ClassDefinition;
+    use crate::yaml::{load_class_file, LoadOptions};
+
+    #[test]
+    fn unknown_instructions_keep_their_contents_and_are_reported() {
+        let text = "Name: A\nMethods:\n  run:\n    Body:\n      - If: $.x\n      - Then:\n          - $.y.f()\n      - $z: 1\n";
+        let file = load_class_file(text.as_bytes(), &LoadOptions::default()).unwrap();
+        let classes = ClassDefinition::from_documents(&file.documents, None);
+        let method = classes[0].method("run").unwrap();
+        let InstructionKind::Unknown { keys, node } = &method.body[1].kind else {
+            panic!("{:?}", method.body[1].kind);
+        };
+        assert_eq!(keys, &["Then".to_owned()]);
+        assert_eq!(node.start.line, 5, "{:?}", method.body);
+        // `If:` without `Then:` is no instruction either.
+        assert!(matches!(
+            method.body[0].kind,
+            InstructionKind::Unknown { .. }
+        ));
+        let lines: Vec<u32> = classes[0]
+            .issues()
+            .filter(|i| i.code == "M303")
+            .map(|i| i.start.line)
+            .collect();
+        assert_eq!(lines, [4, 5]);
+        // The expression inside the stray item is part of the model.
+        let mut texts = Vec::new();
+        classes[0].for_each_expression(&mut |y| texts.push(y.text().to_owned()));
+        assert!(texts.iter().any(|t| t == "$.y.f()"), "{texts:?}");
+        // The items around it are still read.
+        assert!(matches!(
+            method.body[2].kind,
+            InstructionKind::Assignment { .. }
+        ));
+    }
 }
