@@ -97,28 +97,7 @@ fn get<'a>(node: &'a Node, key: &str) -> Option<&'a Node> {
 
 /// Python's `str.title()`.
 fn title(text: &str) -> String {
-    let mut out = String::new();
-    let mut previous_cased = false;
-    for c in text.chars() {
-        if previous_cased {
-            out.extend(c.to_lowercase());
-        } else {
-            // Title case: the few digraphs have their own title forms.
-            match c {
-                'ǆ' | 'ǅ' | 'Ǆ' => out.push('ǅ'),
-                'ǉ' | 'ǈ' | 'Ǉ' => out.push('ǈ'),
-                'ǌ' | 'ǋ' | 'Ǌ' => out.push('ǋ'),
-                'ǳ' | 'ǲ' | 'Ǳ' => out.push('ǲ'),
-                'ß' => out.push_str("Ss"),
-                c => out.extend(c.to_uppercase()),
-            }
-        }
-        previous_cased = c.is_alphabetic()
-            && (c.is_lowercase()
-                || c.is_uppercase()
-                || c.to_lowercase().next() != c.to_uppercase().next());
-    }
-    out
+    crate::pytitle::py_title(text)
 }
 
 impl<S: PackageSource> HotPackage<S> {

@@ -28,6 +28,7 @@ pub mod format;
 mod hot;
 mod murano_pl;
 mod package;
+mod pytitle;
 mod registry;
 pub mod source;
 
@@ -35,4 +36,5 @@ pub use error::PackageError;
 pub use hot::HotPackage;
 pub use murano_pl::MuranoPlPackage;
 pub use package::{read_manifest, ClassSource, Package, PackageBase, PackageType};
+pub use pytitle::py_title;
 pub use registry::{DynSource, PluginFactory, PluginRegistry};

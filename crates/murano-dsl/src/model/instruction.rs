@@ -474,12 +474,7 @@ impl BodyBuilder<'_> {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        self.issues.push(Issue {
-            code: "M303",
-            message,
-            start: node.start,
-            end: node.end,
-        });
+        self.issues.push(issue("M303", message, node));
         Ok(InstructionKind::Unknown {
             keys: keys.iter().map(|k| (*k).to_owned()).collect(),
             node: node.clone(),

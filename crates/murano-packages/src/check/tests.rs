@@ -283,3 +283,26 @@ fn hostile_input_does_not_panic() {
         }
     }
 }
+
+#[test]
+fn logo_exemption_is_pkgchecks_actual_one() {
+    // murano-pkg-check exempts `logo.png` only: the manifest's `Logo` file
+    // is an unknown file (W120), and a `Logo` list does not crash W120's
+    // check.
+    let manifest =
+        |logo: &str| MANIFEST.replace("Type: Library", &format!("Type: Library\nLogo: {logo}"));
+    let named = manifest("other.png");
+    let report = run(&[("manifest.yaml", Some(&named)), ("other.png", Some("png"))]);
+    assert!(
+        report
+            .iter()
+            .any(|d| d.code == "W120" && d.file.as_deref() == Some("other.png")),
+        "{report:#?}"
+    );
+    let report = run(&[("logo.png", Some("png"))]);
+    assert!(!report.iter().any(|d| d.code == "W120"), "{report:#?}");
+    let listed = manifest("[a.png, b.png]");
+    let report = run(&[("manifest.yaml", Some(&listed)), ("logo.png", Some("png"))]);
+    assert!(!report.iter().any(|d| d.code == "E000"), "{report:#?}");
+    assert!(!report.iter().any(|d| d.code == "W120"), "{report:#?}");
+}
