@@ -415,6 +415,18 @@ pub const CODES: &[CodeInfo] = &[
         "a key written twice in one mapping (the last value wins)",
     ),
     c(
+        "M409",
+        Error,
+        Checker,
+        "property or argument Default that violates its own Contract",
+    ),
+    c(
+        "M410",
+        Error,
+        Checker,
+        "meta class attached where its Applies does not allow it",
+    ),
+    c(
         "OM101",
         Warning,
         ObjectModel,

@@ -38,7 +38,7 @@ mod tests;
 use std::collections::{BTreeMap, BTreeSet};
 
 use murano_dsl::diagnostic::position;
-use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage};
+use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage, MetaTarget};
 use murano_yaml::{load_class_file, load_manifest, LoadOptions, Mark};
 
 pub use murano_diagnostics::{code_info, CodeInfo, Diagnostic, Layer, Position, Severity, CODES};
@@ -68,6 +68,7 @@ pub(crate) fn diagnostic(
 pub struct ClassIndex {
     classes: BTreeMap<String, BTreeSet<String>>,
     meta: BTreeMap<String, Cardinality>,
+    applies: BTreeMap<String, Vec<MetaTarget>>,
 }
 
 impl ClassIndex {
@@ -87,6 +88,17 @@ impl ClassIndex {
     /// Records that `class` is a meta class with `cardinality`.
     pub fn insert_meta_class(&mut self, class: &str, cardinality: Cardinality) {
         self.meta.insert(class.to_owned(), cardinality);
+    }
+
+    /// Records where meta class `class` may be attached (its `Applies`),
+    /// for `M410`.
+    pub fn insert_meta_applies(&mut self, class: &str, applies: &[MetaTarget]) {
+        self.applies.insert(class.to_owned(), applies.to_vec());
+    }
+
+    /// Where a known meta class may be attached.
+    pub fn meta_applies(&self, class: &str) -> Option<&[MetaTarget]> {
+        self.applies.get(class).map(Vec::as_slice)
     }
 
     /// Every class of every package of a [`Catalog`] (no meta classes: a
@@ -131,6 +143,7 @@ impl ClassIndex {
                 if class.usage == ClassUsage::Meta {
                     if let Some(info) = &class.meta_class {
                         self.insert_meta_class(full, info.cardinality);
+                        self.insert_meta_applies(full, &info.applies);
                     }
                 }
             }

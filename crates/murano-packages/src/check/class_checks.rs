@@ -2,8 +2,11 @@
 //! (`Flavor::Engine` loading, [`ClassDefinition`]).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
-use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage, Namespaces};
+use murano_dsl::contract::{Contract, ContractErrorKind, MemoryHost, Runtime, Scope};
+use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage, MetaTarget, Namespaces};
+use murano_dsl::version::YamlScalar;
 use murano_yaml::{
     load_all, load_class_file, load_manifest, Flavor, Mark, Node, Value, YaqlScalar,
 };
@@ -31,10 +34,15 @@ struct Manifest {
     require: BTreeSet<String>,
     /// `Classes`: class name, file name node.
     classes: Vec<(String, Node)>,
+    /// The MuranoPL runtime version `Format` asks for (1.0 by default).
+    runtime: (u32, u32),
 }
 
 fn read_manifest(files: &FileMap, options: &CheckOptions) -> Manifest {
-    let mut manifest = Manifest::default();
+    let mut manifest = Manifest {
+        runtime: (1, 0),
+        ..Manifest::default()
+    };
     let Some(bytes) = files.read("manifest.yaml") else {
         return manifest;
     };
@@ -42,6 +50,23 @@ fn read_manifest(files: &FileMap, options: &CheckOptions) -> Manifest {
     let Ok(Some(doc)) = load_manifest(&text, &options.load) else {
         return manifest;
     };
+    let format = doc.value.get("Format").map(|n| YamlScalar::from(&n.value));
+    if let Ok((_, version)) =
+        crate::format::split_format(&crate::format::format_text(format.as_ref()))
+    {
+        manifest.runtime = (
+            version
+                .major()
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(1),
+            version
+                .minor()
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(0),
+        );
+    }
     manifest.full_name = doc
         .value
         .get("FullName")
@@ -99,21 +124,29 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
     }
     let mut own: BTreeSet<String> = manifest.classes.iter().map(|(n, _)| n.clone()).collect();
     let mut meta: BTreeMap<String, Cardinality> = BTreeMap::new();
+    let mut applies: BTreeMap<String, Vec<MetaTarget>> = BTreeMap::new();
     for file in &class_files {
         for class in &file.classes {
             if let Some(name) = &class.full_name {
                 own.insert(name.clone());
                 if let (ClassUsage::Meta, Some(info)) = (class.usage, &class.meta_class) {
                     meta.insert(name.clone(), info.cardinality);
+                    applies.insert(name.clone(), info.applies.clone());
                 }
             }
         }
     }
+    let scope = Scope::new(
+        Arc::new(Runtime::new(manifest.runtime.0, manifest.runtime.1)),
+        Arc::new(MemoryHost::new()),
+    );
     let ctx = Context {
         options,
         manifest: &manifest,
         own: &own,
         meta: &meta,
+        applies: &applies,
+        scope: &scope,
     };
     for file in &class_files {
         for class in &file.classes {
@@ -294,6 +327,10 @@ struct Context<'a> {
     manifest: &'a Manifest,
     own: &'a BTreeSet<String>,
     meta: &'a BTreeMap<String, Cardinality>,
+    applies: &'a BTreeMap<String, Vec<MetaTarget>>,
+    /// Where defaults are checked against their contracts (the package's
+    /// runtime, no objects).
+    scope: &'a Scope,
 }
 
 impl Context<'_> {
@@ -349,15 +386,74 @@ impl Context<'_> {
             });
         }
         self.check_targets(&targets, sink);
-        // M405 (and M401 for meta keys the walk above saw already).
-        let metas = std::iter::once(class.meta.as_ref())
-            .chain(class.properties.iter().map(|p| p.meta.as_ref()))
+        // M405, M410 (and M401 for meta keys the walk above saw already).
+        let metas = std::iter::once((class.meta.as_ref(), MetaTarget::Type))
+            .chain(
+                class
+                    .properties
+                    .iter()
+                    .map(|p| (p.meta.as_ref(), MetaTarget::Property)),
+            )
             .chain(class.methods.iter().flat_map(|m| {
-                std::iter::once(m.meta.as_ref()).chain(m.arguments.iter().map(|a| a.meta.as_ref()))
+                std::iter::once((m.meta.as_ref(), MetaTarget::Method)).chain(
+                    m.arguments
+                        .iter()
+                        .map(|a| (a.meta.as_ref(), MetaTarget::Argument)),
+                )
             }))
-            .flatten();
-        for node in metas {
-            self.check_meta(ns, node, sink);
+            .filter_map(|(node, target)| node.map(|n| (n, target)));
+        for (node, target) in metas {
+            self.check_meta(ns, node, target, sink);
+        }
+        // M409: defaults against their own contracts.
+        let declared = class
+            .properties
+            .iter()
+            .map(|p| (p.contract.as_ref(), p.default.as_ref()))
+            .chain(class.methods.iter().flat_map(|m| {
+                m.arguments
+                    .iter()
+                    .map(|a| (a.contract.as_ref(), a.default.as_ref()))
+            }));
+        for (contract, default) in declared {
+            if let (Some(contract), Some(default)) = (contract, default) {
+                self.check_default(contract, default, sink);
+            }
+        }
+    }
+
+    /// Applies a contract to its default, as the engine does when the
+    /// value is not given: a violation is `M409` at the default. Defaults
+    /// holding YAQL (evaluated at run time), null defaults (the same as
+    /// none) and contracts that need objects (`class()`, `template()`) are
+    /// not checked.
+    fn check_default(&self, contract: &Node, default: &Node, sink: &mut Sink<'_>) {
+        if matches!(default.value, Value::Null) {
+            return;
+        }
+        let mut dynamic = false;
+        walk_yaql(default, &mut |_, _| dynamic = true);
+        walk_yaql(contract, &mut |_, y| {
+            let mut unknown = BTreeSet::new();
+            let mut names = Vec::new();
+            contract_calls(y.expression.root(), false, &mut unknown, &mut names);
+            dynamic |=
+                !names.is_empty() || !unknown.is_empty() || uses_objects(y.expression.root());
+        });
+        if dynamic {
+            return;
+        }
+        let Ok(contract) = Contract::from_node(contract) else {
+            return;
+        };
+        if let Err(e) = contract.transform(self.scope, None, Some(default)) {
+            if e.kind == ContractErrorKind::Violation {
+                let mut message = format!("the default violates its contract: {}", e.message);
+                if !e.path.is_empty() {
+                    message.push_str(&format!(" (at {})", e.path));
+                }
+                sink.push("M409", message, default.start);
+            }
         }
     }
 
@@ -406,7 +502,16 @@ impl Context<'_> {
         })
     }
 
-    fn check_meta(&self, ns: &Namespaces, node: &Node, sink: &mut Sink<'_>) {
+    fn meta_applies(&self, class: &str) -> Option<&[MetaTarget]> {
+        self.applies.get(class).map(Vec::as_slice).or_else(|| {
+            self.options
+                .catalog
+                .as_ref()
+                .and_then(|c| c.meta_applies(class))
+        })
+    }
+
+    fn check_meta(&self, ns: &Namespaces, node: &Node, target: MetaTarget, sink: &mut Sink<'_>) {
         let items: Vec<&Node> = match &node.value {
             Value::Seq(items) => items.iter().collect(),
             _ => vec![node],
@@ -425,6 +530,24 @@ impl Context<'_> {
                 let Ok(full) = ns.resolve(&text) else {
                     continue;
                 };
+                if let Some(applies) = self.meta_applies(&full) {
+                    if !applies.contains(&target) {
+                        let allowed: Vec<&str> = applies.iter().map(|t| t.as_str()).collect();
+                        sink.push(
+                            "M410",
+                            format!(
+                                "meta class {full:?} does not apply to a {} (Applies: {})",
+                                target.as_str(),
+                                if allowed.is_empty() {
+                                    "nothing".to_owned()
+                                } else {
+                                    allowed.join(", ")
+                                }
+                            ),
+                            k.start,
+                        );
+                    }
+                }
                 let count = seen.entry(full.clone()).or_insert(0);
                 *count += 1;
                 if *count == 2 && self.cardinality(&full) == Some(Cardinality::One) {
@@ -541,5 +664,17 @@ fn contract_calls(
                 contract_calls(child, free, unknown, classes);
             }
         }
+    }
+}
+
+/// Whether a contract expression names objects or classes (`class()`,
+/// `template()`, `owned()`, `notOwned()`): those need an object store.
+fn uses_objects(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Call { name, args } => {
+            matches!(&**name, "class" | "template" | "owned" | "notOwned")
+                || args.iter().any(uses_objects)
+        }
+        _ => expr.children().into_iter().any(uses_objects),
     }
 }

@@ -1,6 +1,6 @@
 //! Every code with the example of `docs/diagnostics.md` that triggers it.
 
-use murano_dsl::model::Cardinality;
+use murano_dsl::model::{Cardinality, MetaTarget};
 
 use super::*;
 
@@ -40,6 +40,9 @@ fn catalog() -> ClassIndex {
     index.insert_class("com.other.Lib", "com.other");
     index.insert_class("com.other.Single", "com.other");
     index.insert_meta_class("com.other.Single", Cardinality::One);
+    index.insert_class("com.other.OnProperties", "com.other");
+    index.insert_meta_class("com.other.OnProperties", Cardinality::Many);
+    index.insert_meta_applies("com.other.OnProperties", &[MetaTarget::Property]);
     index
 }
 
@@ -141,6 +144,8 @@ const EXAMPLES: &[(&str, Changes)] = &[
     ("M406", &[(C, Some("Namespaces:\n  =: com.example\nName: Other\n"))]),
     ("M407", &[(C, Some("+Extends: App\n"))]),
     ("M408", &[(C, Some("+Name: App\n"))]),
+    ("M409", &[(C, Some("+Properties:\n  port:\n    Contract: $.int()\n    Default: eighty\n"))]),
+    ("M410", &[(C, Some("+Meta:\n  - com.other.OnProperties: {}\n"))]),
     ("W010", &[(C, Some("+Propertes: {}\n"))]),
     ("W011", &[(C, Some("Namespaces:\n  =: com.example\nName: app\n"))]),
     ("W020", &[("Classes/Extra.yaml", Some("Name: Extra\n"))]),
@@ -305,4 +310,50 @@ fn logo_exemption_is_pkgchecks_actual_one() {
     let report = run(&[("manifest.yaml", Some(&listed)), ("logo.png", Some("png"))]);
     assert!(!report.iter().any(|d| d.code == "E000"), "{report:#?}");
     assert!(!report.iter().any(|d| d.code == "W120"), "{report:#?}");
+}
+
+#[test]
+fn defaults_are_checked_against_their_contracts_at_the_default() {
+    let report = run(&[(
+        C,
+        Some(
+            "+Properties:\n  port:\n    Contract: $.int()\n    Default: eighty\n  \
+             ok:\n    Contract: $.int()\n    Default: '80'\n  \
+             list:\n    Contract: [$.string().notNull()]\n    Default: [a, null]\n  \
+             dynamic:\n    Contract: $.int()\n    Default: $.other\n  \
+             none:\n    Contract: $.int().notNull()\n    Default: null\n  \
+             ranged:\n    Contract: $.int().check($ > 0)\n    Default: -1\n\
+             Methods:\n  run:\n    Arguments:\n      - n:\n          Contract: $.int()\n          Default: x\n",
+        ),
+    )]);
+    let lines: Vec<u32> = report
+        .iter()
+        .filter(|d| d.code == "M409")
+        .filter_map(|d| d.start.map(|p| p.line))
+        .collect();
+    // Lines of `eighty`, `[a, null]`, `-1` and the argument's `x`.
+    assert_eq!(lines, [7, 13, 22, 28], "{report:#?}");
+}
+
+#[test]
+fn meta_applies_is_checked_per_target() {
+    let ok = run(&[(
+        C,
+        Some("+Properties:\n  port:\n    Contract: $.int()\n    Meta:\n      - com.other.OnProperties: {}\n"),
+    )]);
+    assert!(!ok.iter().any(|d| d.code == "M410"), "{ok:#?}");
+    // The package's own meta class, applied to a method.
+    let own = run(&[
+        (
+            "Classes/Tag.yaml",
+            Some("Namespaces:\n  =: com.example\nName: Tag\nUsage: Meta\nApplies: [Type, Property]\n"),
+        ),
+        (
+            C,
+            Some("+Methods:\n  run:\n    Meta:\n      - Tag: {}\n    Body:\n      - $.f()\n"),
+        ),
+    ]);
+    let hits: Vec<&Diagnostic> = own.iter().filter(|d| d.code == "M410").collect();
+    assert_eq!(hits.len(), 1, "{own:#?}");
+    assert_eq!(hits[0].start.map(|p| p.line), Some(7));
 }
