@@ -229,6 +229,30 @@ pub const CODES: &[CodeInfo] = &[
         "Heat.HOT template: it exceeds a limit for hostile input (depth, size, function nesting)",
     ),
     c(
+        "H110",
+        Error,
+        Checker,
+        "Heat.HOT package whose manifest Murano refuses",
+    ),
+    c(
+        "H111",
+        Error,
+        Checker,
+        "Heat.HOT template that cannot become a MuranoPL class",
+    ),
+    c(
+        "H112",
+        Error,
+        Checker,
+        "class generated from a Heat.HOT template that does not load or is invalid",
+    ),
+    c(
+        "H113",
+        Error,
+        Checker,
+        "Heat.HOT template from which no valid UI definition can be generated",
+    ),
+    c(
         "M001",
         Error,
         Reader,

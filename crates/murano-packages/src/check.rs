@@ -30,6 +30,7 @@
 
 mod class_checks;
 mod hot;
+mod hot_package;
 mod pkgcheck;
 mod py;
 #[cfg(test)]
@@ -198,11 +199,24 @@ impl CheckOptions {
 /// root. The result is sorted by file, line, column and code. Never fails:
 /// whatever cannot be read becomes a diagnostic.
 pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
-    let mut out = pkgcheck::run(files, &options.load);
-    if !options.pkgcheck_only {
-        out.extend(class_checks::run(files, options));
+    let manifest = files
+        .read("manifest.yaml")
+        .and_then(|b| load_manifest(&String::from_utf8_lossy(b), &options.load).ok())
+        .flatten();
+    let mut out = if !options.pkgcheck_only && hot_package::is_hot(manifest.as_ref()) {
+        // murano-pkg-check knows no HOT: Murano's view (H110-H113) and
+        // Heat's (H100-H104) instead.
+        let mut out = hot_package::run(files, options);
         out.extend(hot::run(files));
-    }
+        out
+    } else {
+        let mut out = pkgcheck::run(files, &options.load);
+        if !options.pkgcheck_only {
+            out.extend(class_checks::run(files, options));
+            out.extend(hot::run(files));
+        }
+        out
+    };
     out.sort_by(|a, b| {
         (&a.file, a.start, a.code, &a.message).cmp(&(&b.file, b.start, b.code, &b.message))
     });

@@ -57,6 +57,9 @@ const U: &str = "UI/ui.yaml";
 /// File changes: `(path, Some(text))` writes, `(path, None)` removes.
 type Changes = &'static [(&'static str, Option<&'static str>)];
 
+/// A Heat.HOT manifest.
+const HOT: &str =
+    "Format: Heat.HOT/1.0\nFullName: com.example.Hot\nType: Application\nDescription: d\n";
 const EXAMPLES: &[(&str, Changes)] = &[
     ("E000", &[(C, Some("+Properties:\n  port: 80\n"))]),
     ("E002", &[(C, Some("Name: [App\n"))]),
@@ -102,6 +105,10 @@ const EXAMPLES: &[(&str, Changes)] = &[
     ("H102", &[(M, Some(HOT_MANIFEST)), (T, Some("heat_template_version: 2013-05-23\nparameters:\n  p: {type: integer}\n"))]),
     ("H103", &[(M, Some(HOT_MANIFEST)), (T, Some("heat_template_version: 2013-05-23\nresources:\n  r:\n    type: X\n    depends_on: nothere\n"))]),
     ("H104", &[(M, Some(HOT_MANIFEST)), (T, Some("heat_template_version: 2013-05-23\ndescription: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n"))]),
+    ("H110", &[(M, Some("Format: Heat.HOT/1.0\nFullName: com.example.Hot\nType: Application\nVersion: x.y\n")), (T, Some("resources: {}\n"))]),
+    ("H111", &[(M, Some(HOT))]),
+    ("H112", &[(M, Some(HOT)), (T, Some("resources: {}\nparameters:\n  p:\n    type: string\n    constraints:\n      - allowed_pattern: \"'\"\n"))]),
+    ("H113", &[(M, Some(HOT)), (T, Some("resources: {}\nparameter_groups: 5\n"))]),
     ("M100", &[(C, Some("- Name: App\n"))]),
     ("M101", &[(C, Some("Name: [App]\n"))]),
     ("M102", &[(C, Some("+Usage: Mixin\n"))]),
@@ -356,4 +363,21 @@ fn meta_applies_is_checked_per_target() {
     let hits: Vec<&Diagnostic> = own.iter().filter(|d| d.code == "M410").collect();
     assert_eq!(hits.len(), 1, "{own:#?}");
     assert_eq!(hits[0].start.map(|p| p.line), Some(7));
+}
+
+#[test]
+fn hot_packages_are_checked_as_hot_unless_pkgcheck_only() {
+    let files = package(&[
+        (M, Some(HOT)),
+        (T, Some("heat_template_version: 2013-05-23\nparameters:\n  size: {type: number}\nresources: {}\n")),
+    ]);
+    let report = check_package(&files, &CheckOptions::default());
+    assert!(report.is_empty(), "{report:#?}");
+    // murano-pkg-check's view: it knows no HOT (W030 for the format).
+    let report = check_package(&files, &CheckOptions::default().with_pkgcheck_only(true));
+    assert!(report.iter().any(|d| d.code == "W030"), "{report:#?}");
+    assert!(
+        !report.iter().any(|d| d.code.starts_with('H')),
+        "{report:#?}"
+    );
 }
