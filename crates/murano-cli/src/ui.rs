@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use murano_packages::PluginRegistry;
+use murano_ui::clean::FieldError;
 use murano_ui::definition::{Definition, FormDef, WF_MANAGEMENT};
 use murano_ui::host::{
     AvailabilityZone, ExistingApp, Flavor, Host, Image, ImageInfo, Named, Network, SystemEntropy,
@@ -364,10 +365,18 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                 posted.insert(k.value.python_str(), v.value.python_str());
             }
         }
-        match wizard
-            .submit(index, &posted)
-            .map_err(|e| failed(&format!("{ui_file}: form {name:?}: {e}")))?
-        {
+        let outcome = match wizard.submit(index, &posted) {
+            Ok(outcome) => outcome,
+            // The dashboard cleans a flavor field without checks and then
+            // fails looking the flavor up (a server error, which the
+            // library reproduces); for a person it is an error of the
+            // field, like any other.
+            Err(murano_ui::Error::ResourceUsages(_)) => {
+                StepOutcome::Invalid(vec![("flavor".into(), vec![flavor_error(&posted)])])
+            }
+            Err(e) => return Err(failed(&format!("{ui_file}: form {name:?}: {e}"))),
+        };
+        match outcome {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
                 outln!("step {name:?} is not valid:");
@@ -391,6 +400,23 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         serde_json::to_string_pretty(&body).unwrap_or_default()
     );
     Ok(true)
+}
+
+/// The error of a flavor field whose value names no flavor of the cloud.
+fn flavor_error(posted: &BTreeMap<String, String>) -> FieldError {
+    match posted
+        .get("flavor")
+        .filter(|v| !v.is_empty() && *v != "None")
+    {
+        None => FieldError {
+            message: "This field is required.".into(),
+            code: Some("required".into()),
+        },
+        Some(name) => FieldError {
+            message: format!("Select a valid choice. {name} is not one of the available choices."),
+            code: Some("invalid_choice".into()),
+        },
+    }
 }
 
 pub(crate) fn run(args: &UiArgs) -> ExitCode {

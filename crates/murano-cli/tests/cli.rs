@@ -286,6 +286,59 @@ fn ui_fills_the_forms_offline() {
 }
 
 #[test]
+fn ui_reports_missing_or_unknown_flavors_per_field() {
+    let ui_examples = workspace().join("examples/ui");
+    let scratch = Scratch::new("ui-flavor");
+    for (flavor, want) in [
+        ("", "flavor: This field is required. (required)"),
+        (
+            "flavor: m9.huge",
+            "flavor: Select a valid choice. m9.huge is not one of the available choices. (invalid_choice)",
+        ),
+    ] {
+        let values = scratch.0.join("values.yaml");
+        std::fs::write(
+            &values,
+            format!("settings:\n  name: my-shop\n  port: '8080'\n  currencies: EUR\n  image: img-ubuntu\n  {flavor}\n"),
+        )
+        .unwrap();
+        let out = murano()
+            .arg("ui")
+            .arg(examples().join("shop"))
+            .arg("--values")
+            .arg(&values)
+            .arg("--cloud")
+            .arg(ui_examples.join("cloud.yaml"))
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+        assert!(stdout.contains(want), "{stdout}");
+        assert!(stderr.is_empty(), "{stderr}");
+    }
+}
+
+#[test]
+fn check_reads_hot_packages_as_hot() {
+    let out = murano()
+        .arg("check")
+        .arg(examples().join("hello-hot"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    let out = murano()
+        .arg("check")
+        .arg("--pkgcheck-only")
+        .arg(examples().join("hello-hot"))
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&out);
+    assert!(stdout.contains("W030"), "{stdout}");
+}
+
+#[test]
 fn schema_needs_the_classes_it_uses() {
     // Without a catalog, and with no core library installed where Debian's
     // murano-common puts it, the error says how to get it.
