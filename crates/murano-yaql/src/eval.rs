@@ -262,6 +262,11 @@ pub struct Query {
 }
 
 impl Query {
+    /// The compiled tree (or the error compiling it gave).
+    pub(crate) fn root(&self) -> Result<&Arc<Node>, Error> {
+        self.root.as_ref().map_err(Clone::clone)
+    }
+
     /// Evaluates and applies output conversion (yaql's `#finalize`):
     /// iterators become lists, tuples and sets as the options say.
     pub fn evaluate(&self, ctx: &Context) -> Result<Value, Error> {

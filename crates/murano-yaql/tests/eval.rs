@@ -278,9 +278,52 @@ fn custom_library(test: &str) -> Option<Arc<Library>> {
                 },
             ));
         }
+        // test_yaql_interface: functions that evaluate YAQL themselves.
+        "test_call" => {
+            // foo(yaql_interface): yaql_interface('2+2')
+            lib.register(FunctionDef::native("foo", "", |c| {
+                c.evaluate(&compile("2+2")?, None, &[])
+            }));
+            // bar(yi): yi('$a * $', 2, a=3)
+            lib.register(FunctionDef::native("bar", "", |c| {
+                c.evaluate(
+                    &compile("$a * $")?,
+                    Some(Value::Int(2)),
+                    &[("a", Value::Int(3))],
+                )
+            }));
+        }
+        "test_method_call" => {
+            // yaql_interface.on([1, 2, 3]).where(lambda i: i > 1)
+            lib.register(FunctionDef::native("foo", "", |c| {
+                let predicate = c.native_lambda(|args| {
+                    Ok(Value::Bool(
+                        args.first().and_then(Value::as_int).is_some_and(|i| i > 1),
+                    ))
+                });
+                c.call_method("where", ints(&[1, 2, 3]), vec![predicate])
+            }));
+            // yi.on([1, 2, 3]).select(yi.engine('$ * $'))
+            lib.register(FunctionDef::native("bar", "", |c| {
+                let selector = c.query_lambda(&compile("$ * $")?)?;
+                c.call_method("select", ints(&[1, 2, 3]), vec![selector])
+            }));
+        }
         _ => return None,
     }
     Some(Arc::new(lib))
+}
+
+/// Compiles with the tests' engine (a function's own `yaql_interface`).
+fn compile(source: &str) -> Result<murano_yaql::eval::Query, Error> {
+    Engine::new(Grammar::standard_with_delegates(), Options::default())
+        .compile(source)
+        .map_err(|e| Error::new(murano_yaql::eval::ErrorKind::Host, e.to_string()))
+}
+
+/// A Python list of integers.
+fn ints(items: &[i64]) -> Value {
+    Value::List(Arc::new(items.iter().map(|i| Value::Int(*i)).collect()))
 }
 
 /// `def foo(arg): return arg` with a typed parameter.

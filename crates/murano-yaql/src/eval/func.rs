@@ -108,7 +108,7 @@ impl ParamType {
 
     /// Whether an unevaluated argument passes a constant type check (other
     /// types accept any expression: they are checked on the value).
-    pub fn check_node(&self, node: &Node) -> bool {
+    pub(crate) fn check_node(&self, node: &Node) -> bool {
         // A parenthesised literal is not a constant expression (yaql's
         // `Wrap` node).
         match (self, node) {
@@ -507,6 +507,10 @@ impl<'a> Call<'a> {
         match self.arg(i) {
             None | Some(Arg::Missing) => Ok(None),
             Some(Arg::Lazy(LazyExpr(node))) => Ok(Some(self.interp.lambda(node.clone(), self.ctx))),
+            // A callable value (a host function, a compiled expression, a
+            // delegate) is used as the function; any other value is a
+            // constant function.
+            Some(Arg::Value(Value::Lambda(f))) => Ok(Some(f.duplicate())),
             Some(Arg::Value(v)) => Ok(Some(self.interp.const_lambda(v.clone(), self.ctx))),
             Some(Arg::Mapping(..)) => Err(Error::mismatch()),
         }
@@ -531,6 +535,51 @@ impl<'a> Call<'a> {
     pub fn call_function(&self, name: &str, args: Vec<Value>) -> Result<Value, Error> {
         self.interp
             .call_values(name, self.ctx, args, Vec::new(), false)
+    }
+
+    /// A callable value running a host function (what a Python callable
+    /// passed to a yaql function is), for function-valued arguments such as
+    /// a `where` predicate.
+    pub fn native_lambda(
+        &self,
+        f: impl Fn(&[Value]) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Value {
+        Value::Lambda(Arc::new(Lambda::native(
+            self.interp.clone(),
+            self.ctx.clone(),
+            Arc::new(f),
+        )))
+    }
+
+    /// A callable value evaluating a compiled expression in the calling
+    /// context with its arguments as `$1`, `$2`… (`$` is `$1`), as yaql's
+    /// `engine(expression)` passed as a function argument.
+    pub fn query_lambda(&self, query: &crate::eval::Query) -> Result<Value, Error> {
+        let node = query.root()?.clone();
+        Ok(Value::Lambda(Arc::new(self.interp.lambda(node, self.ctx))))
+    }
+
+    /// Evaluates a compiled expression from inside a function (yaql's
+    /// `yaql_interface(expression, data, **vars)`): in a child of the calling
+    /// context with `data` as `$` and `vars` bound by name, on this
+    /// evaluation's interpreter (its fuel and depth limits), with output
+    /// conversion.
+    pub fn evaluate(
+        &self,
+        query: &crate::eval::Query,
+        data: Option<Value>,
+        vars: &[(&str, Value)],
+    ) -> Result<Value, Error> {
+        let mut bound: Vec<(Arc<str>, Value)> = vars
+            .iter()
+            .map(|(k, v)| (super::context::normalize_var(k), v.clone()))
+            .collect();
+        if let Some(d) = data {
+            bound.push(("$1".into(), d));
+        }
+        let ctx = self.ctx.child_with(bound);
+        let v = self.interp.eval(query.root()?, &ctx, None)?;
+        crate::eval::convert_output(self.interp, &v)
     }
 
     /// Calls the method `name` on `receiver`.

@@ -198,11 +198,17 @@ pub struct Lambda {
     body: LambdaBody,
 }
 
+/// A host function used as a lambda.
+pub(crate) type NativeLambda = dyn Fn(&[Value]) -> Result<Value, Error> + Send + Sync;
+
+#[derive(Clone)]
 enum LambdaBody {
     Expr(Arc<Node>),
     Const(Value),
     /// A function name called with the arguments (yaql `Delegate`).
     Function(Arc<str>),
+    /// A host function (a Python callable passed to yaql).
+    Native(Arc<NativeLambda>),
 }
 
 impl std::fmt::Debug for Lambda {
@@ -212,9 +218,26 @@ impl std::fmt::Debug for Lambda {
 }
 
 impl Lambda {
+    pub(crate) fn duplicate(&self) -> Lambda {
+        Lambda {
+            interp: self.interp.clone(),
+            ctx: self.ctx.clone(),
+            body: self.body.clone(),
+        }
+    }
+
+    pub(crate) fn native(interp: Interp, ctx: Context, f: Arc<NativeLambda>) -> Lambda {
+        Lambda {
+            interp,
+            ctx,
+            body: LambdaBody::Native(f),
+        }
+    }
+
     /// Calls with positional arguments: they become `$1`, `$2`… (`$` is `$1`).
     pub fn call(&self, args: &[Value]) -> Result<Value, Error> {
         match &self.body {
+            LambdaBody::Native(f) => f(args),
             LambdaBody::Const(v) => Ok(v.clone()),
             LambdaBody::Expr(node) => {
                 if args.is_empty() {
@@ -260,12 +283,14 @@ impl Lambda {
                     .call_values(name, &self.ctx, args.to_vec(), kwargs.to_vec(), false)
             }
             LambdaBody::Const(v) => Ok(v.clone()),
+            LambdaBody::Native(f) => f(args),
         }
     }
 
     /// Evaluates the body in the given context (yaql's `with_context`).
     pub fn call_in(&self, ctx: &Context) -> Result<Value, Error> {
         match &self.body {
+            LambdaBody::Native(f) => f(&[]),
             LambdaBody::Expr(node) => self.interp.eval(node, ctx, None),
             LambdaBody::Const(v) => Ok(v.clone()),
             LambdaBody::Function(name) => {
@@ -852,7 +877,7 @@ fn types_ok(
         };
         match arg {
             Some(Arg::Value(v)) if !t.check(v) => return false,
-            Some(Arg::Lazy(node)) if !t.check_node(node) => return false,
+            Some(Arg::Lazy(super::func::LazyExpr(node))) if !t.check_node(node) => return false,
             _ => {}
         }
     }
