@@ -413,4 +413,54 @@ mod tests {
             .unwrap();
         assert_eq!(got, Value::Null);
     }
+
+    #[derive(Debug)]
+    struct Counter;
+
+    impl crate::eval::HostObject for Counter {
+        fn type_name(&self) -> &str {
+            "Counter"
+        }
+        fn property(&self, name: &str) -> Option<Value> {
+            (name == "size").then_some(Value::Int(3))
+        }
+        fn item(&self, key: &Value) -> Option<Value> {
+            key.as_int().map(|i| Value::Int(i * 10))
+        }
+        fn has_methods(&self) -> bool {
+            true
+        }
+        fn call_method(
+            &self,
+            name: &str,
+            args: &[Value],
+            kwargs: &[(Arc<str>, Value)],
+        ) -> Result<Value, crate::eval::Error> {
+            match name {
+                "add" => {
+                    let by = kwargs.iter().find(|(k, _)| &**k == "by").map(|(_, v)| v);
+                    let n = args.first().and_then(Value::as_int).unwrap_or(0);
+                    Ok(Value::Int(n + by.and_then(Value::as_int).unwrap_or(1)))
+                }
+                _ => Err(crate::eval::Error::new(
+                    crate::eval::ErrorKind::AttributeError,
+                    format!("no {name}"),
+                )),
+            }
+        }
+    }
+
+    #[test]
+    fn host_objects_have_attributes_items_and_methods() {
+        let ctx = Context::new(Arc::new(Library::standard(false)))
+            .with("$", Value::Object(Arc::new(Counter)));
+        let run = |e: &str| Engine::standard().compile(e).unwrap().evaluate(&ctx);
+        assert_eq!(run("$.size").unwrap(), Value::Int(3));
+        assert_eq!(run("$[4]").unwrap(), Value::Int(40));
+        assert_eq!(run("$.add(1)").unwrap(), Value::Int(2));
+        assert_eq!(run("$.add(1, by => 5)").unwrap(), Value::Int(6));
+        // Its own methods replace YAQL's: `len` is not one of them.
+        assert_eq!(run("$.len()").unwrap_err().python_name(), "AttributeError");
+        assert_eq!(run("$?.add(2)").unwrap(), Value::Int(3));
+    }
 }

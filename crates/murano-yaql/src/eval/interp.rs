@@ -511,6 +511,30 @@ impl Interp {
                 return self.dot(receiver, right, inner);
             }
         }
+        // A host object with methods of its own (yaql's yaqlized objects):
+        // `obj.name(args)` calls its method.
+        if let (Value::Object(o), Node::Call { name, args, .. }) = (&recv, right) {
+            if o.has_methods() {
+                let mut positional = Vec::new();
+                let mut keywords: Vec<(Arc<str>, Value)> = Vec::new();
+                for a in args.iter() {
+                    match a {
+                        ArgNode::Pos(n) => positional.push(self.eval(n, ctx, None)?),
+                        ArgNode::NoValue => positional.push(Value::Null),
+                        ArgNode::Mapping(_, Some(k), v) => {
+                            keywords.push((k.clone(), self.eval(v, ctx, None)?));
+                        }
+                        ArgNode::Mapping(..) => {
+                            return Err(Error::new(
+                                ErrorKind::MappingTranslation,
+                                "Cannot convert mapping to keyword argument",
+                            ))
+                        }
+                    }
+                }
+                return o.call_method(name, &positional, &keywords);
+            }
+        }
         match right {
             Node::Call { .. } => self.eval(right, ctx, Some(&recv)),
             Node::Keyword(name) => self.property(recv, name, ctx),

@@ -103,6 +103,27 @@ pub trait HostObject: fmt::Debug + Send + Sync {
         let _ = name;
         None
     }
+    /// Whether `obj.name(...)` calls the object's own methods
+    /// ([`HostObject::call_method`]) instead of YAQL functions, as for a
+    /// yaql-yaqlized Python object with `yaqlize_methods`. False by default.
+    fn has_methods(&self) -> bool {
+        false
+    }
+    /// Calls the object's method `name` with evaluated arguments (only when
+    /// [`HostObject::has_methods`]); an unknown name should be an
+    /// `AttributeError`, as yaql raises.
+    fn call_method(
+        &self,
+        name: &str,
+        args: &[Value],
+        kwargs: &[(std::sync::Arc<str>, Value)],
+    ) -> Result<Value, crate::eval::Error> {
+        let _ = (args, kwargs);
+        Err(crate::eval::Error::new(
+            crate::eval::ErrorKind::AttributeError,
+            format!("'{}' object has no attribute '{name}'", self.type_name()),
+        ))
+    }
     /// The item under `key` (`obj[key]`), `None` when the object has no
     /// such item or no items at all (then no `#indexer` overload matches).
     fn item(&self, key: &Value) -> Option<Value> {
