@@ -674,3 +674,46 @@ fn duplicate_zip_entries_are_warnings_and_the_last_one_wins() {
     let (code, out, err) = run(&["check", s(&shop)]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// Item 16: `ui` definition errors name the file, the line and column,
+/// and the field.
+#[test]
+fn ui_definition_errors_name_the_file_and_the_field() {
+    let dir = Scratch::new("uifield");
+    let values = examples().join("ui/shop-values.yaml");
+    let pkg = dir.path("shop");
+    copy_dir(&examples().join("packages/shop"), &pkg);
+    let ui = std::fs::read_to_string(pkg.join("UI/ui.yaml")).unwrap();
+    let line_of = |text: &str, needle: &str| {
+        1 + text
+            .lines()
+            .position(|l| l.trim_start() == needle)
+            .unwrap_or_else(|| panic!("{needle} not in ui.yaml"))
+    };
+    // A keyword an integer field does not take.
+    let bad = ui.replacen("          minValue: 1\n", "          minLength: 1\n", 1);
+    assert_ne!(bad, ui);
+    std::fs::write(pkg.join("UI/ui.yaml"), &bad).unwrap();
+    let (code, _, err) = run(&["ui", s(&pkg), "--values", s(&values)]);
+    assert_eq!(code, 1, "{err}");
+    let line = line_of(&bad, "minLength: 1");
+    assert!(
+        err.contains(&format!("UI/ui.yaml:{line}:11: field \"port\": ")),
+        "{err}"
+    );
+    assert!(
+        err.contains("unexpected keyword argument 'min_length'"),
+        "{err}"
+    );
+    // A regular expression that does not compile.
+    let bad = ui.replacen("'^[A-Z]{3}(,[A-Z]{3})*$'", "'^[A-Z'", 1);
+    assert_ne!(bad, ui);
+    std::fs::write(pkg.join("UI/ui.yaml"), &bad).unwrap();
+    let (code, _, err) = run(&["ui", s(&pkg), "--values", s(&values)]);
+    assert_eq!(code, 1, "{err}");
+    let line = line_of(&bad, "regexpValidator: '^[A-Z'");
+    assert!(
+        err.contains(&format!("UI/ui.yaml:{line}:28: field \"currencies\": ")),
+        "{err}"
+    );
+}
