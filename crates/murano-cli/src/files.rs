@@ -38,7 +38,8 @@ impl Default for ReadLimits {
 }
 
 /// A package read from disk, and what the reader has to say about it
-/// (files skipped or too large: codes M002, M004).
+/// (files skipped or too large, files named twice in an archive: codes
+/// M002, M004, M005).
 pub(crate) struct LoadedPackage {
     pub(crate) files: FileMap,
     pub(crate) notes: Vec<Diagnostic>,
@@ -91,7 +92,7 @@ pub(crate) fn read_package(path: &Path, limits: &ReadLimits) -> Result<LoadedPac
         let mut archive_limits = ArchiveLimits::default();
         archive_limits.max_file_size = limits.max_file_size;
         archive_limits.max_total_size = limits.max_package_size;
-        FileMap::from_zip(&bytes, &archive_limits).map_err(|e| {
+        let (files, report) = FileMap::from_zip_with_report(&bytes, &archive_limits).map_err(|e| {
             let yaml = path
                 .extension()
                 .is_some_and(|x| x.eq_ignore_ascii_case("yaml") || x.eq_ignore_ascii_case("yml"));
@@ -107,7 +108,17 @@ pub(crate) fn read_package(path: &Path, limits: &ReadLimits) -> Result<LoadedPac
                 format!("expected a package folder or .zip: {e}")
             };
             ReadError::Package(Box::new(Diagnostic::new("M001", message)))
-        })?
+        })?;
+        for name in report.duplicates {
+            notes.push(
+                Diagnostic::new(
+                    "M005",
+                    "several archive entries name this file; the last one is used (as Murano does)",
+                )
+                .with_file(name.as_str()),
+            );
+        }
+        files
     };
     Ok(LoadedPackage { files, notes })
 }

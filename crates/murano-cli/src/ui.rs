@@ -232,6 +232,19 @@ fn close_match<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Opti
 
 /// The values file must name forms and fields the definition has: a name
 /// it does not have would be silently dropped.
+/// A definition error as `file:line:column: field "name": error`, with
+/// the position and the field when the error has them.
+fn definition_error(ui_file: &str, e: &murano_ui::Error) -> String {
+    let mut out = ui_file.to_owned();
+    if let Some(at) = e.position() {
+        out.push_str(&format!(":{}:{}", at.line, at.column));
+    }
+    if let Some(field) = e.field() {
+        out.push_str(&format!(": field {field:?}"));
+    }
+    format!("{out}: {e}")
+}
+
 fn check_value_names(values: &Node, definition: &Definition, path: &Path) -> Result<(), Failure> {
     let Some(forms) = values.value.as_map() else {
         return Err(Failure::Usage(format!(
@@ -331,7 +344,7 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                 args.package.display()
             ))
         })?;
-    let definition = Definition::load(&ui).map_err(|e| failed(&format!("{ui_file}: {e}")))?;
+    let definition = Definition::load(&ui).map_err(|e| failed(&definition_error(&ui_file, &e)))?;
     let values = load_yaml(&args.values)?;
     check_value_names(&values, &definition, &args.values)?;
     let cloud = match &args.cloud {

@@ -582,3 +582,138 @@ fn the_prompt_exits_helps_and_keeps_history() {
     let saved = std::fs::read_to_string(&history).unwrap();
     assert_eq!(saved, "1 + 1\n1 / 0\n");
 }
+
+/// Zips `files` (path, content) in this order, then renames in the bytes
+/// each `from` to `to` (same length), since the zip writer refuses to
+/// write a name twice.
+fn zip_with_renames(files: &[(String, Vec<u8>)], renames: &[(&str, &str)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut bytes = Vec::new();
+    {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
+        for (name, data) in files {
+            zip.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(data).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    for (from, to) in renames {
+        assert_eq!(from.len(), to.len());
+        let mut at = 0;
+        while let Some(found) = bytes[at..]
+            .windows(from.len())
+            .position(|w| w == from.as_bytes())
+        {
+            bytes[at + found..at + found + to.len()].copy_from_slice(to.as_bytes());
+            at += found + to.len();
+        }
+    }
+    bytes
+}
+
+/// The files of a package folder, as (relative path, content).
+fn package_files(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            if entry.path().is_dir() {
+                stack.push(entry.path());
+            } else {
+                let rel = entry.path().strip_prefix(root).unwrap().to_owned();
+                let rel = rel.to_str().unwrap().replace('\\', "/");
+                files.push((rel, std::fs::read(entry.path()).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Item 10: a zip naming a file twice is read as Murano extracts it (the
+/// last entry wins) and each such file is a warning, not an unreadable
+/// package.
+#[test]
+fn duplicate_zip_entries_are_warnings_and_the_last_one_wins() {
+    let dir = Scratch::new("zipdupes");
+    let shop = examples().join("packages/shop");
+    let mut files = package_files(&shop);
+    let manifest = files
+        .iter()
+        .position(|(name, _)| name == "manifest.yaml")
+        .unwrap();
+    // A broken manifest first; the real one, last, is the one read.
+    files.insert(
+        manifest,
+        ("./manifest.yaml".to_owned(), b"[broken".to_vec()),
+    );
+    // The same name exactly: `manifest.yamk` is renamed in the bytes.
+    files.insert(0, ("manifest.yamk".to_owned(), b"FullName: [".to_vec()));
+    let zip = dir.write(
+        "shop.zip",
+        zip_with_renames(&files, &[("manifest.yamk", "manifest.yaml")]),
+    );
+    for format in ["text", "json"] {
+        let (code, out, err) = run(&["check", s(&zip), "--format", format]);
+        assert_ne!(code, 2, "{format}: {out}{err}");
+        assert!(out.contains("M005"), "{format}: {out}");
+        assert!(!out.contains("M001"), "{format}: {out}");
+        assert_eq!(out.matches("M005").count(), 1, "{format}: {out}");
+        assert!(out.contains("manifest.yaml"), "{format}: {out}");
+    }
+    let (_, out, _) = run(&["check", s(&zip)]);
+    assert!(out.contains("warning[M005]"), "{out}");
+    // Only the warning: the manifest read is the last, valid one.
+    assert_eq!(
+        out.matches("[M").count() + out.matches("[E").count(),
+        1,
+        "{out}"
+    );
+    // The folder itself is clean.
+    let (code, out, err) = run(&["check", s(&shop)]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Item 16: `ui` definition errors name the file, the line and column,
+/// and the field.
+#[test]
+fn ui_definition_errors_name_the_file_and_the_field() {
+    let dir = Scratch::new("uifield");
+    let values = examples().join("ui/shop-values.yaml");
+    let pkg = dir.path("shop");
+    copy_dir(&examples().join("packages/shop"), &pkg);
+    let ui = std::fs::read_to_string(pkg.join("UI/ui.yaml")).unwrap();
+    let line_of = |text: &str, needle: &str| {
+        1 + text
+            .lines()
+            .position(|l| l.trim_start() == needle)
+            .unwrap_or_else(|| panic!("{needle} not in ui.yaml"))
+    };
+    // A keyword an integer field does not take.
+    let bad = ui.replacen("          minValue: 1\n", "          minLength: 1\n", 1);
+    assert_ne!(bad, ui);
+    std::fs::write(pkg.join("UI/ui.yaml"), &bad).unwrap();
+    let (code, _, err) = run(&["ui", s(&pkg), "--values", s(&values)]);
+    assert_eq!(code, 1, "{err}");
+    let line = line_of(&bad, "minLength: 1");
+    assert!(
+        err.contains(&format!("UI/ui.yaml:{line}:11: field \"port\": ")),
+        "{err}"
+    );
+    assert!(
+        err.contains("unexpected keyword argument 'min_length'"),
+        "{err}"
+    );
+    // A regular expression that does not compile.
+    let bad = ui.replacen("'^[A-Z]{3}(,[A-Z]{3})*$'", "'^[A-Z'", 1);
+    assert_ne!(bad, ui);
+    std::fs::write(pkg.join("UI/ui.yaml"), &bad).unwrap();
+    let (code, _, err) = run(&["ui", s(&pkg), "--values", s(&values)]);
+    assert_eq!(code, 1, "{err}");
+    let line = line_of(&bad, "regexpValidator: '^[A-Z'");
+    assert!(
+        err.contains(&format!("UI/ui.yaml:{line}:28: field \"currencies\": ")),
+        "{err}"
+    );
+}

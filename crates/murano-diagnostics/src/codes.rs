@@ -20,7 +20,7 @@ pub enum Layer {
     /// Object models (`murano_dsl::object_model`, `OM1xx`–`OM3xx`).
     ObjectModel,
     /// The tool that reads packages from disk or archives (the `murano`
-    /// command line, `M001`–`M004`), not `murano_packages::check`: the
+    /// command line, `M001`–`M005`), not `murano_packages::check`: the
     /// package could not be read whole.
     Reader,
 }
@@ -275,6 +275,12 @@ pub const CODES: &[CodeInfo] = &[
         Warning,
         Reader,
         "a symbolic link in the package folder was skipped",
+    ),
+    c(
+        "M005",
+        Warning,
+        Reader,
+        "several entries of the archive name the same file; the last one is read",
     ),
     c("M100", Error, Model, "a class document is not a mapping"),
     c(

@@ -2,10 +2,14 @@
 //!
 //! An uploaded archive is hostile until proven otherwise: entries that
 //! would land outside the package root (`..`, absolute paths, drive
-//! letters, backslashes), symbolic links, duplicate names, too many
-//! entries, and entries or totals larger than the limits are refused.
-//! Sizes are measured while inflating, never taken from the archive's own
-//! headers, so a compression bomb stops at the limit.
+//! letters, backslashes), symbolic links, too many entries, and entries or
+//! totals larger than the limits are refused. Sizes are measured while
+//! inflating, never taken from the archive's own headers, so a compression
+//! bomb stops at the limit.
+//!
+//! Two entries naming the same file are read the way Murano reads them
+//! (Python's `zipfile.extractall` writes every entry in archive order, so
+//! the last one wins) and reported in an [`ArchiveReport`].
 
 use std::io::Read;
 
@@ -46,9 +50,6 @@ pub enum ArchiveError {
     /// A symbolic link.
     #[error("entry {0:?} is a symbolic link")]
     Symlink(String),
-    /// Two entries with the same path.
-    #[error("entry {0:?} appears twice")]
-    Duplicate(String),
     /// More entries than allowed.
     #[error("more than {0} entries")]
     TooManyEntries(usize),
@@ -71,6 +72,48 @@ pub enum ArchiveError {
         /// Why.
         reason: String,
     },
+}
+
+/// What reading an archive noticed without refusing it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ArchiveReport {
+    /// Files that more than one entry names (the path within the package,
+    /// once `.` parts are dropped), in archive order, each once; the last
+    /// entry of each was kept.
+    pub duplicates: Vec<String>,
+}
+
+/// The raw names of the central directory's entries, in order, at most
+/// `limit + 1` of them (enough to tell that there are too many). The zip
+/// reader keeps one entry per name, so entries that repeat a name exactly
+/// are only visible here.
+fn central_names(bytes: &[u8], start: u64, limit: usize) -> Vec<&[u8]> {
+    const SIGNATURE: &[u8] = b"PK\x01\x02";
+    const FIXED: usize = 46;
+    let field =
+        |header: &[u8], at: usize| usize::from(u16::from_le_bytes([header[at], header[at + 1]]));
+    let mut names = Vec::new();
+    let Ok(mut pos) = usize::try_from(start) else {
+        return names;
+    };
+    while names.len() <= limit {
+        let Some(header) = pos.checked_add(FIXED).and_then(|end| bytes.get(pos..end)) else {
+            break;
+        };
+        if &header[..4] != SIGNATURE {
+            break;
+        }
+        let (name_len, extra_len, comment_len) =
+            (field(header, 28), field(header, 30), field(header, 32));
+        let name_start = pos + FIXED;
+        let Some(name) = bytes.get(name_start..name_start + name_len) else {
+            break;
+        };
+        names.push(name);
+        pos = name_start + name_len + extra_len + comment_len;
+    }
+    names
 }
 
 fn safe_name(raw: &str) -> Result<String, ArchiveError> {
@@ -117,14 +160,67 @@ impl FileMap {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_zip(bytes: &[u8], limits: &ArchiveLimits) -> Result<FileMap, ArchiveError> {
+        FileMap::from_zip_with_report(bytes, limits).map(|(files, _)| files)
+    }
+
+    /// [`FileMap::from_zip`], with what was noticed on the way: files that
+    /// several entries name (the last entry in the archive wins, as when
+    /// Murano extracts the archive with Python's `zipfile`).
+    ///
+    /// ```
+    /// use std::io::Write;
+    /// use murano_packages::archive::ArchiveLimits;
+    /// use murano_packages::source::{FileMap, PackageSource};
+    ///
+    /// let mut bytes = Vec::new();
+    /// {
+    ///     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
+    ///     let options = zip::write::SimpleFileOptions::default();
+    ///     zip.start_file("manifest.yaml", options)?;
+    ///     zip.write_all(b"FullName: a.b\n")?;
+    ///     zip.start_file("./manifest.yaml", options)?;
+    ///     zip.write_all(b"FullName: c.d\n")?;
+    ///     zip.finish()?;
+    /// }
+    /// let (files, report) = FileMap::from_zip_with_report(&bytes, &ArchiveLimits::default())?;
+    /// assert_eq!(files.read("manifest.yaml"), Some(&b"FullName: c.d\n"[..]));
+    /// assert_eq!(report.duplicates, ["manifest.yaml"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_zip_with_report(
+        bytes: &[u8],
+        limits: &ArchiveLimits,
+    ) -> Result<(FileMap, ArchiveReport), ArchiveError> {
         let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
             .map_err(|e| ArchiveError::NotZip(e.to_string()))?;
-        if archive.len() > limits.max_entries {
+        let raw_names = central_names(bytes, archive.central_directory_start(), limits.max_entries);
+        if archive.len() > limits.max_entries || raw_names.len() > limits.max_entries {
             return Err(ArchiveError::TooManyEntries(limits.max_entries));
         }
-        let mut files = FileMap::new();
-        let mut total: u64 = 0;
+        let mut name_counts: std::collections::HashMap<&[u8], usize> =
+            std::collections::HashMap::new();
+        for name in &raw_names {
+            *name_counts.entry(name).or_default() += 1;
+        }
+        // The reader keeps, for a name given more than once, the last
+        // entry; visiting the entries in the order of the central directory
+        // makes the last entry win for names that only match once
+        // normalized (`a`, `./a`) too.
+        let mut order = Vec::with_capacity(archive.len());
         for index in 0..archive.len() {
+            let entry = archive
+                .by_index_raw(index)
+                .map_err(|e| ArchiveError::Damaged {
+                    name: format!("#{index}"),
+                    reason: e.to_string(),
+                })?;
+            order.push((entry.central_header_start(), index));
+        }
+        order.sort_unstable();
+        let mut files = FileMap::new();
+        let mut report = ArchiveReport::default();
+        let mut total: u64 = 0;
+        for (_, index) in order {
             let mut entry = archive.by_index(index).map_err(|e| ArchiveError::Damaged {
                 name: format!("#{index}"),
                 reason: e.to_string(),
@@ -143,8 +239,10 @@ impl FileMap {
                     .map_err(|_| ArchiveError::UnsafePath(raw.clone()))?;
                 continue;
             }
-            if crate::source::PackageSource::read(&files, &name).is_some() {
-                return Err(ArchiveError::Duplicate(raw));
+            let repeated = name_counts.get(entry.name_raw()).is_some_and(|&n| n > 1)
+                || crate::source::PackageSource::read(&files, &name).is_some();
+            if repeated && !report.duplicates.contains(&name) {
+                report.duplicates.push(name.clone());
             }
             let mut content = Vec::new();
             let read = (&mut entry)
@@ -168,7 +266,7 @@ impl FileMap {
                 .insert(&name, content)
                 .map_err(|_| ArchiveError::UnsafePath(raw.clone()))?;
         }
-        Ok(files)
+        Ok((files, report))
     }
 }
 
@@ -226,13 +324,58 @@ mod tests {
         assert!(matches!(err, ArchiveError::Symlink(_)), "{err}");
     }
 
+    /// An archive whose entries all repeat names exactly: written under
+    /// distinct names of the same length, then renamed in the bytes (the
+    /// zip writer refuses a name twice).
+    fn archive_renamed(entries: &[(&str, &[u8])], renames: &[(&str, &str)]) -> Vec<u8> {
+        let mut bytes = archive(entries, SimpleFileOptions::default());
+        for (from, to) in renames {
+            assert_eq!(from.len(), to.len());
+            let mut at = 0;
+            while let Some(found) = bytes[at..]
+                .windows(from.len())
+                .position(|w| w == from.as_bytes())
+            {
+                let start = at + found;
+                bytes[start..start + to.len()].copy_from_slice(to.as_bytes());
+                at = start + to.len();
+            }
+        }
+        bytes
+    }
+
     #[test]
-    fn refuses_duplicates_and_too_many_entries() {
+    fn duplicate_names_are_read_last_wins_and_reported() {
+        // Exactly the same name (the zip reader itself keeps one entry).
+        let bytes = archive_renamed(
+            &[("m.yaml", b"first"), ("k", b"other"), ("n.yaml", b"second")],
+            &[("n.yaml", "m.yaml")],
+        );
+        let (files, report) =
+            FileMap::from_zip_with_report(&bytes, &ArchiveLimits::default()).unwrap();
+        assert_eq!(files.read("m.yaml"), Some(&b"second"[..]));
+        assert_eq!(files.read("k"), Some(&b"other"[..]));
+        assert_eq!(report.duplicates, ["m.yaml"]);
+        // The same file once normalized; the last in the archive wins.
         let bytes = archive(&[("a", b"1"), ("./a", b"2")], SimpleFileOptions::default());
-        assert!(matches!(
-            FileMap::from_zip(&bytes, &ArchiveLimits::default()),
-            Err(ArchiveError::Duplicate(_))
-        ));
+        let (files, report) =
+            FileMap::from_zip_with_report(&bytes, &ArchiveLimits::default()).unwrap();
+        assert_eq!(files.read("a"), Some(&b"2"[..]));
+        assert_eq!(report.duplicates, ["a"]);
+        // Both at once: `a`, `./a`, `a` again; the third one wins.
+        let bytes = archive_renamed(&[("a", b"1"), ("./a", b"2"), ("b", b"3")], &[("b", "a")]);
+        let (files, report) =
+            FileMap::from_zip_with_report(&bytes, &ArchiveLimits::default()).unwrap();
+        assert_eq!(files.read("a"), Some(&b"3"[..]));
+        assert_eq!(report.duplicates, ["a"]);
+        // No duplicates, nothing reported.
+        let bytes = archive(&[("a", b"1"), ("b", b"2")], SimpleFileOptions::default());
+        let (_, report) = FileMap::from_zip_with_report(&bytes, &ArchiveLimits::default()).unwrap();
+        assert_eq!(report, ArchiveReport::default());
+    }
+
+    #[test]
+    fn refuses_too_many_entries_counting_repeated_names() {
         let bytes = archive(
             &[("a", b"1"), ("b", b"2"), ("c", b"3")],
             SimpleFileOptions::default(),
@@ -241,6 +384,15 @@ mod tests {
             max_entries: 2,
             ..ArchiveLimits::default()
         };
+        assert_eq!(
+            FileMap::from_zip(&bytes, &limits),
+            Err(ArchiveError::TooManyEntries(2))
+        );
+        // Three entries, one name: still three entries.
+        let bytes = archive_renamed(
+            &[("a", b"1"), ("b", b"2"), ("c", b"3")],
+            &[("b", "a"), ("c", "a")],
+        );
         assert_eq!(
             FileMap::from_zip(&bytes, &limits),
             Err(ArchiveError::TooManyEntries(2))

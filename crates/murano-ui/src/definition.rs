@@ -394,7 +394,20 @@ fn def_err(exception: ErrorClass, message: impl Into<String>) -> Error {
         exception,
         message: message.into(),
         position: None,
+        field: None,
     }
+}
+
+/// The error, when it is a definition error, as one about the field that
+/// `spec` defines (named by its `name`, when it has one), found within
+/// `spec` when it has no closer position.
+fn in_field(mut e: Error, spec: &Node) -> Error {
+    if let Error::Definition { field, .. } = &mut e {
+        if field.is_none() {
+            *field = spec.value.get("name").map(|n| n.value.python_str());
+        }
+    }
+    at(e, Some(spec.start))
 }
 
 /// A definition error found at `node`.
@@ -673,7 +686,7 @@ fn parse_form(item: &Node, index: usize) -> Result<FormDef, Error> {
     match &fields_node.value {
         Y::Seq(items) => {
             for spec in items {
-                let field = parse_field(spec)?;
+                let field = parse_field(spec).map_err(|e| in_field(e, spec))?;
                 let clone = (field.kind == FieldKind::Password && field.confirm_input).then(|| {
                     let mut c = field.clone();
                     c.name = format!("{}-clone", field.name);

@@ -91,6 +91,9 @@ pub enum Error {
         /// Where in the definition's text (line and column from 1), when
         /// the failure belongs to one node.
         position: Option<Position>,
+        /// The name of the field the failure is about, when it is about
+        /// one (not part of the message, which is the dashboard's).
+        field: Option<String>,
     },
     /// The dashboard raised while cleaning a step.
     #[error("validation: {message}")]
@@ -164,6 +167,25 @@ impl Error {
     pub fn position(&self) -> Option<Position> {
         match self {
             Error::Definition { position, .. } => *position,
+            _ => None,
+        }
+    }
+
+    /// The name of the field a definition error is about, when it is about
+    /// one.
+    ///
+    /// ```
+    /// let err = murano_ui::definition::Definition::load(b"Version: 2.4\n\
+    /// Forms:\n  - step:\n      fields:\n        - name: size\n          \
+    /// type: integer\n          minLength: 1\nApplication: {}\n").unwrap_err();
+    /// assert_eq!(err.field(), Some("size"));
+    /// assert_eq!(err.position().map(|at| at.line), Some(7));
+    /// // The message is the dashboard's, without the field's name.
+    /// assert!(!err.to_string().contains("size"));
+    /// ```
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::Definition { field, .. } => field.as_deref(),
             _ => None,
         }
     }
@@ -241,6 +263,45 @@ mod tests {
         let e = load_err("");
         assert_eq!(e.class(), Some(ErrorClass::AttributeError));
         assert_eq!(e.position(), None);
+    }
+
+    #[test]
+    fn field_errors_name_the_field() {
+        let form = |fields: &str| {
+            format!("Version: 2.4\nApplication: {{}}\nForms:\n  - step1:\n      fields:\n{fields}")
+        };
+        // A missing type: the field is named, the message is unchanged.
+        let e = load_err(&form("        - name: x\n"));
+        assert_eq!(e.field(), Some("x"));
+        assert_eq!(e.to_string(), "definition: KeyError: 'type'");
+        // Errors deeper in the field: an attribute, choices, a regex.
+        let e = load_err(&form(
+            "        - {name: a, type: string}\n        - name: n\n          type: integer\n          maxLength: 3\n",
+        ));
+        assert_eq!(e.field(), Some("n"));
+        assert_eq!(e.position().map(|at| (at.line, at.column)), Some((9, 11)));
+        let e = load_err(&form(
+            "        - name: c\n          type: choice\n          choices: 3\n",
+        ));
+        assert_eq!(
+            (e.field(), e.class()),
+            (Some("c"), Some(ErrorClass::ValueError))
+        );
+        let e = load_err(&form(
+            "        - name: r\n          type: string\n          regexpValidator: '['\n",
+        ));
+        assert_eq!(
+            (e.field(), e.class()),
+            (Some("r"), Some(ErrorClass::RegexError))
+        );
+        // A field without a name, and errors about no field.
+        assert_eq!(load_err(&form("        - type: string\n")).field(), None);
+        assert_eq!(load_err(&form("        - 3\n")).field(), None);
+        assert_eq!(
+            load_err("Version: 2.4\nForms: {}\nApplication: {}\n").field(),
+            None
+        );
+        assert_eq!(load_err("Version: 3.0\nApplication: {}\n").field(), None);
     }
 
     #[test]
