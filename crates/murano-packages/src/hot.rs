@@ -97,7 +97,7 @@ fn get<'a>(node: &'a Node, key: &str) -> Option<&'a Node> {
 
 /// Python's `str.title()`.
 fn title(text: &str) -> String {
-    crate::pytitle::py_title(text)
+    murano_yaml::py_text::title(text)
 }
 
 impl<S: PackageSource> HotPackage<S> {

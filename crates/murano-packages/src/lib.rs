@@ -28,13 +28,13 @@ pub mod format;
 mod hot;
 mod murano_pl;
 mod package;
-mod pytitle;
 mod registry;
 pub mod source;
 
 pub use error::PackageError;
 pub use hot::HotPackage;
 pub use murano_pl::MuranoPlPackage;
+/// Python's `str.title()` ([`murano_yaml::py_text::title`]), re-exported.
+pub use murano_yaml::py_text::title as py_title;
 pub use package::{read_manifest, ClassSource, Package, PackageBase, PackageType};
-pub use pytitle::py_title;
 pub use registry::{DynSource, PluginFactory, PluginRegistry};

@@ -1,7 +1,7 @@
 //! The few Python character classes that Murano's version and format code
 //! depends on: `\d` (Unicode decimal digits, category Nd), `str.isdigit()`,
-//! `\s` / `str.isspace()` / `str.strip()`, plus `repr()` of a string for
-//! error messages.
+//! `\s` / `str.isspace()` / `str.strip()`, `str.title()`, plus `repr()` of
+//! a string for error messages.
 //!
 //! The tables are those of Python 3.11 (Unicode 14.0.0), the Python the
 //! oracle ran under.
@@ -15,6 +15,10 @@
 //! assert_eq!(py_text::strip("\u{3000} Heat.HOT\u{1f}"), "Heat.HOT");
 //! assert_eq!(py_text::repr("it's"), "\"it's\"");
 //! ```
+
+mod title;
+
+pub use title::title;
 
 /// Characters for which `str.isdigit()` holds although they are not
 /// decimal digits (superscripts, circled digits, ...), as inclusive ranges.

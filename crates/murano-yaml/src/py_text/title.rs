@@ -2,12 +2,12 @@
 //! as `ﬁ` become `Fi`, `ß` becomes `Ss`, digraphs such as `ǆ` their title
 //! form `ǅ`), full lowercase mappings after a cased character, and the
 //! final-sigma rule of Python's lowercasing. The Unicode data is generated
-//! by `tools/gen_pytitle.py` from Python's own database
-//! (`pytitle_tables.rs`).
+//! by `tools/gen_py_title.py` (in this crate) from Python's own database
+//! (`title_tables.rs`).
 
 #[rustfmt::skip]
 mod tables {
-    include!("pytitle_tables.rs");
+    include!("title_tables.rs");
 }
 
 fn mapping(table: &'static [(u32, &'static str)], c: char) -> Option<&'static str> {
@@ -50,10 +50,10 @@ fn final_sigma(chars: &[char], i: usize) -> bool {
 /// Python's `str.title()`.
 ///
 /// ```
-/// # use murano_packages::py_title;
-/// assert_eq!(py_title("ﬁle ǆ straße ΑΣ"), "File ǅ Straße Ας");
+/// use murano_yaml::py_text::title;
+/// assert_eq!(title("ﬁle ǆ straße ΑΣ"), "File ǅ Straße Ας");
 /// ```
-pub fn py_title(text: &str) -> String {
+pub fn title(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut previous_cased = false;
@@ -118,7 +118,7 @@ mod tests {
             ("", ""),
         ];
         for (input, want) in cases {
-            assert_eq!(py_title(input), want, "{input:?}");
+            assert_eq!(title(input), want, "{input:?}");
         }
     }
 }
