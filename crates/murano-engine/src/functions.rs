@@ -55,7 +55,7 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     }
     lib.register(
         FunctionDef::native("base64encode", "value", |call| {
-            Ok(Value::str(&crate::base64::encode(
+            Ok(Value::str(&murano_dsl::yaml::base64::encode(
                 call.string(0)?.as_bytes(),
             )))
         })
@@ -63,8 +63,11 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
     lib.register(
         FunctionDef::native("base64decode", "value", |call| {
-            let bytes = crate::base64::decode(call.string(0)?).ok_or_else(|| {
-                crate::engine::host_exception("Error", "binascii", "Incorrect padding")
+            let bytes = murano_dsl::yaml::base64::decode(call.string(0)?).map_err(|e| match e {
+                murano_dsl::yaml::base64::DecodeError::NotAscii => {
+                    crate::engine::host_exception("ValueError", "builtins", &e.to_string())
+                }
+                _ => crate::engine::host_exception("Error", "binascii", &e.to_string()),
             })?;
             let text = String::from_utf8(bytes).map_err(|_| {
                 crate::engine::host_exception(

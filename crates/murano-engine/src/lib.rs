@@ -111,7 +111,6 @@
 
 #![forbid(unsafe_code)]
 
-mod base64;
 pub mod classes;
 mod engine;
 pub mod error;

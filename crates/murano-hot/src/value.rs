@@ -254,7 +254,7 @@ impl Value {
                 }
             }
             Value::Str(s) => J::String(s.clone()),
-            Value::Bytes(b) => tagged("$bytes", &base64(b)),
+            Value::Bytes(b) => tagged("$bytes", &murano_yaml::base64::encode(b)),
             Value::List(items) => J::Array(items.iter().map(Value::to_json).collect()),
             Value::Map(entries) => {
                 if entries.iter().all(|(k, _)| matches!(k, Value::Str(_))) {
@@ -333,27 +333,6 @@ fn tagged(tag: &str, text: &str) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
-fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// Python's `json.dumps` of a float.
 pub(crate) fn json_float(x: f64) -> String {
     if x.is_nan() {
@@ -407,6 +386,6 @@ mod tests {
         assert_eq!(v.py_str(), "{'a': [1, 2.0, None, True]}");
         assert_eq!(v.json_dumps().unwrap(), "{\"a\": [1, 2.0, null, true]}");
         assert_eq!(Value::Str("é".into()).json_dumps().unwrap(), "\"\\u00e9\"");
-        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(murano_yaml::base64::encode(b"ab"), "YWI=");
     }
 }

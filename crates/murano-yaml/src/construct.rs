@@ -768,57 +768,17 @@ fn days_in_month(year: u16, month: u8) -> u8 {
     }
 }
 
-/// Python's lenient `base64.decodebytes`: characters outside the alphabet
-/// are skipped; bad padding fails.
+/// Python's lenient `base64.decodebytes` ([`crate::base64::decode`]).
 fn construct_binary(text: &str, mark: Mark) -> KResult<Vec<u8>> {
-    if !text.is_ascii() {
-        return Err(constructor_error(
-            None,
-            "failed to convert base64 data into ascii".into(),
-            mark,
-        ));
-    }
-    let mut bits: u32 = 0;
-    let mut count = 0;
-    let mut out = Vec::new();
-    let mut padding = 0;
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => {
-                padding += 1;
-                continue;
+    crate::base64::decode(text).map_err(|e| {
+        let message = match e {
+            crate::base64::DecodeError::NotAscii => {
+                "failed to convert base64 data into ascii".into()
             }
-            _ => continue,
+            _ => format!("failed to decode base64 data: {e}"),
         };
-        if padding > 0 {
-            break;
-        }
-        bits = (bits << 6) | u32::from(v);
-        count += 1;
-        if count == 4 {
-            out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]);
-            bits = 0;
-            count = 0;
-        }
-    }
-    match count {
-        0 => {}
-        2 if padding >= 2 => out.push((bits >> 4) as u8),
-        3 if padding >= 1 => out.extend_from_slice(&[(bits >> 10) as u8, (bits >> 2) as u8]),
-        _ => {
-            return Err(constructor_error(
-                None,
-                "failed to decode base64 data: Incorrect padding".into(),
-                mark,
-            ))
-        }
-    }
-    Ok(out)
+        constructor_error(None, message, mark)
+    })
 }
 
 /// Just enough unbounded unsigned arithmetic for YAML integers: base

@@ -49,6 +49,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod base64;
 mod compose;
 mod construct;
 pub mod convert;

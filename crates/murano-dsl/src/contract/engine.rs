@@ -15,14 +15,16 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     lib.push_layer();
     lib.register(
         FunctionDef::native("base64encode", "value", |c| {
-            Ok(Value::from(base64_encode(c.string(0)?.as_bytes())))
+            Ok(Value::from(murano_yaml::base64::encode(
+                c.string(0)?.as_bytes(),
+            )))
         })
         .extension(),
     );
     lib.register(
         FunctionDef::native("base64decode", "value", |c| {
-            let bytes = base64_decode(c.string(0)?)
-                .ok_or_else(|| Error::new(ErrorKind::ValueError, "Incorrect padding"))?;
+            let bytes = murano_yaml::base64::decode(c.string(0)?)
+                .map_err(|e| Error::new(ErrorKind::ValueError, e.to_string()))?;
             String::from_utf8(bytes).map(Value::from).map_err(|_| {
                 Error::new(
                     ErrorKind::ValueError,
@@ -85,62 +87,6 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     }
 }
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-fn base64_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// Python's lenient `base64.b64decode`: characters outside the alphabet
-/// are dropped; `None` for bad padding.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u32;
-    let mut n = 0;
-    let mut out = Vec::new();
-    let mut symbols = 0usize;
-    let mut pad = 0usize;
-    for ch in text.bytes() {
-        if ch == b'=' {
-            pad += 1;
-            continue;
-        }
-        let Some(v) = ALPHABET.iter().position(|&a| a == ch) else {
-            continue;
-        };
-        if pad > 0 {
-            return None;
-        }
-        symbols += 1;
-        bits = (bits << 6) | v as u32;
-        n += 6;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-            bits &= (1 << n) - 1;
-        }
-    }
-    if (symbols + pad) % 4 != 0 || symbols % 4 == 1 {
-        return None;
-    }
-    Some(out)
-}
-
 static COUNTER: AtomicU32 = AtomicU32::new(1);
 
 fn base36(mut x: u64) -> String {
@@ -187,17 +133,6 @@ fn random_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_round_trips() {
-        for s in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "ünï"] {
-            let e = base64_encode(s.as_bytes());
-            assert_eq!(base64_decode(&e).as_deref(), Some(s.as_bytes()));
-        }
-        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64_encode(b"fo"), "Zm8=");
-        assert_eq!(base64_decode("Zm8"), None);
-    }
 
     #[test]
     fn random_names_have_murano_shape() {
