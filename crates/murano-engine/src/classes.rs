@@ -71,6 +71,19 @@ impl ClassSetBuilder {
         Ok(())
     }
 
+    /// Adds to a package the classes the engine itself implements, as
+    /// Murano registers its Python classes into `io.murano`:
+    /// `io.murano.system.GC` (static `collect()`, `isDestroyed(object)`,
+    /// `isDoomed(object)`, `subscribeDestruction(publisher, subscriber,
+    /// handler)`, `unsubscribeDestruction(...)`).
+    pub fn add_system_classes(&mut self, package: PackageId) -> Result<(), EngineError> {
+        let path = crate::gc::GC_CLASS_NAME;
+        for class in ClassSetBuilder::parse_file(crate::gc::GC_CLASS.as_bytes(), path)? {
+            self.add_class(package, path, class)?;
+        }
+        Ok(())
+    }
+
     /// Links the classes.
     pub fn build(self) -> ClassSet {
         let registry = self.builder.build();

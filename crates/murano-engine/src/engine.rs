@@ -50,6 +50,9 @@ pub(crate) struct Frame {
     /// Property writes are unrestricted (`.init`: Murano's
     /// `CTX_ALLOW_PROPERTY_WRITES`).
     pub(crate) allow_writes: bool,
+    /// The contexts of the expressions this frame is evaluating (its
+    /// local variables, kept alive while it runs: roots of `GC.collect`).
+    pub(crate) locals: Vec<Context>,
 }
 
 #[derive(Default)]
@@ -84,6 +87,9 @@ pub(crate) struct State {
     pub(crate) root: Option<Arc<Obj>>,
     pub(crate) attributes: Vec<(String, String, String, Value)>,
     pub(crate) class_configs: HashMap<String, Dict>,
+    /// Objects sentenced by the collection under way (Murano's
+    /// `_pending_destruction`, what `GC.isDoomed` asks about).
+    pub(crate) doomed: HashSet<String>,
 }
 
 /// The shared core behind an [`Engine`].
@@ -318,6 +324,8 @@ impl Engine {
 
 /// An object a model dict defines.
 struct ObjDef {
+    /// The header's `dependencies` (destruction subscriptions).
+    dependencies: Value,
     class: ClassId,
     id: Option<String>,
     name: Value,
@@ -625,6 +633,7 @@ impl Core {
             private: Mutex::new(IndexMap::new()),
             destroyed: AtomicBool::new(false),
             initialized: AtomicBool::new(false),
+            dependencies: Mutex::new(Vec::new()),
             name,
             metadata,
             core: self.self_ref.clone(),
@@ -686,6 +695,7 @@ impl Core {
         // Pass 1: create every object of the tree, so references resolve.
         let mut created = Vec::new();
         let root = self.precreate(
+            true,
             model,
             owner.map(|o| o.id.clone()),
             default_class,
@@ -696,11 +706,17 @@ impl Core {
         match root {
             Some((obj, params)) => {
                 self.initialize(&obj, &params)?;
-                for (o, m) in created {
+                for (o, m) in &created {
                     if !o.initialized.load(Ordering::Relaxed) {
-                        self.initialize(&o, &m)?;
+                        self.initialize(o, m)?;
                     }
                 }
+                // Murano loads into a temporary store and copies the
+                // objects into the main one when the load ends, so the
+                // store lists objects by the end of their load (objects a
+                // nested `new()` made come before the outer load's): the
+                // order garbage is destroyed in.
+                self.mark_loaded(created.iter().map(|(o, _)| o));
                 Ok(Value::Object(obj))
             }
             None => Err(EngineError::dsl(
@@ -749,6 +765,7 @@ impl Core {
             let mut props = (**d).clone();
             props.shift_remove(&Value::str("?"));
             return Ok(Some(ObjDef {
+                dependencies: get(h, "dependencies"),
                 class,
                 id: id_of(get(h, "id")),
                 name: get(h, "name"),
@@ -759,6 +776,7 @@ impl Core {
         for (k, v) in d.iter() {
             if let Some(t) = self.type_of_value(k) {
                 return Ok(Some(ObjDef {
+                    dependencies: Value::Null,
                     class: t.class,
                     id: id_of(get(d, "id")),
                     name: get(d, "name"),
@@ -771,6 +789,7 @@ impl Core {
             }
         }
         Ok(default_class.map(|class| ObjDef {
+            dependencies: Value::Null,
             class,
             id: None,
             name: Value::Null,
@@ -779,8 +798,13 @@ impl Core {
         }))
     }
 
+    /// `top`: the root of the load. A nested object without an id is not
+    /// created here (nothing can name it): its property's contract loads
+    /// it during initialisation, as Murano's first pass makes only a
+    /// temporary object of it that never joins the store.
     fn precreate(
         &self,
+        top: bool,
         model: &Value,
         owner: Option<String>,
         default_class: Option<ClassId>,
@@ -794,10 +818,18 @@ impl Core {
                         if k.as_str() == Some("?") {
                             continue;
                         }
-                        self.precreate(v, owner.clone(), None, keep_ids, created)?;
+                        self.precreate(false, v, owner.clone(), None, keep_ids, created)?;
                     }
                     return Ok(None);
                 };
+                if !top && def.id.is_none() {
+                    if let Value::Dict(props) = &def.props {
+                        for (_, v) in props.iter() {
+                            self.precreate(false, v, owner.clone(), None, keep_ids, created)?;
+                        }
+                    }
+                    return Ok(None);
+                }
                 let existing = def.id.as_ref().and_then(|id| self.lookup_id(id));
                 let obj = match existing {
                     Some(o) => o,
@@ -805,6 +837,7 @@ impl Core {
                         let model_id = def.id.clone();
                         let id = if keep_ids { def.id } else { None };
                         let o = self.create_object(def.class, id, owner, def.name, def.metadata)?;
+                        crate::gc::load_dependencies(self, &o, &def.dependencies)?;
                         if let (false, Some(mid)) = (keep_ids, model_id) {
                             if let Some(scope) = lock(&self.state).aliases.last_mut() {
                                 scope.insert(mid, o.clone());
@@ -816,18 +849,32 @@ impl Core {
                 };
                 if let Value::Dict(props) = &def.props {
                     for (_, v) in props.iter() {
-                        self.precreate(v, Some(obj.id.clone()), None, keep_ids, created)?;
+                        self.precreate(false, v, Some(obj.id.clone()), None, keep_ids, created)?;
                     }
                 }
                 Ok(Some((obj, def.props)))
             }
             Value::List(items) | Value::Tuple(items) => {
                 for v in items.iter() {
-                    self.precreate(v, owner.clone(), None, keep_ids, created)?;
+                    self.precreate(false, v, owner.clone(), None, keep_ids, created)?;
                 }
                 Ok(None)
             }
             _ => Ok(None),
+        }
+    }
+
+    /// Moves objects whose load just ended to the end of the store, in
+    /// order: Murano loads into a temporary store and copies the objects
+    /// into the main one when the load ends, so its store lists objects
+    /// by the end of their load (objects a nested `new()` made come
+    /// before the outer load's). Garbage is destroyed in that order.
+    pub(crate) fn mark_loaded<'a>(&self, objects: impl Iterator<Item = &'a Arc<Obj>>) {
+        let mut st = lock(&self.state);
+        for o in objects {
+            if let Some(x) = st.objects.shift_remove(&o.id) {
+                st.objects.insert(o.id.clone(), x);
+            }
         }
     }
 
@@ -1006,7 +1053,7 @@ impl Core {
     }
 
     /// Runs method `name` declared by `class` itself (no resolution).
-    fn run_declared(
+    pub(crate) fn run_declared(
         &self,
         this: Option<&Arc<Obj>>,
         class: ClassId,
@@ -1410,12 +1457,25 @@ impl Core {
             this: this.cloned(),
             at: method.start,
             allow_writes: method.name == ".init",
+            locals: Vec::new(),
         });
         let native = self
             .natives
             .get(&(classes.name(class).to_owned(), method.name.clone()))
             .cloned();
+        // The engine's own class (added by `add_system_classes`, whose
+        // file is its name), not a host's class of the same name.
+        let builtin = classes.name(class) == crate::gc::GC_CLASS_NAME
+            && classes.file(class) == Some(crate::gc::GC_CLASS_NAME);
         let result = match native {
+            _ if builtin => {
+                let args: Vec<(String, Value)> = method
+                    .arguments
+                    .iter()
+                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+                    .collect();
+                crate::gc::call(self, &method.name, &args)
+            }
             Some(body) => {
                 let receiver = match this {
                     Some(o) => Some(Value::Object(o.clone())),
@@ -1554,82 +1614,10 @@ impl Core {
 
     // ----- destruction ---------------------------------------------------
 
-    fn reachable(&self) -> HashSet<String> {
-        let mut seen = HashSet::new();
-        let root = lock(&self.state).root.clone();
-        let mut todo: Vec<Value> = root.map(|r| vec![Value::Object(r)]).unwrap_or_default();
-        let mut steps = 0usize;
-        while let Some(v) = todo.pop() {
-            steps += 1;
-            if steps > 10_000_000 {
-                break;
-            }
-            match &v {
-                Value::Object(_) => {
-                    if let Some(o) = self.obj_of(&v) {
-                        if seen.insert(o.id.clone()) {
-                            todo.extend(lock(&o.props).values().cloned());
-                            todo.extend(lock(&o.private).values().cloned());
-                        }
-                    }
-                }
-                Value::List(items) | Value::Tuple(items) => todo.extend(items.iter().cloned()),
-                Value::Dict(d) => {
-                    for (k, x) in d.iter() {
-                        todo.push(k.clone());
-                        todo.push(x.clone());
-                    }
-                }
-                Value::Set(s) => todo.extend(s.iter().cloned()),
-                _ => {}
-            }
-        }
-        seen
-    }
-
-    /// Destroys the objects not reachable from the root, running their
-    /// `.destroy` methods (most derived class first).
+    /// Destroys the objects not reachable from the root (the model load's
+    /// and the finalisation's collection; see [`crate::gc::collect`]).
     pub(crate) fn collect_garbage(&self) -> Result<(), EngineError> {
-        let reachable = self.reachable();
-        let mut doomed: Vec<Arc<Obj>> = lock(&self.state)
-            .objects
-            .values()
-            .filter(|o| !reachable.contains(&o.id) && !o.is_destroyed())
-            .cloned()
-            .collect();
-        // Owned objects go before their owners.
-        let depth = |o: &Arc<Obj>| {
-            let mut n = 0usize;
-            let mut current = self.owner_of(o);
-            while let Some(p) = current {
-                n += 1;
-                if n > 10_000 {
-                    break;
-                }
-                current = self.owner_of(&p);
-            }
-            n
-        };
-        let mut keyed: Vec<(usize, Arc<Obj>)> = doomed.drain(..).map(|o| (depth(&o), o)).collect();
-        keyed.sort_by_key(|k| std::cmp::Reverse(k.0));
-        let doomed: Vec<Arc<Obj>> = keyed.into_iter().map(|(_, o)| o).collect();
-        for o in &doomed {
-            for class in self.classes.mro(o.class) {
-                let has = self
-                    .classes
-                    .definition(class)
-                    .is_some_and(|d| d.method(".destroy").is_some());
-                if has {
-                    self.run_declared(Some(o), class, ".destroy", Vec::new())?;
-                }
-            }
-            o.destroyed.store(true, Ordering::Relaxed);
-        }
-        let mut st = lock(&self.state);
-        for o in doomed {
-            st.objects.shift_remove(&o.id);
-        }
-        Ok(())
+        crate::gc::collect(self, false).map(|_| ())
     }
 }
 

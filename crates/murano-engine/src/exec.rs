@@ -37,6 +37,30 @@ pub(crate) fn run_body(core: &Core, body: &Block, ctx: &mut Context) -> Result<V
     }
 }
 
+/// Evaluates a compiled expression in `ctx`, which the current frame keeps
+/// as live locals meanwhile (Python holds the frame's context: the
+/// objects its variables name are reachable for `GC.collect()`).
+pub(crate) fn evaluate(
+    core: &Core,
+    query: &murano_yaql::eval::Query,
+    ctx: &Context,
+) -> Result<Value, EngineError> {
+    let pushed = match crate::object::lock(&core.state).stack.last_mut() {
+        Some(frame) => {
+            frame.locals.push(ctx.clone());
+            true
+        }
+        None => false,
+    };
+    let r = query.evaluate(ctx).map_err(|e| core.unpark_yaql(&e));
+    if pushed {
+        if let Some(frame) = crate::object::lock(&core.state).stack.last_mut() {
+            frame.locals.pop();
+        }
+    }
+    r
+}
+
 /// Murano's `helpers.evaluate` of a YAML value: expressions evaluated,
 /// collections evaluated item by item.
 pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value, EngineError> {
@@ -47,7 +71,7 @@ pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value
                 let mut st = crate::object::lock(&core.state);
                 st.pending = None;
             }
-            query.evaluate(ctx).map_err(|e| core.unpark_yaql(&e))?
+            evaluate(core, &query, ctx)?
         }
         YamlValue::Seq(items) => Value::List(Arc::new(
             items
@@ -125,7 +149,7 @@ impl Executor<'_> {
             InstructionKind::Expression(y) => {
                 let query = self.core.yaql.compile_parsed(&y.expression);
                 crate::object::lock(&self.core.state).pending = None;
-                query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?;
+                evaluate(self.core, &query, ctx)?;
                 Ok(Flow::Normal)
             }
             InstructionKind::Assignment { target, value } => {
@@ -157,7 +181,7 @@ impl Executor<'_> {
                 loop {
                     self.core.spend()?;
                     let query = self.core.yaql.compile_parsed(&condition.expression);
-                    let c = query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?;
+                    let c = evaluate(self.core, &query, ctx)?;
                     if !c.truthy() {
                         break;
                     }
@@ -499,7 +523,7 @@ impl Executor<'_> {
             }
             TargetRoot::Expression(expr) => {
                 let query = self.core.yaql.compile_expr(expr);
-                let v = query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?;
+                let v = evaluate(self.core, &query, ctx)?;
                 (v, None)
             }
         };
@@ -567,7 +591,7 @@ impl Executor<'_> {
                     return Err(EngineError::not_supported("multi-index assignment"));
                 };
                 let query = self.core.yaql.compile_expr(expr);
-                query.evaluate(ctx).map_err(|e| self.core.unpark_yaql(&e))?
+                evaluate(self.core, &query, ctx)?
             }
         };
         match current {

@@ -690,6 +690,7 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
         Value::Null,
     )?;
     core.initialize(&obj, &Value::Dict(Arc::new(props)))?;
+    core.mark_loaded(std::iter::once(&obj));
     Ok(Value::Object(obj))
 }
 

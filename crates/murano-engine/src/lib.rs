@@ -14,9 +14,10 @@
 //! |---|---|---|
 //! | [`classes`] | classes at run time: packages in lookup order, the class registry of `murano-dsl` (MRO, members, meta, extension imports), the file of each class | `murano_package.py`, `murano_type.py` |
 //! | `object` | objects (id, class, owner, property store, destroyed flag) and class values, both YAQL host objects | `murano_object.py`, `dsl_types.py` |
-//! | `engine` | the object store, property reads and writes with their usage rules and contracts, method resolution over the MRO, argument binding (`Standard`, `VarArgs`, `KwArgs`) through argument contracts, object-model loading (`.init` parents first), garbage collection of unreachable objects with `.destroy` | `executor.py`, `object_store.py`, `murano_method.py`, `helpers.py` |
+//! | `engine` | the object store, property reads and writes with their usage rules and contracts, method resolution over the MRO, argument binding (`Standard`, `VarArgs`, `KwArgs`) through argument contracts, object-model loading (`.init` parents first) | `executor.py`, `object_store.py`, `murano_method.py`, `helpers.py` |
 //! | `exec` | the instruction executor: expressions, assignments (variables, properties, deep keys and indexes), `Return`, `If`, `While`, `For`, `Repeat`, `Break`, `Continue`, `Match`, `Switch`, `Do`, `Try`/`Catch`/`Else`/`Finally`, `Throw`, `Rethrow` | `macros.py`, `expressions.py`, `lhs_expression.py`, `dsl_exception.py` |
 //! | `functions` | the engine's YAQL functions as host functions, and the dispatch of method calls made from YAQL | `yaql_functions.py`, `engine/system/yaql_functions.py` |
+//! | `gc` | garbage collection (roots: the model root, and for `GC.collect()` also static properties and the running frames' `this` and local variables), destruction order and subscriptions, the native `io.murano.system.GC` class | `object_store.py`, `executor.py`, `principal_objects/garbage_collector.py` |
 //! | `serialize` | objects back to an object model (`Objects`, `ObjectsCopy`, `_actions`) | `serializer.py` |
 //! | [`error`] | typed errors: MuranoPL exceptions, Murano's engine exceptions by Python class, host exceptions, limits, "not supported yet" | `exceptions.py` |
 //!
@@ -37,6 +38,11 @@
 //! comes back whole (kind, message, frames) when the evaluation returns.
 //! Host functions raise host exceptions with [`host_exception`].
 //!
+//! **Engine classes.** [`ClassSetBuilder::add_system_classes`] adds the
+//! classes Murano implements in Python (`io.murano.system.GC`) to a
+//! package, usually `io.murano`; hosts implement other native methods
+//! through [`NativeMethod`].
+//!
 //! **Stack.** Each method call pushes a frame (class, method, object,
 //! position of the current instruction); an error leaving a frame records
 //! it (file, line, column, method, class), innermost first.
@@ -55,10 +61,7 @@
 //! is exactly the green-thread interleaving as long as none switches);
 //! the functions `config` and `randomName`
 //! (`decryptData` answers as Murano does without a key manager). Also
-//! not done yet:
-//! the native part of `io.murano.system.GC` (so `collect()`,
-//! destruction subscriptions and `dependencies`; hosts implement native
-//! methods through [`NativeMethod`]); the `formatted` MuranoPL
+//! not done yet: the `formatted` MuranoPL
 //! stack-trace text (errors carry their frames); objects
 //! as one part per class of their MRO (cast views and per-class stores
 //! of undeclared properties cover what the tests reach).
@@ -117,6 +120,7 @@ pub mod error;
 mod exec;
 mod format;
 mod functions;
+mod gc;
 mod object;
 mod patch;
 mod reflection;

@@ -30,6 +30,8 @@ pub(crate) struct Obj {
     pub(crate) private: Mutex<IndexMap<(usize, String), Value>>,
     pub(crate) destroyed: AtomicBool,
     pub(crate) initialized: AtomicBool,
+    /// Destruction subscriptions (`GC.subscribeDestruction`).
+    pub(crate) dependencies: Mutex<Vec<crate::gc::Dependency>>,
     pub(crate) name: Value,
     pub(crate) metadata: Value,
     pub(crate) core: Weak<Core>,

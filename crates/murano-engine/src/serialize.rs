@@ -66,6 +66,7 @@ fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, Hash
     let mut owned = HashSet::new();
     owned_closure(core, root, &mut owned, 0);
     let mut done = Walk {
+        dependencies: true,
         emitted: HashSet::new(),
         owned,
         mode: DumpMode::Serializable,
@@ -75,6 +76,9 @@ fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, Hash
 }
 
 struct Walk {
+    /// Write `dependencies` (destruction subscriptions) in headers: object
+    /// models do, `dump()` does not.
+    dependencies: bool,
     emitted: HashSet<String>,
     owned: HashSet<String>,
     mode: DumpMode,
@@ -96,6 +100,7 @@ pub(crate) fn dump(core: &Core, root: &Arc<Obj>, mode: DumpMode) -> Value {
     let mut owned = HashSet::new();
     owned_closure(core, root, &mut owned, 0);
     let mut done = Walk {
+        dependencies: false,
         emitted: HashSet::new(),
         owned,
         mode,
@@ -154,6 +159,11 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
     header.insert(Value::str("metadata"), obj.metadata.clone());
     if obj.is_destroyed() {
         header.insert(Value::str("destroyed"), Value::Bool(true));
+    }
+    if done.dependencies {
+        if let Some(deps) = crate::gc::dependencies_header(core, obj) {
+            header.insert(Value::str("dependencies"), deps);
+        }
     }
     if actions {
         let mut acts = Dict::default();

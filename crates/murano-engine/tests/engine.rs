@@ -68,7 +68,7 @@ fn main() {
 }
 
 /// Packages `tests` then `io.murano`, every class file below each
-/// (manifests excepted), with the test loader's quirk: methods named
+/// (manifests excepted), the engine's system classes in `io.murano`, with the test loader's quirk: methods named
 /// `test*` are Public.
 fn load_classes(meta: &Path) -> Result<ClassSet, String> {
     let mut b = ClassSetBuilder::new();
@@ -76,6 +76,11 @@ fn load_classes(meta: &Path) -> Result<ClassSet, String> {
         let pkg = b
             .add_package(package, Version::new(0, 0, 0))
             .map_err(|e| e.to_string())?;
+        if package == "io.murano" {
+            // Murano registers its Python classes (`io.murano.system.GC`)
+            // into `io.murano` for every test.
+            b.add_system_classes(pkg).map_err(|e| e.to_string())?;
+        }
         let base = meta.join(sub);
         for (rel, path) in murano_testkit::files_below(&base) {
             if !rel.ends_with(".yaml") || rel.ends_with("manifest.yaml") {

@@ -269,6 +269,21 @@ impl Context {
         }
     }
 
+    /// Every variable binding visible from this context, innermost context
+    /// first (bindings a child shadows are listed too): what the context
+    /// keeps alive, for a host's garbage collector.
+    pub fn bindings(&self) -> Vec<(&str, &Value)> {
+        let mut out = Vec::new();
+        let mut frame = &*self.0;
+        loop {
+            out.extend(frame.vars.iter().rev().map(|(n, v)| (&**n, v)));
+            match &frame.parent {
+                Some(p) => frame = &p.0,
+                None => return out,
+            }
+        }
+    }
+
     /// The library.
     pub fn library(&self) -> &Arc<Library> {
         &self.0.library
@@ -462,5 +477,29 @@ mod tests {
         // Its own methods replace YAQL's: `len` is not one of them.
         assert_eq!(run("$.len()").unwrap_err().python_name(), "AttributeError");
         assert_eq!(run("$?.add(2)").unwrap(), Value::Int(3));
+    }
+
+    #[test]
+    fn bindings_list_every_visible_variable_innermost_first() {
+        let root = Context::new(Arc::new(Library::empty())).with("a", Value::Int(1));
+        let mut child = root.child();
+        child.set("b", Value::Int(2));
+        child.set("a", Value::Int(3));
+        let names: Vec<(&str, Value)> = child
+            .bindings()
+            .into_iter()
+            .map(|(n, v)| (n, v.clone()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("$a", Value::Int(3)),
+                ("$b", Value::Int(2)),
+                ("$a", Value::Int(1))
+            ]
+        );
+        assert!(Context::new(Arc::new(Library::empty()))
+            .bindings()
+            .is_empty());
     }
 }
