@@ -35,6 +35,24 @@ fn upgrade(weak: &Weak<Core>) -> Result<Arc<Core>, YaqlError> {
     weak.upgrade().ok_or_else(YaqlError::mismatch)
 }
 
+/// The class a `type` argument names: a type object, or a class name
+/// resolved from the running method's class.
+fn class_of_type_arg(
+    core: &Core,
+    target: &Value,
+) -> Result<murano_dsl::registry::ClassId, YaqlError> {
+    if let Some(t) = core.type_of_value(target) {
+        return Ok(t.class);
+    }
+    match target {
+        Value::Str(s) => {
+            let from = core.current_frame().map(|f| f.class);
+            core.classes.resolve(from, s).map_err(|e| core.park(e))
+        }
+        _ => Err(YaqlError::mismatch()),
+    }
+}
+
 /// Registers the engine functions.
 pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     // Format 1.0/1.1: these string and collection methods are callable
@@ -299,16 +317,7 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
             let target = call.value(1)?.clone();
-            let class = match core.type_of_value(&target) {
-                Some(t) => t.class,
-                None => match &target {
-                    Value::Str(s) => {
-                        let from = core.current_frame().map(|f| f.class);
-                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
-                    }
-                    _ => return Err(YaqlError::mismatch()),
-                },
-            };
+            let class = class_of_type_arg(&core, &target)?;
             let name = core.classes.name(class).to_owned();
             let found = core
                 .classes
@@ -404,16 +413,7 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
             let core = upgrade(&weak)?;
             let v = call.value(0)?.clone();
             let t = call.value(1)?.clone();
-            let class = match core.type_of_value(&t) {
-                Some(t) => t.class,
-                None => match &t {
-                    Value::Str(s) => {
-                        let from = core.current_frame().map(|f| f.class);
-                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
-                    }
-                    _ => return Err(YaqlError::mismatch()),
-                },
-            };
+            let class = class_of_type_arg(&core, &t)?;
             if v.is_null() {
                 return Ok(Value::Bool(false));
             }
@@ -565,16 +565,7 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
             let target = call.value(1)?.clone();
-            let class = match core.type_of_value(&target) {
-                Some(t) => t.class,
-                None => match &target {
-                    Value::Str(s) => {
-                        let from = core.current_frame().map(|f| f.class);
-                        core.classes.resolve(from, s).map_err(|e| core.park(e))?
-                    }
-                    _ => return Err(YaqlError::mismatch()),
-                },
-            };
+            let class = class_of_type_arg(&core, &target)?;
             let mut current = core.owner_of(&obj);
             let mut steps = 0;
             while let Some(o) = current {
