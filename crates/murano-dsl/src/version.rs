@@ -30,13 +30,13 @@
 mod error;
 mod number;
 mod scalar;
-mod semver;
+mod semantic;
 mod spec;
 
 pub use error::{PythonException, VersionError};
 pub use number::VersionNumber;
 pub use scalar::YamlScalar;
-pub use semver::Version;
+pub use semantic::Version;
 pub use spec::{parse_version_spec, Operator, SpecItem, VersionSpec};
 
 /// Murano's `helpers.parse_version`: a false value (null, `""`, `0`,
