@@ -162,17 +162,7 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
             if let Some(o) = core.obj_of(v) {
                 return Ok(Value::str(&o.class_name));
             }
-            if let Some(t) = core.type_of_value(v) {
-                return Ok(core.type_value(t.class, true));
-            }
-            if let Value::Str(s) = v {
-                let from = core.current_frame().map(|f| f.class);
-                return match core.classes.resolve(from, s) {
-                    Ok(c) => Ok(core.type_value(c, true)),
-                    Err(e) => Err(core.park(e)),
-                };
-            }
-            Err(YaqlError::mismatch())
+            class_of_type_arg(&core, v).map(|c| core.type_value(c, true))
         })
         .extension(),
     );
@@ -224,17 +214,7 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
             if let Some(o) = core.obj_of(v) {
                 return Ok(core.type_value(o.class, false));
             }
-            if let Some(t) = core.type_of_value(v) {
-                return Ok(core.type_value(t.class, false));
-            }
-            if let Value::Str(s) = v {
-                let from = core.current_frame().map(|f| f.class);
-                return match core.classes.resolve(from, s) {
-                    Ok(c) => Ok(core.type_value(c, false)),
-                    Err(e) => Err(core.park(e)),
-                };
-            }
-            Err(YaqlError::mismatch())
+            class_of_type_arg(&core, v).map(|c| core.type_value(c, false))
         })
         .extension(),
     );
