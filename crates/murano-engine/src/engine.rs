@@ -66,10 +66,8 @@ pub(crate) struct State {
     /// The errors behind the exception objects `Catch: As:` made (for
     /// `Throw: Cause:`).
     pub(crate) exceptions: HashMap<String, EngineError>,
-    /// Parallel branches (and `pselect` items) started but not run yet:
-    /// branches run one after the other, which is the interleaving green
-    /// threads give as long as no branch switches threads.
-    pub(crate) pending_branches: usize,
+    /// Method locks held, and the `Synchronize` settings read so far.
+    pub(crate) locks: crate::locks::MethodLocks,
     /// The object a static method was called on (for native methods,
     /// which may tell an instance call from a class call).
     pub(crate) static_receiver: Option<Arc<Obj>>,
@@ -101,7 +99,31 @@ pub(crate) struct Core {
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) library: OnceLock<Arc<Library>>,
     pub(crate) state: Mutex<State>,
+    /// The green threads of `Parallel` and `pselect`.
+    pub(crate) sched: crate::sched::Scheduler,
     pub(crate) self_ref: Weak<Core>,
+}
+
+/// The parts of [`State`] that belong to one green thread, set aside
+/// while another runs.
+#[derive(Default)]
+pub(crate) struct ThreadState {
+    stack: Vec<Frame>,
+    pending: Option<EngineError>,
+    static_receiver: Option<Arc<Obj>>,
+    aliases: Vec<HashMap<String, Arc<Obj>>>,
+    dry_run: u32,
+}
+
+impl ThreadState {
+    /// The state a branch starts with: its parent's frames (a trace from
+    /// inside a branch goes on through the frames that started it).
+    pub(crate) fn branch_of(stack: Vec<Frame>) -> ThreadState {
+        ThreadState {
+            stack,
+            ..ThreadState::default()
+        }
+    }
 }
 
 /// A MuranoPL engine over a [`ClassSet`]: an object store, the objects
@@ -156,6 +178,7 @@ impl Engine {
             runtime: Arc::new(Runtime::new(1, 0)),
             library: OnceLock::new(),
             state: Mutex::new(State::default()),
+            sched: crate::sched::Scheduler::default(),
             self_ref: weak.clone(),
         });
         let mut library = Library::legacy();
@@ -244,13 +267,13 @@ impl Engine {
         }
     }
 
-    /// A thread-switch point (Murano's `sleep()`, a host's `yield()`):
-    /// nothing to do when no other branch is waiting; with `Parallel`
-    /// branches or `pselect` items pending, switching to them is not
-    /// supported yet (a typed error, so no result depends on an
-    /// interleaving this engine does not reproduce).
+    /// A thread-switch point (a host's `yield()`, Murano's `sleep(0)`):
+    /// the other green threads of `Parallel` branches and `pselect` items
+    /// that are ready run first, in eventlet's order, then this call
+    /// returns. For host functions (it reports errors as YAQL errors).
     pub fn yield_point(&self) -> Result<(), murano_yaql::eval::Error> {
-        self.core.yield_point().map_err(|e| self.core.park(e))
+        self.core.yield_point(0);
+        Ok(())
     }
 
     /// Takes the messages logged through `io.murano.system.Logger`
@@ -368,47 +391,41 @@ impl Core {
         st.objects.get(id).cloned()
     }
 
-    /// See [`Engine::yield_point`].
-    pub(crate) fn yield_point(&self) -> Result<(), EngineError> {
-        if lock(&self.state).pending_branches > 0 {
-            return Err(EngineError::not_supported(
-                "a thread switch (sleep, yield) while Parallel branches are pending",
-            ));
-        }
-        Ok(())
+    /// See [`Engine::yield_point`]: `delay` microseconds of virtual time.
+    pub(crate) fn yield_point(&self, delay: u64) {
+        let me = self.sched.current();
+        self.switch_thread(|s| s.sleep(me, delay));
     }
 
-    /// Runs `n` branches one after the other (`Parallel`, `pselect`):
-    /// every branch runs even when an earlier one failed, then the first
-    /// error is raised, as Murano's `parallel_select` does.
-    pub(crate) fn run_branches<T>(
-        &self,
-        n: usize,
-        mut branch: impl FnMut(usize) -> Result<T, EngineError>,
-    ) -> Result<Vec<T>, EngineError> {
-        lock(&self.state).pending_branches += n;
-        let mut out = Vec::with_capacity(n);
-        let mut first_error = None;
-        for i in 0..n {
-            lock(&self.state).pending_branches -= 1;
-            match branch(i) {
-                Ok(v) => out.push(v),
-                Err(e) if !e.catchable() => {
-                    let mut st = lock(&self.state);
-                    st.pending_branches -= n - 1 - i;
-                    return Err(e);
-                }
-                Err(e) => {
-                    if first_error.is_none() {
-                        first_error = Some(e);
-                    }
-                }
-            }
+    /// Sets this green thread's state aside around `f`, which hands the
+    /// baton to others and returns when this thread has it again.
+    pub(crate) fn switch_thread<R>(&self, f: impl FnOnce(&crate::sched::Scheduler) -> R) -> R {
+        let saved = self.take_thread_state();
+        let r = f(&self.sched);
+        self.put_thread_state(saved);
+        r
+    }
+
+    /// Takes the running green thread's state out of [`State`].
+    pub(crate) fn take_thread_state(&self) -> ThreadState {
+        let mut st = lock(&self.state);
+        ThreadState {
+            stack: std::mem::take(&mut st.stack),
+            pending: st.pending.take(),
+            static_receiver: st.static_receiver.take(),
+            aliases: std::mem::take(&mut st.aliases),
+            dry_run: std::mem::take(&mut st.dry_run),
         }
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+    }
+
+    /// Installs a green thread's state (it holds the baton).
+    pub(crate) fn put_thread_state(&self, t: ThreadState) {
+        let mut st = lock(&self.state);
+        st.stack = t.stack;
+        st.pending = t.pending;
+        st.static_receiver = t.static_receiver;
+        st.aliases = t.aliases;
+        st.dry_run = t.dry_run;
     }
 
     /// Sets (null: removes) an attribute-store entry.
@@ -1459,6 +1476,18 @@ impl Core {
             allow_writes: method.name == ".init",
             locals: Vec::new(),
         });
+        let bound_args: Vec<(String, Value)> = method
+            .arguments
+            .iter()
+            .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+            .collect();
+        let held = match self.acquire_method_lock(this, class, index, &bound_args) {
+            Ok(h) => h,
+            Err(e) => {
+                lock(&self.state).stack.pop();
+                return Err(e);
+            }
+        };
         let native = self
             .natives
             .get(&(classes.name(class).to_owned(), method.name.clone()))
@@ -1494,6 +1523,7 @@ impl Core {
             }
             None => crate::exec::run_body(self, &method.body, &mut ctx),
         };
+        self.release_method_lock(held);
         lock(&self.state).stack.pop();
         result
     }

@@ -69,6 +69,12 @@ pub enum LimitKind {
     CallDepth,
     /// [`crate::Limits::max_objects`].
     Objects,
+    /// [`crate::Limits::max_threads`], or the system refused a thread.
+    Threads,
+    /// Every green thread waits on another (a method lock held by a
+    /// thread that waits for its `Parallel` branches): Murano hangs
+    /// forever there; this engine stops.
+    Deadlock,
 }
 
 /// An engine error: its kind, message and the MuranoPL frames it unwound

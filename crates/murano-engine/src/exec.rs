@@ -26,6 +26,7 @@ pub(crate) fn run_body(core: &Core, body: &Block, ctx: &mut Context) -> Result<V
     let mut ex = Executor {
         core,
         handling: Vec::new(),
+        shared: None,
     };
     match ex.block(body, ctx)? {
         Flow::Return(v) => Ok(v),
@@ -34,6 +35,28 @@ pub(crate) fn run_body(core: &Core, body: &Block, ctx: &mut Context) -> Result<V
             "Break or Continue outside of a loop",
         )),
         Flow::Normal => Ok(Value::Null),
+    }
+}
+
+/// The latest shared variables of a `Parallel`'s branches.
+fn ctx_of(shared: &std::sync::Mutex<Context>) -> Context {
+    crate::object::lock(shared).clone()
+}
+
+/// Sets on `shared` the variables `now` binds differently from `start`
+/// (what a `Parallel` branch assigned).
+fn publish_assignments(shared: &mut Context, start: &Context, now: &Context) {
+    let mut seen = std::collections::HashSet::new();
+    for (name, value) in now.bindings() {
+        if !seen.insert(name) {
+            continue;
+        }
+        let unchanged = start.get(name).is_some_and(|old| {
+            std::mem::discriminant(old) == std::mem::discriminant(value) && old == value
+        });
+        if !unchanged {
+            shared.set(name, value.clone());
+        }
     }
 }
 
@@ -103,6 +126,11 @@ struct Executor<'a> {
     core: &'a Core,
     /// Exceptions being handled by enclosing `Catch` blocks (for `Rethrow`).
     handling: Vec<EngineError>,
+    /// In a `Parallel` branch: the method's variables, which its branches
+    /// share (Murano assigns in the method's variable scope). Each
+    /// instruction starts from them and publishes what it assigned, so a
+    /// branch sees what others assigned before it last switched.
+    shared: Option<&'a std::sync::Mutex<Context>>,
 }
 
 /// Attaches the current MuranoPL frame to an error leaving it.
@@ -123,12 +151,25 @@ impl Executor<'_> {
 
     fn block(&mut self, block: &Block, ctx: &mut Context) -> Result<Flow, EngineError> {
         for ins in block {
-            match self.instruction(ins, ctx)? {
+            match self.step(ins, ctx)? {
                 Flow::Normal => {}
                 other => return Ok(other),
             }
         }
         Ok(Flow::Normal)
+    }
+
+    /// Runs one instruction of a block; in a `Parallel` branch, on the
+    /// latest shared variables, publishing its assignments.
+    fn step(&mut self, ins: &Instruction, ctx: &mut Context) -> Result<Flow, EngineError> {
+        let Some(shared) = self.shared else {
+            return self.instruction(ins, ctx);
+        };
+        let start = ctx_of(shared);
+        *ctx = start.clone();
+        let flow = self.instruction(ins, ctx);
+        publish_assignments(&mut crate::object::lock(shared), &start, ctx);
+        flow
     }
 
     fn instruction(&mut self, ins: &Instruction, ctx: &mut Context) -> Result<Flow, EngineError> {
@@ -281,20 +322,35 @@ impl Executor<'_> {
                 }
             }
             InstructionKind::Parallel { body, limit } => {
-                if let Some(l) = limit {
-                    self.eval(l, ctx)?;
-                }
+                // Murano's ParallelMacro: `Limit` or one thread per branch,
+                // each branch in a child context of its own.
+                let limit = match limit {
+                    Some(l) => match self.eval(l, ctx)? {
+                        Value::Null => body.len(),
+                        Value::Int(n) => usize::try_from(n).unwrap_or(0),
+                        other => {
+                            return Err(EngineError::new(
+                                ErrorKind::Yaql(murano_yaql::eval::ErrorKind::TypeError),
+                                format!("Limit must be an integer, not {}", other.py_str()),
+                            ))
+                        }
+                    },
+                    None => body.len(),
+                };
                 let core = self.core;
-                let mut flows = Vec::new();
-                {
-                    let flows_ref = &mut flows;
-                    core.run_branches(body.len(), |i| {
-                        let flow = self.instruction(&body[i], ctx)?;
-                        flows_ref.push(flow);
-                        Ok(())
-                    })?;
-                }
-                Ok(flows
+                let handling = &self.handling;
+                let shared = std::sync::Mutex::new(ctx.clone());
+                let flows = core.run_branches(body.len(), limit, &|i| {
+                    let mut branch = Executor {
+                        core,
+                        handling: handling.clone(),
+                        shared: Some(&shared),
+                    };
+                    let mut c = ctx_of(&shared);
+                    branch.step(&body[i], &mut c)
+                });
+                *ctx = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+                Ok(flows?
                     .into_iter()
                     .find(|f| !matches!(f, Flow::Normal))
                     .unwrap_or(Flow::Normal))

@@ -13,6 +13,9 @@ use crate::error::{EngineError, ErrorKind};
 /// Functions of Murano's library that this engine does not run yet: they
 /// are registered, and calling one is a typed "not supported yet" error
 /// rather than a YAQL "no such function".
+/// Murano's `parallel_select` pool size, which `pselect` uses.
+const PSELECT_LIMIT: usize = 1000;
+
 const NOT_YET: &[&str] = &["config", "randomName"];
 
 fn args_from(call: &Call<'_>, start: usize) -> Result<Vec<Value>, YaqlError> {
@@ -456,27 +459,32 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         Ok(Value::Object(obj))
     }));
 
-    // sleep(seconds): a thread-switch point; no time passes here.
+    // sleep(seconds): a thread switch; time is virtual, nothing waits.
     let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native("sleep", "seconds", move |call| {
         let core = upgrade(&weak)?;
-        if !call.value(0)?.is_number() {
-            return Err(YaqlError::mismatch());
-        }
-        core.yield_point().map_err(|e| core.park(e))?;
+        let seconds = match call.value(0)? {
+            Value::Int(n) => *n as f64,
+            Value::Float(f) => *f,
+            _ => return Err(YaqlError::mismatch()),
+        };
+        core.yield_point(crate::sched::delay_of(seconds));
         Ok(Value::Null)
     }));
 
-    // pselect(collection, composer): `select` with the items as Parallel
-    // branches.
+    // pselect(collection, composer): `select` with the items as green
+    // threads (Murano's `parallel_select`, at most 1000 at a time).
     let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("pselect", "collection, ~composer", move |call| {
             let core = upgrade(&weak)?;
             let items: Vec<Value> = call.iterable(0)?.collect::<Result<_, _>>()?;
             let f = call.need_lambda(1)?;
-            let results = core.run_branches(items.len(), |i| {
-                f.call1(items[i].clone()).map_err(|e| core.unpark_yaql(&e))
+            let results = core.run_branches(items.len(), PSELECT_LIMIT, &|i| {
+                // Each item runs on its own thread's stack.
+                f.on_new_stack()
+                    .call1(items[i].clone())
+                    .map_err(|e| core.unpark_yaql(&e))
             });
             results
                 .map(|v| Value::List(Arc::new(v)))

@@ -48,18 +48,27 @@
 //! it (file, line, column, method, class), innermost first.
 //!
 //! **Limits.** [`Limits`]: fuel (one unit per instruction, loop iteration
-//! and method call), call depth and object count, each with a safe
+//! and method call), call depth, object count and green threads, each with a safe
 //! default and its own [`error::LimitKind`]. Limit errors and "not
 //! supported yet" errors are never caught by MuranoPL `Catch`, so
 //! `While: true` always ends. YAQL evaluation has its own fuel and depth
 //! limits (`murano_yaql::eval::Options`).
 //!
+//! **Green threads.** `Parallel` branches and `pselect` items run as
+//! Murano's eventlet green threads do: one at a time, switching only at
+//! `sleep()`, a host's `yield()` ([`Engine::yield_point`]), a method lock
+//! another thread holds, or the end of their branches, in eventlet's
+//! order (a run queue by virtual wake-up time, then arrival). Each green
+//! thread has an OS thread for its stack, but a single baton passes
+//! between them, so runs are deterministic and race-free; time is
+//! virtual (`sleep(60)` returns at once). Method calls take Murano's
+//! per-(object, method) locks, configured by
+//! `io.murano.metadata.engine.Synchronize`. A wait that can never end
+//! (a branch calling a method its parent holds the lock of) is a
+//! [`error::LimitKind::Deadlock`] error where Murano would hang.
+//!
 //! **Not supported yet** (each a typed [`error::ErrorKind::NotSupported`]
-//! error, never a silent no-op): thread switches (`sleep()`, a host's
-//! `yield()` through [`Engine::yield_point`]) while `Parallel` branches or
-//! `pselect` items are pending (branches run one after the other, which
-//! is exactly the green-thread interleaving as long as none switches);
-//! the functions `config` and `randomName`
+//! error, never a silent no-op): the functions `config` and `randomName`
 //! (`decryptData` answers as Murano does without a key manager). Also
 //! not done yet: the `formatted` MuranoPL
 //! stack-trace text (errors carry their frames); objects
@@ -121,9 +130,12 @@ mod exec;
 mod format;
 mod functions;
 mod gc;
+mod locks;
 mod object;
+mod parallel;
 mod patch;
 mod reflection;
+mod sched;
 mod serialize;
 #[cfg(test)]
 mod tests;
@@ -193,6 +205,9 @@ pub const DEFAULT_FUEL: u64 = 1_000_000;
 /// about 50 KiB in debug builds); 32 levels fit the 2 MiB of a spawned
 /// Rust thread.
 pub const DEFAULT_MAX_CALL_DEPTH: usize = 32;
+/// The green-thread count of [`Limits::default`] (each is an OS thread
+/// that waits for its turn).
+pub const DEFAULT_MAX_THREADS: usize = 256;
 /// The object count of [`Limits::default`].
 pub const DEFAULT_MAX_OBJECTS: usize = 100_000;
 
@@ -206,15 +221,20 @@ pub struct Limits {
     pub max_call_depth: usize,
     /// Most objects alive in the store.
     pub max_objects: usize,
+    /// Most green threads (`Parallel` branches, `pselect` items) alive at
+    /// once; more wait for a free one, as beyond a `Limit`.
+    pub max_threads: usize,
 }
 
 impl Default for Limits {
-    /// [`DEFAULT_FUEL`], [`DEFAULT_MAX_CALL_DEPTH`], [`DEFAULT_MAX_OBJECTS`].
+    /// [`DEFAULT_FUEL`], [`DEFAULT_MAX_CALL_DEPTH`], [`DEFAULT_MAX_OBJECTS`],
+    /// [`DEFAULT_MAX_THREADS`].
     fn default() -> Limits {
         Limits {
             fuel: Some(DEFAULT_FUEL),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             max_objects: DEFAULT_MAX_OBJECTS,
+            max_threads: DEFAULT_MAX_THREADS,
         }
     }
 }

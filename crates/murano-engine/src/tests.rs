@@ -97,16 +97,30 @@ Methods:
     Arguments: [{n: {Contract: $.int()}}]
     Body:
       - Return: declared body not used
-  notSupported:
+  interleave:
     Scope: Public
     Body:
-      - Try:
-          - Parallel:
-              - sleep(0)
-              - $x: 1
-        Catch:
+      - $log: []
+      - Parallel:
           - Do:
-              - Return: caught
+              - $log: $log + [a1]
+              - sleep(0)
+              - $log: $log + [a2]
+          - Do:
+              - $log: $log + [b1]
+              - sleep(0)
+              - $log: $log + [b2]
+      - Return: $log
+  held:
+    Scope: Public
+    Body:
+      - Parallel:
+          - $.held()
+  wide:
+    Scope: Public
+    Arguments: [{n: {Contract: $.int()}}]
+    Body:
+      - Return: range(0, $n).pselect(sleep($ mod 3)).len()
   parallel:
     Scope: Public
     Body:
@@ -213,11 +227,30 @@ fn block_constructs() {
 }
 
 #[test]
-fn unsupported_instructions_are_typed_errors_not_caught() {
-    let e = call(Limits::default(), "notSupported", vec![]).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
-    assert_eq!(e.frames.len(), 1);
-    assert_eq!(e.frames[0].method, "notSupported");
+fn parallel_branches_interleave_at_sleeps() {
+    let out = call(Limits::default(), "interleave", vec![]).unwrap();
+    assert_eq!(format!("{out:?}"), "['a1', 'b1', 'a2', 'b2']");
+}
+
+#[test]
+fn a_branch_waiting_on_its_parents_lock_is_a_deadlock_not_a_hang() {
+    // `held` holds its lock on the object while its branch calls `held`
+    // again from another green thread: Murano hangs forever here.
+    let e = call(Limits::default(), "held", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Deadlock), "{e}");
+    assert!(!e.catchable());
+}
+
+#[test]
+fn green_threads_are_limited() {
+    for max_threads in [1, 4, crate::DEFAULT_MAX_THREADS] {
+        let limits = Limits {
+            max_threads,
+            ..Limits::default()
+        };
+        let out = call(limits, "wide", vec![Value::Int(300)]).unwrap();
+        assert_eq!(out, Value::Int(300), "max_threads {max_threads}");
+    }
 }
 
 #[test]
@@ -229,7 +262,7 @@ fn missing_methods_and_wrong_arguments() {
 }
 
 #[test]
-fn parallel_branches_run_in_order_and_switches_are_refused() {
+fn parallel_branches_share_variables_and_pselect_keeps_order() {
     let out = call(Limits::default(), "parallel", vec![]).unwrap();
     assert_eq!(format!("{out:?}"), "[1, 10, 20]");
 }

@@ -234,6 +234,24 @@ impl Lambda {
         }
     }
 
+    /// The same lambda for calls made on another thread's stack (a host's
+    /// green threads): the evaluation depth, which guards the stack, starts
+    /// again from zero; the fuel is what the evaluation has left.
+    pub fn on_new_stack(&self) -> Lambda {
+        let rt = &self.interp.rt;
+        Lambda {
+            interp: Interp {
+                rt: Arc::new(Runtime {
+                    options: rt.options.clone(),
+                    fuel: AtomicU64::new(rt.fuel.load(AtOrd::Relaxed)),
+                    depth: AtomicU32::new(0),
+                }),
+            },
+            ctx: self.ctx.clone(),
+            body: self.body.clone(),
+        }
+    }
+
     /// Calls with positional arguments: they become `$1`, `$2`… (`$` is `$1`).
     pub fn call(&self, args: &[Value]) -> Result<Value, Error> {
         match &self.body {

@@ -1,0 +1,185 @@
+//! `Parallel` branches and `pselect` items as green threads, as Murano's
+//! `parallel_select` runs them on an eventlet `GreenPool`: at most `limit`
+//! at a time, each started at the back of the run queue, the next one
+//! started when one ends; the caller waits for all of them, then gets the
+//! results in order or the first error in order.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::thread::{Builder, Scope};
+
+use crate::engine::{Core, Frame, ThreadState};
+use crate::error::{EngineError, LimitKind};
+use crate::object::lock;
+use crate::sched::{ThreadId, WaitKind};
+
+/// Stack of a branch's OS thread: room for [`crate::Limits`]' call depth
+/// as on the caller's thread (only what is touched is ever allocated).
+const BRANCH_STACK: usize = 8 << 20;
+
+/// A branch body: given the branch index, runs it on the calling thread.
+type Branch<'a, T> = dyn Fn(usize) -> Result<T, EngineError> + Sync + 'a;
+
+/// The branches of one `Parallel`/`pselect` call.
+struct Group<'a, T> {
+    core: &'a Core,
+    parent: ThreadId,
+    parent_stack: Vec<Frame>,
+    branch: &'a Branch<'a, T>,
+    n: usize,
+    progress: Mutex<Progress<T>>,
+}
+
+struct Progress<T> {
+    started: usize,
+    finished: usize,
+    results: Vec<Option<Result<T, EngineError>>>,
+}
+
+impl Core {
+    /// Runs `n` branches as green threads, at most `limit` at a time (and
+    /// no more than [`crate::Limits::max_threads`] alive in the engine):
+    /// every branch runs even when an earlier one failed; then the first
+    /// error in branch order is raised, as Murano's `parallel_select`
+    /// does, or the results are returned in order.
+    pub(crate) fn run_branches<T: Send>(
+        &self,
+        n: usize,
+        limit: usize,
+        branch: &Branch<'_, T>,
+    ) -> Result<Vec<T>, EngineError> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let room = self.limits.max_threads.saturating_sub(self.sched.live());
+        let limit = limit.min(room).max(1);
+        let parent = self.sched.current();
+        let group = Group {
+            core: self,
+            parent,
+            parent_stack: lock(&self.state).stack.clone(),
+            branch,
+            n,
+            progress: Mutex::new(Progress {
+                started: 0,
+                finished: 0,
+                results: (0..n).map(|_| None).collect(),
+            }),
+        };
+        std::thread::scope(|s| {
+            for _ in 0..limit.min(n) {
+                group.start_next(s);
+            }
+            if lock(&group.progress).finished < n {
+                // Cannot fail: branches were started, and a waiting
+                // parent is never the one a deadlock is reported to.
+                let _ = self.switch_thread(|sc| sc.wait(parent, WaitKind::Join));
+            }
+        });
+        let progress = group
+            .progress
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner());
+        let mut out = Vec::with_capacity(n);
+        let mut first_error = None;
+        for r in progress.results {
+            match r {
+                Some(Ok(v)) => out.push(v),
+                Some(Err(e)) => {
+                    // Limits stop everything: they win over earlier errors.
+                    if !e.catchable() {
+                        return Err(e);
+                    }
+                    first_error.get_or_insert(e);
+                }
+                None => {
+                    first_error.get_or_insert_with(|| {
+                        EngineError::limit(LimitKind::Threads, "a branch never ran")
+                    });
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+}
+
+impl<'a, T: Send> Group<'a, T> {
+    /// Starts the next branch not started yet, on its own OS thread queued
+    /// at the back of the run queue.
+    fn start_next<'scope>(&'scope self, s: &'scope Scope<'scope, '_>)
+    where
+        'a: 'scope,
+    {
+        loop {
+            let index = {
+                let mut p = lock(&self.progress);
+                if p.started >= self.n {
+                    return;
+                }
+                p.started += 1;
+                p.started - 1
+            };
+            let sched = &self.core.sched;
+            let id = sched.register();
+            let spawned = Builder::new()
+                .name(format!("murano-green-{id}"))
+                .stack_size(BRANCH_STACK)
+                .spawn_scoped(s, move || self.run(s, id, index));
+            match spawned {
+                Ok(_) => {
+                    sched.start(id);
+                    return;
+                }
+                Err(e) => {
+                    // The system refuses threads: this branch fails, the
+                    // next one is tried.
+                    sched.forget();
+                    let error = EngineError::limit(
+                        LimitKind::Threads,
+                        format!("cannot start a green thread: {e}"),
+                    );
+                    if self.finish(index, Err(error)) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The body of a branch's OS thread.
+    fn run<'scope>(&'scope self, s: &'scope Scope<'scope, '_>, id: ThreadId, index: usize)
+    where
+        'a: 'scope,
+    {
+        let core = self.core;
+        core.sched.wait_turn(id);
+        core.put_thread_state(ThreadState::branch_of(self.parent_stack.clone()));
+        let result = catch_unwind(AssertUnwindSafe(|| (self.branch)(index))).unwrap_or_else(|_| {
+            Err(EngineError::not_supported(
+                "internal error: a Parallel branch panicked",
+            ))
+        });
+        drop(core.take_thread_state());
+        self.start_next(s);
+        self.finish(index, result);
+        core.sched.exit(id);
+    }
+
+    /// Records a branch's result; true when it was the last one (the
+    /// parent is then woken).
+    fn finish(&self, index: usize, result: Result<T, EngineError>) -> bool {
+        let last = {
+            let mut p = lock(&self.progress);
+            p.results[index] = Some(result);
+            p.finished += 1;
+            p.finished == self.n
+        };
+        if last {
+            self.core.sched.wake(self.parent);
+        }
+        last
+    }
+}
