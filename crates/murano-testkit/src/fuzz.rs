@@ -480,6 +480,104 @@ pub fn schema_generate(data: &[u8]) {
     }
 }
 
+/// The core classes beside the fuzzed ones in `engine_run`.
+const ENGINE_CORE_CLASSES: &str =
+    "Name: io.murano.Object\n---\nName: io.murano.system.Logger\n---\n\
+Name: io.murano.Exception\nProperties: {name: {Contract: $, Usage: Runtime}, \
+message: {Contract: $, Usage: Runtime}, cause: {Contract: $, Usage: Runtime}}\n";
+
+/// MuranoPL execution under tight limits: up to three class files
+/// (separated by NUL bytes) in a package beside a small core library; an
+/// object of each class (at most four) is loaded from a one-object model
+/// and each of its methods (at most eight) is called without arguments,
+/// then the model is serialised. No panic, hang or runaway memory; every
+/// error names its Python class and has a message.
+pub fn engine_run(data: &[u8]) {
+    use murano_dsl::version::Version;
+    use murano_engine::{ClassSetBuilder, Engine, Limits, Receiver};
+    use murano_yaql::eval::{Dict, Value};
+    use std::sync::Arc;
+
+    let mut b = ClassSetBuilder::new();
+    let (Ok(pkg), Ok(core)) = (
+        b.add_package("fuzz", Version::new(0, 0, 0)),
+        b.add_package("io.murano", Version::new(0, 0, 0)),
+    ) else {
+        return;
+    };
+    let Ok(defs) = ClassSetBuilder::parse_file(ENGINE_CORE_CLASSES.as_bytes(), "Object.yaml")
+    else {
+        panic!("core classes do not parse");
+    };
+    for def in defs {
+        b.add_class(core, "Object.yaml", def).expect("core class");
+    }
+    b.add_system_classes(core).expect("system classes");
+    let mut names = Vec::new();
+    for (i, file) in data.split(|&c| c == 0).take(3).enumerate() {
+        let path = format!("Input{i}.yaml");
+        let Ok(defs) = ClassSetBuilder::parse_file(file, &path) else {
+            continue;
+        };
+        for def in defs {
+            let name = def.name.clone();
+            if b.add_class(pkg, &path, def).is_ok() {
+                names.extend(name);
+            }
+        }
+    }
+    let classes = Arc::new(b.build());
+    let limits = Limits {
+        fuel: Some(20_000),
+        max_call_depth: 16,
+        max_objects: 500,
+        max_threads: 16,
+    };
+    let check = |e: &murano_engine::EngineError| {
+        assert!(!e.python_type().is_empty(), "{e:?}");
+        let _ = e.to_string();
+    };
+    for name in names.iter().take(4) {
+        let Some(class) = classes.find(name) else {
+            continue;
+        };
+        let methods: Vec<String> = classes
+            .definition(class)
+            .map(|d| d.methods.iter().take(8).map(|m| m.name.clone()).collect())
+            .unwrap_or_default();
+        let engine = Engine::new(classes.clone(), limits.clone(), Vec::new());
+        let mut header = Dict::default();
+        header.insert(Value::str("type"), Value::str(name));
+        header.insert(Value::str("id"), Value::str("root"));
+        let mut objects = Dict::default();
+        objects.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+        let mut model = Dict::default();
+        model.insert(Value::str("Objects"), Value::Dict(Arc::new(objects)));
+        let root = match engine.load_model(&Value::Dict(Arc::new(model))) {
+            Ok(Some(root)) => root,
+            Ok(None) => continue,
+            Err(e) => {
+                check(&e);
+                continue;
+            }
+        };
+        for method in &methods {
+            if let Err(e) = engine.call(
+                &Receiver::Object(root.clone()),
+                method,
+                Vec::new(),
+                Vec::new(),
+            ) {
+                check(&e);
+            }
+        }
+        let _ = engine.serialized_model();
+        if let Err(e) = engine.finalize() {
+            check(&e);
+        }
+    }
+}
+
 /// A fuzz check: panics when an invariant breaks.
 pub type Check = fn(&[u8]);
 
@@ -494,4 +592,5 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("ui_load", ui_load),
     ("contract_apply", contract_apply),
     ("schema_generate", schema_generate),
+    ("engine_run", engine_run),
 ];
