@@ -47,6 +47,9 @@ pub(crate) struct Frame {
     pub(crate) method: String,
     pub(crate) this: Option<Arc<Obj>>,
     pub(crate) at: Mark,
+    /// The expression evaluated last, Murano's current instruction (none:
+    /// a block construct).
+    pub(crate) instruction: Option<Arc<murano_yaql::Expression>>,
     /// Property writes are unrestricted (`.init`: Murano's
     /// `CTX_ALLOW_PROPERTY_WRITES`).
     pub(crate) allow_writes: bool,
@@ -527,9 +530,17 @@ impl Core {
         Ok(())
     }
 
-    pub(crate) fn set_position(&self, at: Mark) {
+    /// Records the current instruction of the running frame: a block
+    /// construct (`None`) or the expression being evaluated, as Murano's
+    /// `CTX_CURRENT_INSTRUCTION` (what stack traces show).
+    pub(crate) fn set_position(
+        &self,
+        at: Mark,
+        instruction: Option<&Arc<murano_yaql::Expression>>,
+    ) {
         if let Some(f) = lock(&self.state).stack.last_mut() {
             f.at = at;
+            f.instruction = instruction.cloned();
         }
     }
 
@@ -545,6 +556,7 @@ impl Core {
             column: f.at.column + 1,
             method: f.method.clone(),
             class: self.classes.name(f.class).to_owned(),
+            instruction: f.instruction.as_ref().map(|e| e.source().to_owned()),
         }
     }
 
@@ -1473,6 +1485,7 @@ impl Core {
             method: method.name.clone(),
             this: this.cloned(),
             at: method.start,
+            instruction: None,
             allow_writes: method.name == ".init",
             locals: Vec::new(),
         });

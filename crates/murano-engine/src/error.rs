@@ -19,6 +19,9 @@ pub struct StackFrame {
     pub method: String,
     /// The class declaring the method.
     pub class: String,
+    /// The instruction running: the text of the expression evaluated
+    /// last, or `None` for a block construct (`If`, `Throw`, ...).
+    pub instruction: Option<String>,
 }
 
 /// What kind of failure an [`EngineError`] is.
@@ -179,6 +182,68 @@ impl EngineError {
                 }
             }
         }
+    }
+}
+
+impl EngineError {
+    /// Murano's text for the exception (`MuranoPlException.format()`):
+    /// names and message, then the MuranoPL frames, outermost first, each
+    /// with the instruction it was running (`block construct` for a block
+    /// construct); an error raised by the engine or a host ends with one
+    /// `<host frames>` line where Murano lists its Python frames; then
+    /// the cause. Files are named as the package names them (Murano
+    /// prints absolute paths).
+    pub fn formatted(&self) -> String {
+        self.format_with("")
+    }
+
+    fn format_with(&self, prefix: &str) -> String {
+        let names = self.murano_names();
+        let name = match names.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            many => format!(
+                "[{}]",
+                many.iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let inner = format!("{prefix}  ");
+        let mut lines: Vec<String> = self
+            .frames
+            .iter()
+            .rev()
+            .map(|f| {
+                let instruction = f.instruction.as_deref().unwrap_or("block construct");
+                match &f.file {
+                    Some(file) => format!(
+                        "{inner}File \"{file}\", line {}:{} in method {} of type {}\n{inner}    {instruction}",
+                        f.line, f.column, f.method, f.class
+                    ),
+                    None => format!(
+                        "{inner}File <unknown> in method {} of type {}\n{inner}    {instruction}",
+                        f.method, f.class
+                    ),
+                }
+            })
+            .collect();
+        if !matches!(self.kind, ErrorKind::Thrown { .. }) {
+            lines.push(format!("{inner}<host frames>"));
+        }
+        let mut text = format!(
+            "{prefix}{name}: {}\n{prefix}Traceback (most recent call last):\n{}",
+            self.message,
+            lines.join("\n")
+        );
+        if let Some(cause) = &self.cause {
+            text.push_str(&format!(
+                "\n\n{prefix} Caused by {}",
+                cause.format_with(&format!("{prefix} ")).trim_start()
+            ));
+        }
+        text
     }
 }
 

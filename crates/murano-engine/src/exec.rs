@@ -89,6 +89,7 @@ pub(crate) fn evaluate(
 pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value, EngineError> {
     Ok(match &node.value {
         YamlValue::Yaql(y) => {
+            core.set_position(node.start, Some(&y.expression));
             let query = core.yaql.compile_parsed(&y.expression);
             {
                 let mut st = crate::object::lock(&core.state);
@@ -133,14 +134,13 @@ struct Executor<'a> {
     shared: Option<&'a std::sync::Mutex<Context>>,
 }
 
-/// Attaches the current MuranoPL frame to an error leaving it.
-fn with_frame(core: &Core, mut e: EngineError) -> EngineError {
-    if let Some(f) = core.current_frame() {
-        let rec = core.frame_record(&f);
-        if e.frames.last() != Some(&rec) {
-            e.frames.push(rec);
-        }
-    }
+/// Attaches the MuranoPL stack to an error raised here: every frame,
+/// innermost first, each at the instruction it is running (Murano takes
+/// the trace where the exception is thrown or a host error wrapped, so a
+/// rethrown exception keeps the frames of its throw).
+fn with_frames(core: &Core, mut e: EngineError) -> EngineError {
+    let stack = crate::object::lock(&core.state).stack.clone();
+    e.frames = stack.iter().rev().map(|f| core.frame_record(f)).collect();
     e
 }
 
@@ -174,11 +174,17 @@ impl Executor<'_> {
 
     fn instruction(&mut self, ins: &Instruction, ctx: &mut Context) -> Result<Flow, EngineError> {
         self.core.spend()?;
-        self.core.set_position(ins.start);
+        // A block construct is the current instruction until it evaluates
+        // an expression (`eval_node`), which then is.
+        let expression = match &ins.kind {
+            InstructionKind::Expression(y) => Some(&y.expression),
+            _ => None,
+        };
+        self.core.set_position(ins.start, expression);
         let r = self.run(ins, ctx);
         r.map_err(|e| {
             if e.frames.is_empty() {
-                with_frame(self.core, e)
+                with_frames(self.core, e)
             } else {
                 e
             }

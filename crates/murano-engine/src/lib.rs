@@ -44,8 +44,10 @@
 //! through [`NativeMethod`].
 //!
 //! **Stack.** Each method call pushes a frame (class, method, object,
-//! position of the current instruction); an error leaving a frame records
-//! it (file, line, column, method, class), innermost first.
+//! position and text of the current instruction); an error records the
+//! whole MuranoPL stack where it is thrown or a host error is wrapped
+//! (file, line, column, method, class, instruction), innermost first, and
+//! [`EngineError::formatted`] renders it as Murano's traceback text.
 //!
 //! **Limits.** [`Limits`]: fuel (one unit per instruction, loop iteration
 //! and method call), call depth, object count and green threads, each with a safe
@@ -70,8 +72,7 @@
 //! **Not supported yet** (each a typed [`error::ErrorKind::NotSupported`]
 //! error, never a silent no-op): the functions `config` and `randomName`
 //! (`decryptData` answers as Murano does without a key manager). Also
-//! not done yet: the `formatted` MuranoPL
-//! stack-trace text (errors carry their frames); objects
+//! not done yet: objects
 //! as one part per class of their MRO (cast views and per-class stores
 //! of undeclared properties cover what the tests reach).
 //!

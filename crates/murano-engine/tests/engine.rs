@@ -442,6 +442,7 @@ fn raised(e: &EngineError, preserve: bool) -> Json {
             "type": "MuranoPlException",
             "murano_names": e.murano_names(),
             "message": e.message,
+            "formatted": e.formatted(),
         })
     } else {
         json!({"type": e.python_type(), "module": e.python_module(), "message": e.message})
@@ -461,6 +462,15 @@ fn compare_outcome(expected: &Json, actual: &Json, ids: &mut Ids) -> Result<(), 
                 "raised names {}, expected {}",
                 act["murano_names"], exp["murano_names"]
             ));
+        }
+        if let Some(text) = exp.get("formatted") {
+            if text != &act["formatted"] {
+                return Err(format!(
+                    "formatted trace:\n{}\nexpected:\n{}",
+                    act["formatted"].as_str().unwrap_or(""),
+                    text.as_str().unwrap_or("")
+                ));
+            }
         }
         return Ok(());
     }
