@@ -88,6 +88,10 @@ pub(crate) struct State {
     pub(crate) root: Option<Arc<Obj>>,
     pub(crate) attributes: Vec<(String, String, String, Value)>,
     pub(crate) class_configs: HashMap<String, Dict>,
+    /// Murano's configuration as `config()` reads it (`Engine::set_config`).
+    pub(crate) config: Dict,
+    /// How many names `randomName()` has drawn.
+    pub(crate) random_names: u64,
     /// Objects sentenced by the collection under way (Murano's
     /// `_pending_destruction`, what `GC.isDoomed` asks about).
     pub(crate) doomed: HashSet<String>,
@@ -196,6 +200,10 @@ impl Engine {
         crate::functions::register_method_dispatch(&mut library, &core);
         let _ = core.library.set(Arc::new(library));
         Engine { core }
+    }
+
+    pub(crate) fn core(&self) -> &Core {
+        &self.core
     }
 
     /// Sets the configuration of classes (`{class: {property: value}}`):

@@ -16,8 +16,6 @@ use crate::error::{EngineError, ErrorKind};
 /// Murano's `parallel_select` pool size, which `pselect` uses.
 const PSELECT_LIMIT: usize = 1000;
 
-const NOT_YET: &[&str] = &["config", "randomName"];
-
 fn args_from(call: &Call<'_>, start: usize) -> Result<Vec<Value>, YaqlError> {
     let mut out = Vec::new();
     for i in start..call.len() {
@@ -123,21 +121,42 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         })
         .extension(),
     );
-    for name in NOT_YET {
-        let name_owned: &'static str = name;
-        lib.register(
-            FunctionDef::native(name, "*args, **kwargs", {
-                let weak = Arc::downgrade(core);
-                move |_call| {
-                    let core = upgrade(&weak)?;
-                    Err(core.park(EngineError::not_supported(format!(
-                        "the function {name_owned}()"
-                    ))))
-                }
-            })
-            .extension(),
-        );
-    }
+    // randomName(): five letters, a clock and a counter (see
+    // `Core::random_name`).
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("randomName", "", move |_| {
+        Ok(Value::from(upgrade(&weak)?.random_name()))
+    }));
+    // config(group, setting, readAsFile = false) and config(setting):
+    // Murano's configuration, which only io.murano's classes see.
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native(
+        "config",
+        "group, setting, read_as_file=",
+        move |call| {
+            let core = upgrade(&weak)?;
+            core.config_visible()?;
+            let group = call.string(0)?;
+            let setting = call.string(1)?;
+            let read_as_file = call.opt(2)?.is_some_and(Value::truthy);
+            let value = core.config_value(Some(group), setting)?;
+            if read_as_file {
+                // The library reads no files: as Murano with no such file.
+                return Err(crate::engine::host_exception(
+                    "FileNotFoundError",
+                    "builtins",
+                    &format!("[Errno 2] No such file or directory: '{}'", value.py_str()),
+                ));
+            }
+            Ok(value)
+        },
+    ));
+    let weak = Arc::downgrade(core);
+    lib.register(FunctionDef::native("config", "setting", move |call| {
+        let core = upgrade(&weak)?;
+        core.config_visible()?;
+        core.config_value(None, call.string(0)?)
+    }));
 
     // id(object)
     let weak = Arc::downgrade(core);

@@ -69,12 +69,16 @@
 //! (a branch calling a method its parent holds the lock of) is a
 //! [`error::LimitKind::Deadlock`] error where Murano would hang.
 //!
-//! **Not supported yet** (each a typed [`error::ErrorKind::NotSupported`]
-//! error, never a silent no-op): the functions `config` and `randomName`
-//! (`decryptData` answers as Murano does without a key manager). Also
-//! not done yet: objects
-//! as one part per class of their MRO (cast views and per-class stores
-//! of undeclared properties cover what the tests reach).
+//! **Host environment.** `config()` reads what [`Engine::set_config`]
+//! gives (only io.murano's classes see it, as in Murano);
+//! `randomName()` is deterministic (letters `a`..`z` in turn, a fixed
+//! clock, Murano's counter), so a run can be replayed; a host registers
+//! its own `randomName` function for random ones. `decryptData` answers
+//! as Murano does without a key manager.
+//!
+//! **Not done yet:** objects as one part per class of their MRO (cast
+//! views and per-class stores of undeclared properties cover what the
+//! tests reach).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -138,6 +142,7 @@ mod patch;
 mod reflection;
 mod sched;
 mod serialize;
+mod settings;
 #[cfg(test)]
 mod tests;
 

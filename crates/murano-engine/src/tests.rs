@@ -294,3 +294,63 @@ fn loggers_attributes_and_native_methods() {
     let text = format!("{model:?}");
     assert!(text.contains("['root', 'Looper', 'k', 'v']"), "{text}");
 }
+
+/// An engine whose io.murano package has a class reading `config()`, and
+/// another package's class trying to.
+fn config_engine() -> (Engine, Value, Value) {
+    let mut b = ClassSetBuilder::new();
+    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+    let other = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+    let inside = "Name: io.murano.Object\n---\nName: io.murano.Reader\nMethods:\n  read:\n    Scope: Public\n    Body:\n      - Return: list(config(engine, agent_timeout), config(region), randomName(), randomName())\n  missing:\n    Scope: Public\n    Body:\n      - Return: config(engine, nope)\n  file:\n    Scope: Public\n    Body:\n      - Return: config(engine, agent_source, true)\n";
+    for def in ClassSetBuilder::parse_file(inside.as_bytes(), "Reader.yaml").unwrap() {
+        b.add_class(core, "Reader.yaml", def).unwrap();
+    }
+    let outside = "Name: Outsider\nMethods:\n  read:\n    Scope: Public\n    Body:\n      - Return: config(region)\n";
+    for def in ClassSetBuilder::parse_file(outside.as_bytes(), "Outsider.yaml").unwrap() {
+        b.add_class(other, "Outsider.yaml", def).unwrap();
+    }
+    let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
+    let mut engine_group = Dict::default();
+    engine_group.insert(Value::str("agent_timeout"), Value::Int(3600));
+    engine_group.insert(Value::str("agent_source"), Value::str("murano-agent"));
+    let mut config = Dict::default();
+    config.insert(Value::str("engine"), Value::Dict(Arc::new(engine_group)));
+    config.insert(Value::str("region"), Value::str("RegionOne"));
+    engine.set_config(config);
+    let root = |ty: &str, id: &str| {
+        let mut header = Dict::default();
+        header.insert(Value::str("type"), Value::str(ty));
+        header.insert(Value::str("id"), Value::str(id));
+        let mut obj = Dict::default();
+        obj.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+        let mut model = Dict::default();
+        model.insert(Value::str("Objects"), Value::Dict(Arc::new(obj)));
+        Value::Dict(Arc::new(model))
+    };
+    let reader = engine
+        .load_model(&root("io.murano.Reader", "r"))
+        .unwrap()
+        .unwrap();
+    let outsider = engine.load_model(&root("Outsider", "o")).unwrap().unwrap();
+    (engine, reader, outsider)
+}
+
+#[test]
+fn config_and_random_names() {
+    let (engine, reader, outsider) = config_engine();
+    let call =
+        |who: &Value, m: &str| engine.call(&Receiver::Object(who.clone()), m, vec![], vec![]);
+    let out = call(&reader, "read").unwrap();
+    assert_eq!(
+        format!("{out:?}"),
+        "[3600, 'RegionOne', 'abcdej5399reo1', 'fghijj5399reo2']"
+    );
+    let e = call(&reader, "missing").unwrap_err();
+    assert_eq!(e.python_type(), "NoSuchOptError", "{e}");
+    assert_eq!(e.message, "no such option nope in group [engine]");
+    let e = call(&reader, "file").unwrap_err();
+    assert_eq!(e.python_type(), "FileNotFoundError", "{e}");
+    // Only io.murano's classes see config().
+    let e = call(&outsider, "read").unwrap_err();
+    assert_eq!(e.python_type(), "NoFunctionRegisteredException", "{e}");
+}
