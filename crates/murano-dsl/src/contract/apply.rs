@@ -939,10 +939,7 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
     let object = match &value {
         Value::Null => return Ok(Value::Null),
         Value::Dict(d) => {
-            let mut model = (**d).clone();
-            for p in &excluded {
-                model.shift_remove(&Value::str(p));
-            }
+            let model = without_properties(d, &excluded);
             s.lift(s.host.load_object(
                 &Value::Dict(Arc::new(model)),
                 s.owner.as_ref(),
@@ -965,13 +962,66 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
         Value::Dict(d) => {
             let mut d = (*d).clone();
             for p in &excluded {
-                d.shift_remove(&Value::str(p));
+                remove_path(&mut d, p);
             }
             Value::Dict(Arc::new(d))
         }
         Value::Null => Value::Dict(Arc::default()),
         other => other,
     })
+}
+
+/// An object definition without the `excluded` properties (dotted paths
+/// into nested mappings), in any of its forms: `{":Class": {props}, ...}`
+/// (the properties under the type key, a type name or reference, as in Murano's
+/// `parse_object_definition`), or the properties beside a `?` header.
+fn without_properties(model: &Dict, excluded: &[String]) -> Dict {
+    let mut model = model.clone();
+    if excluded.is_empty() {
+        return model;
+    }
+    let type_key = model
+        .keys()
+        .find(|k| match k {
+            Value::Str(s) => &**s != "?" && s.contains(':'),
+            // A type reference (`:Class` evaluated in MuranoPL).
+            Value::Object(_) => true,
+            _ => false,
+        })
+        .cloned();
+    match type_key {
+        Some(key) => {
+            if let Some(Value::Dict(props)) = model.get(&key) {
+                let mut props = (**props).clone();
+                for p in excluded {
+                    remove_path(&mut props, p);
+                }
+                model.insert(key, Value::Dict(Arc::new(props)));
+            }
+        }
+        None => {
+            for p in excluded {
+                remove_path(&mut model, p);
+            }
+        }
+    }
+    model
+}
+
+/// Removes `a.b.c` from nested mappings (Murano's `patch_dict`).
+fn remove_path(d: &mut Dict, path: &str) {
+    match path.split_once('.') {
+        None => {
+            d.shift_remove(&Value::str(path));
+        }
+        Some((head, rest)) => {
+            if let Some(Value::Dict(inner)) = d.get(&Value::str(head)) {
+                let mut inner = (**inner).clone();
+                remove_path(&mut inner, rest);
+                d.insert(Value::str(head), Value::Dict(Arc::new(inner)));
+            }
+        }
+    }
 }
 
 fn owned(s: &State, v: &Value, want_owned: bool) -> Result<Value, YaqlError> {
@@ -990,5 +1040,43 @@ fn owned(s: &State, v: &Value, want_owned: bool) -> Result<Value, YaqlError> {
     } else {
         let which = if want_owned { "owned()" } else { "notOwned()" };
         Err(s.violation(format!("Object {} violates {which} contract", py_str(v))))
+    }
+}
+
+#[cfg(test)]
+mod exclusion_tests {
+    use super::*;
+
+    fn dict(pairs: &[(&str, Value)]) -> Dict {
+        let mut d = Dict::default();
+        for (k, v) in pairs {
+            d.insert(Value::str(k), v.clone());
+        }
+        d
+    }
+
+    #[test]
+    fn excluded_properties_in_every_form_and_nested() {
+        let inner = Value::Dict(Arc::new(dict(&[
+            ("x", Value::Int(1)),
+            ("y", Value::Int(2)),
+        ])));
+        let props = dict(&[("a", Value::Int(1)), ("b", inner)]);
+        let excluded = vec!["a".to_owned(), "b.y".to_owned(), "missing.z".to_owned()];
+        // Properties beside a header.
+        let mut full = props.clone();
+        full.insert(Value::str("?"), Value::Dict(Arc::default()));
+        let out = without_properties(&full, &excluded);
+        assert_eq!(
+            format!("{:?}", Value::Dict(Arc::new(out))),
+            "{'b': {'x': 1}, '?': {}}"
+        );
+        // Properties under a type key.
+        let short = dict(&[(":Class", Value::Dict(Arc::new(props)))]);
+        let out = without_properties(&short, &excluded);
+        assert_eq!(
+            format!("{:?}", Value::Dict(Arc::new(out))),
+            "{':Class': {'b': {'x': 1}}}"
+        );
     }
 }
