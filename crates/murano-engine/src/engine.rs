@@ -789,14 +789,21 @@ impl Core {
             _ => None,
         };
         if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+            // A type reference (a model `dump()`/`template()` wrote in
+            // Murano's Mixed form) names its class itself.
+            let type_ref = h
+                .get(&Value::str("type"))
+                .and_then(|t| self.type_of_value(t))
+                .map(|t| t.class);
             let type_name = h
                 .get(&Value::str("type"))
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_owned();
             let type_name = type_name.split('/').next().unwrap_or("").to_owned();
-            let class = match (type_name.is_empty(), default_class) {
-                (true, Some(c)) => c,
+            let class = match (type_ref, type_name.is_empty(), default_class) {
+                (Some(c), _, _) => c,
+                (None, true, Some(c)) => c,
                 _ => self.classes.resolve(None, &type_name)?,
             };
             let mut props = (**d).clone();

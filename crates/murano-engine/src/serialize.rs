@@ -70,6 +70,7 @@ fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, Hash
         emitted: HashSet::new(),
         owned,
         mode: DumpMode::Serializable,
+        allow_refs: false,
     };
     let tree = object_dict(core, root, actions, &mut done, 0);
     (tree, done.emitted)
@@ -82,6 +83,11 @@ struct Walk {
     emitted: HashSet<String>,
     owned: HashSet<String>,
     mode: DumpMode,
+    /// Murano's `allow_refs` (`serializer.serialize`, which `dump()` and
+    /// `template()` use): an object owned outside the tree stays a
+    /// reference (its id) instead of being written in full where first
+    /// referenced; only ownerless objects are written there.
+    allow_refs: bool,
 }
 
 /// Murano's `DumpTypes`: how `dump()` writes objects.
@@ -95,7 +101,8 @@ pub(crate) enum DumpMode {
     Mixed,
 }
 
-/// `dump(obj, type)`: the object and what it owns, in that form.
+/// `dump(obj, type)`: the object and what it owns, in that form; objects
+/// owned elsewhere are written as their ids.
 pub(crate) fn dump(core: &Core, root: &Arc<Obj>, mode: DumpMode) -> Value {
     let mut owned = HashSet::new();
     owned_closure(core, root, &mut owned, 0);
@@ -104,6 +111,7 @@ pub(crate) fn dump(core: &Core, root: &Arc<Obj>, mode: DumpMode) -> Value {
         emitted: HashSet::new(),
         owned,
         mode,
+        allow_refs: true,
     };
     object_dict(core, root, false, &mut done, 0)
 }
@@ -137,6 +145,31 @@ fn owned_closure(core: &Core, obj: &Arc<Obj>, out: &mut HashSet<String>, depth: 
 }
 
 const MAX_DEPTH: usize = 256;
+
+/// Whether the property's `io.murano.metadata.engine.Serialize` meta says
+/// `as: reference`.
+fn serialized_as_reference(core: &Core, class: murano_dsl::registry::ClassId, name: &str) -> bool {
+    let classes = &core.classes;
+    let Ok(metas) = classes.registry().property_meta(class, name) else {
+        return false;
+    };
+    metas.iter().any(|m| {
+        if classes.name(m.attachment.meta_class) != "io.murano.metadata.engine.Serialize" {
+            return false;
+        }
+        let Some(node) = &m.attachment.properties else {
+            return false;
+        };
+        let ctx = core.method_context(m.declared_by, None);
+        match crate::exec::eval_node(core, node, &ctx) {
+            Ok(Value::Dict(d)) => d
+                .get(&Value::str("as"))
+                .and_then(Value::as_str)
+                .is_some_and(|a| a == "reference"),
+            _ => false,
+        }
+    })
+}
 
 fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, depth: usize) -> Value {
     done.emitted.insert(obj.id.clone());
@@ -215,7 +248,15 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
             continue;
         }
         if let Some(v) = props.get(name) {
-            let sv = value(core, v, Some(obj), actions, done, depth + 1);
+            // `Serialize: {as: reference}` on the property: an object
+            // value is written as its id where references are allowed.
+            let reference = done.allow_refs
+                && core.obj_of(v).is_some()
+                && serialized_as_reference(core, obj.class, name);
+            let sv = match core.obj_of(v) {
+                Some(o) if reference => Value::str(&o.id),
+                _ => value(core, v, Some(obj), actions, done, depth + 1),
+            };
             out.insert(Value::str(name), sv);
         }
     }
@@ -247,7 +288,7 @@ fn value(
     }
     if let Some(o) = core.obj_of(v) {
         let owned = parent.is_some_and(|p| o.owner_id().as_deref() == Some(p.id.as_str()));
-        let moved = !done.owned.contains(&o.id);
+        let moved = !done.owned.contains(&o.id) && (!done.allow_refs || o.owner_id().is_none());
         if (owned || moved) && !done.emitted.contains(&o.id) {
             return object_dict(core, &o, actions, done, depth + 1);
         }
