@@ -241,6 +241,10 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                 "hasDefault" => Value::Bool(p.default.is_some()),
                 "usage" => Value::str(p.usage.as_str()),
                 "declaringType" => core.type_value(*class, false),
+                "meta" => {
+                    let list = collect(classes.registry().property_meta(*class, &p.name).ok()?);
+                    meta_objects(core, list)
+                }
                 _ => return None,
             }
         }
