@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+pub mod engine_replay;
 pub mod fuzz;
 
 /// The seed of the property tests unless `PROPTEST_RNG_SEED` says
