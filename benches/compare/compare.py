@@ -284,6 +284,19 @@ def main():
         # murano-pkg-check takes seconds per run: at most 3 runs.
         "package-check": median_time(check_all, min(REPETITIONS, 3)),
     }
+    # Murano's executor runs on Debian's python3-murano (yaql 2.0), not in
+    # this virtualenv: engine.py runs under the system Python.
+    murano_python = os.environ.get("MURANO_PYTHON", "/usr/bin/python3")
+    engine_args = [murano_python, os.path.join(os.path.dirname(__file__), "engine.py"),
+                   SHARED, str(REPETITIONS)] + (["--quick"] if QUICK else [])
+    engine_run = subprocess.run(engine_args, capture_output=True, text=True)
+    if engine_run.returncode == 0:
+        python_engine = json.loads(engine_run.stdout.strip().splitlines()[-1])
+        python["engine"] = python_engine["engine"]
+    else:
+        python_engine = None
+        print("engine: python side skipped (python3-murano not importable by "
+              f"{murano_python}: apt-get install python3-murano)")
     args = [RUST, SHARED, str(REPETITIONS), ZIPS] + (["--quick"] if QUICK else [])
     rust = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
@@ -297,7 +310,12 @@ def main():
           f"packages: {len(zips)} zips, diagnostics python {check_all()}, rust {rust['package-check-count']} "
           f"(rust checks one package at a time here); "
           f"heat templates: {len(hot_texts)}, valid python {hot_all()}, rust {rust['hot-validate-count']}")
-    for name in ["hot-validate", "yaql-parse", "class-load", "yaql-eval", "package-check"]:
+    if python_engine is not None:
+        print(f"engine: {python_engine['tests']} tests, steps replayed python "
+              f"{python_engine['engine-count']}, rust {rust['engine-count']} (Murano 14.0.0, yaql 2.0.0)")
+    for name in ["engine", "hot-validate", "yaql-parse", "class-load", "yaql-eval", "package-check"]:
+        if name not in python:
+            continue
         p, r = python[name], rust[name]
         print(f"ratio {name}: {p / r:.1f}x (python {p * 1000:.1f} ms, rust {r * 1000:.2f} ms)")
 

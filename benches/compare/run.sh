@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side comparison with the Python reference (yaql 3.2.0, PyYAML,
-# murano-pkg-check 0.3.0, openstack-heat 27.0.1).
+# murano-pkg-check 0.3.0, openstack-heat 27.0.1; Murano 14.0.0's executor
+# from Debian's python3-murano for the engine row).
 # Usage: benches/compare/run.sh [--quick] [--system-alloc]
 #   --quick: a tenth of the inputs, 3 repetitions (well under two minutes).
 #   --system-alloc: time the Rust side with the system allocator instead of
@@ -28,6 +29,11 @@ fi
 # Heat's engine for the hot-validate row (added later: older venvs lack it).
 if ! "$venv/bin/python" -c "import heat" 2>/dev/null; then
     "$venv/bin/pip" install --quiet openstack-heat==27.0.1 yaql==3.2.0 PyYAML==6.0.3
+fi
+# Murano's own executor for the engine row (Debian's python3-murano,
+# Murano 14.0.0 on yaql 2.0.0), when this machine lets us install it.
+if ! /usr/bin/python3 -c "import murano.dsl" 2>/dev/null && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-murano >/dev/null || true
 fi
 cargo build --quiet --release -p murano-benches --bin compare "${features[@]}" --manifest-path "$root/Cargo.toml"
 "$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "$root/target/compare-zips" "${quick[@]}"

@@ -354,3 +354,70 @@ pub fn hot_validate(text: &str, limits: &murano_hot::Limits) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// The engine conformance tests both sides of `compare/` replay: the
+/// public tests of category `pure` (no Python callbacks, mocks or class
+/// configuration), in name order, each with its steps in order (the
+/// Python side, `compare/engine.py`, selects the same).
+pub struct EngineSuite {
+    /// Classes of the suite's `meta/` (test packages and core library).
+    pub classes: std::sync::Arc<murano_engine::ClassSet>,
+    /// Each test's label and its steps.
+    pub tests: Vec<(serde_json::Value, Vec<serde_json::Value>)>,
+}
+
+impl EngineSuite {
+    /// Reads the suite under `shared` (`quick`: a quarter of the tests).
+    pub fn load(shared: &Path, quick: bool) -> Result<EngineSuite, String> {
+        let dir = shared.join("conformance/engine");
+        let classes = murano_testkit::engine_replay::load_classes(&dir.join("meta"))?;
+        let mut tests: Vec<serde_json::Value> =
+            murano_testkit::read_jsonl(&dir.join("tests.jsonl"))?
+                .into_iter()
+                .filter(|t| {
+                    t["split"] == "public"
+                        && t["category"] == "pure"
+                        && t["class_configs"].as_object().is_none_or(|m| m.is_empty())
+                })
+                .collect();
+        tests.sort_by(|a, b| a["test"].as_str().cmp(&b["test"].as_str()));
+        let cases = murano_testkit::read_jsonl(&dir.join("cases.jsonl"))?;
+        let mut by_test: std::collections::HashMap<String, Vec<serde_json::Value>> =
+            std::collections::HashMap::new();
+        for c in cases {
+            by_test
+                .entry(c["test"].as_str().unwrap_or("").to_owned())
+                .or_default()
+                .push(c);
+        }
+        let mut out: Vec<_> = tests
+            .into_iter()
+            .map(|t| {
+                let mut steps = by_test
+                    .remove(t["test"].as_str().unwrap_or(""))
+                    .unwrap_or_default();
+                steps.sort_by_key(|s| s["step"].as_u64().unwrap_or(0));
+                (t, steps)
+            })
+            .collect();
+        if quick {
+            out.truncate(out.len() / 4);
+        }
+        Ok(EngineSuite {
+            classes: std::sync::Arc::new(classes),
+            tests: out,
+        })
+    }
+
+    /// Replays every test (fresh engines, outcomes not compared); the
+    /// number of steps replayed.
+    pub fn replay(&self) -> usize {
+        self.tests
+            .iter()
+            .filter(|(t, steps)| {
+                murano_testkit::engine_replay::replay_test(&self.classes, t, steps).is_ok()
+            })
+            .map(|(_, steps)| steps.len())
+            .sum()
+    }
+}

@@ -133,7 +133,14 @@ fn main() {
             .filter(|t| murano_benches::hot_validate(t, &hot_limits))
             .count()
     });
+    // MuranoPL execution: the engine conformance steps (the Python side
+    // replays them through Murano's own DSL test foundation).
+    let engine_suite = murano_benches::EngineSuite::load(shared, quick).unwrap_or_else(|e| {
+        eprintln!("engine suite: {e}");
+        std::process::exit(1)
+    });
+    let (engine, engine_steps) = time(repetitions, || engine_suite.replay());
     println!(
-        "{{\"hot-validate\": {hot}, \"hot-validate-count\": {hot_valid}, \"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}, \"yaql-eval\": {eval}, \"yaql-eval-count\": {evaluated}, \"package-check\": {check}, \"package-check-count\": {diagnostics}, \"allocator\": \"{ALLOCATOR_NAME}\"}}"
+        "{{\"engine\": {engine}, \"engine-count\": {engine_steps}, \"hot-validate\": {hot}, \"hot-validate-count\": {hot_valid}, \"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}, \"yaql-eval\": {eval}, \"yaql-eval-count\": {evaluated}, \"package-check\": {check}, \"package-check-count\": {diagnostics}, \"allocator\": \"{ALLOCATOR_NAME}\"}}"
     );
 }

@@ -43,6 +43,7 @@ mod engine;
 mod error;
 mod host;
 mod python;
+mod shared;
 mod spec;
 #[cfg(test)]
 mod tests;

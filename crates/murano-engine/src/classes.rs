@@ -18,6 +18,10 @@ pub struct ClassSet {
     registry: ClassRegistry,
     packages: Vec<PackageId>,
     files: HashMap<ClassId, String>,
+    /// The YAQL libraries of engines over these classes (built once):
+    /// yaql's legacy library with Murano's functions, and the innermost
+    /// layer that dispatches method calls by name.
+    libraries: std::sync::OnceLock<(murano_yaql::eval::Library, murano_yaql::eval::Library)>,
 }
 
 /// Collects packages and class definitions for a [`ClassSet`].
@@ -97,11 +101,27 @@ impl ClassSetBuilder {
             registry,
             packages: self.packages,
             files,
+            libraries: std::sync::OnceLock::new(),
         }
     }
 }
 
 impl ClassSet {
+    /// The YAQL libraries every engine over these classes shares: the
+    /// base (yaql's legacy library, Murano's engine and reflection
+    /// functions) and the method-dispatch layer.
+    pub(crate) fn libraries(&self) -> &(murano_yaql::eval::Library, murano_yaql::eval::Library) {
+        self.libraries.get_or_init(|| {
+            let mut base = murano_yaql::eval::Library::legacy();
+            base.push_layer();
+            crate::functions::register(&mut base);
+            crate::reflection::register(&mut base);
+            let mut dispatch = murano_yaql::eval::Library::empty();
+            crate::functions::register_method_dispatch(&mut dispatch, self);
+            (base, dispatch)
+        })
+    }
+
     /// The registry (hierarchy, members, meta).
     pub fn registry(&self) -> &ClassRegistry {
         &self.registry

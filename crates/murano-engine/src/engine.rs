@@ -97,6 +97,37 @@ pub(crate) struct State {
     pub(crate) doomed: HashSet<String>,
 }
 
+/// The name of the context variable that leads engine functions to their
+/// engine (not a YAQL identifier, so no expression can read it).
+const ENGINE_VAR: &str = "$#murano-engine";
+
+/// What [`ENGINE_VAR`] holds: the engine, so that one library of engine
+/// functions serves every engine over the same classes.
+#[derive(Debug)]
+struct EngineHandle(Weak<Core>);
+
+impl murano_yaql::eval::HostObject for EngineHandle {
+    fn type_name(&self) -> &str {
+        "murano-engine"
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+/// The engine a YAQL function runs in (from its context).
+pub(crate) fn core_of(call: &murano_yaql::eval::Call<'_>) -> Result<Arc<Core>, YaqlError> {
+    match call.context().get(ENGINE_VAR) {
+        Some(Value::Object(o)) => o
+            .as_any()
+            .and_then(|a| a.downcast_ref::<EngineHandle>())
+            .and_then(|h| h.0.upgrade())
+            .ok_or_else(YaqlError::mismatch),
+        _ => Err(YaqlError::mismatch()),
+    }
+}
+
 /// The shared core behind an [`Engine`].
 pub(crate) struct Core {
     pub(crate) natives: HashMap<(String, String), Arc<crate::NativeBody>>,
@@ -106,6 +137,8 @@ pub(crate) struct Core {
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) library: OnceLock<Arc<Library>>,
     pub(crate) state: Mutex<State>,
+    /// [`ENGINE_VAR`]'s value.
+    handle: Value,
     /// The green threads of `Parallel` and `pselect`.
     pub(crate) sched: crate::sched::Scheduler,
     pub(crate) self_ref: Weak<Core>,
@@ -182,22 +215,22 @@ impl Engine {
             classes,
             limits,
             yaql: YaqlEngine::murano(false),
-            runtime: Arc::new(Runtime::new(1, 0)),
+            runtime: Runtime::shared(1, 0),
             library: OnceLock::new(),
             state: Mutex::new(State::default()),
+            handle: Value::Object(Arc::new(EngineHandle(weak.clone()))),
             sched: crate::sched::Scheduler::default(),
             self_ref: weak.clone(),
         });
-        let mut library = Library::legacy();
-        library.push_layer();
-        crate::functions::register(&mut library, &core);
-        crate::reflection::register(&mut library, &core);
-        library.push_layer();
-        for f in host_functions {
-            library.register(f);
+        let (base, dispatch) = core.classes.libraries();
+        let mut library = base.clone();
+        if !host_functions.is_empty() {
+            library.push_layer();
+            for f in host_functions {
+                library.register(f);
+            }
         }
-        library.push_layer();
-        crate::functions::register_method_dispatch(&mut library, &core);
+        library.push_library(dispatch);
         let _ = core.library.set(Arc::new(library));
         Engine { core }
     }
@@ -620,6 +653,7 @@ impl Core {
             None => self.type_value(class, true),
         };
         Context::new(self.library())
+            .with(ENGINE_VAR, self.handle.clone())
             .with("$this", this_value.clone())
             .with("$", this_value)
     }

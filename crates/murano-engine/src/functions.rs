@@ -3,7 +3,7 @@
 //! MuranoPL method calls from YAQL (`$obj.method(...)`, `method(...)`).
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use murano_yaql::eval::{Call, Dict, Error as YaqlError, FunctionDef, Library, Value};
 
@@ -32,10 +32,6 @@ fn kwargs_from(call: &Call<'_>) -> Result<Vec<(String, Value)>, YaqlError> {
     Ok(out)
 }
 
-fn upgrade(weak: &Weak<Core>) -> Result<Arc<Core>, YaqlError> {
-    weak.upgrade().ok_or_else(YaqlError::mismatch)
-}
-
 /// The class a `type` argument names: a type object, or a class name
 /// resolved from the running method's class.
 fn class_of_type_arg(
@@ -55,7 +51,7 @@ fn class_of_type_arg(
 }
 
 /// Registers the engine functions.
-pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
+pub(crate) fn register(lib: &mut Library) {
     // Format 1.0/1.1: these string and collection methods are callable
     // as functions too (`murano/engine/system/yaql_functions.py`).
     for name in [
@@ -123,18 +119,16 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
     // randomName(): five letters, a clock and a counter (see
     // `Core::random_name`).
-    let weak = Arc::downgrade(core);
-    lib.register(FunctionDef::native("randomName", "", move |_| {
-        Ok(Value::from(upgrade(&weak)?.random_name()))
+    lib.register(FunctionDef::native("randomName", "", |call| {
+        Ok(Value::from(crate::engine::core_of(call)?.random_name()))
     }));
     // config(group, setting, readAsFile = false) and config(setting):
     // Murano's configuration, which only io.murano's classes see.
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
         "config",
         "group, setting, read_as_file=",
         move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             core.config_visible()?;
             let group = call.string(0)?;
             let setting = call.string(1)?;
@@ -151,18 +145,16 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
             Ok(value)
         },
     ));
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native("config", "setting", move |call| {
-        let core = upgrade(&weak)?;
+        let core = crate::engine::core_of(call)?;
         core.config_visible()?;
         core.config_value(None, call.string(0)?)
     }));
 
     // id(object)
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("id", "object", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             match core.obj_of(call.value(0)?) {
                 Some(o) => Ok(Value::str(&o.id)),
                 None => Err(YaqlError::mismatch()),
@@ -173,10 +165,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
 
     // type(object): the class name (format 1.0 to 1.3: `type_legacy`);
     // type(name or class): a type reference.
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("type", "object", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let v = call.value(0)?;
             if v.is_null() {
                 return Ok(Value::Null);
@@ -190,10 +181,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
 
     // metadata(object), isObject(value)
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("metadata", "object", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             match core.obj_of(call.value(0)?) {
                 Some(o) => Ok(o.metadata.clone()),
                 None => Err(YaqlError::mismatch()),
@@ -201,17 +191,15 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         })
         .extension(),
     );
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native("isObject", "value", move |call| {
-        let core = upgrade(&weak)?;
+        let core = crate::engine::core_of(call)?;
         Ok(Value::Bool(core.obj_of(call.value(0)?).is_some()))
     }));
 
     // name(object)
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("name", "object", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let v = call.value(0)?;
             if v.is_null() {
                 return Ok(Value::Null);
@@ -225,10 +213,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
 
     // typeinfo(object) / typeinfo(type): the class itself.
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("typeinfo", "object", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let v = call.value(0)?;
             if v.is_null() {
                 return Ok(Value::Null);
@@ -243,12 +230,11 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
 
     // `:Name` and `ns:Name`: type references resolved with the namespaces
     // of the running method's class.
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
         "#unary_operator_:",
         "name",
         move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let name = call.string(0)?.to_owned();
             let from = core.current_frame().map(|f| f.class);
             let resolved = if from.is_some() {
@@ -262,12 +248,11 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
             }
         },
     ));
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
         "#operator_:",
         "ns, name",
         move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let full = format!("{}:{}", call.string(0)?, call.string(1)?);
             let from = core.current_frame().map(|f| f.class);
             match core.classes.resolve(from, &full) {
@@ -278,12 +263,11 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     ));
 
     // call(name, args, kwargs, receiver)
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
         "call",
         "name, args, kwargs, receiver=",
         move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let name = call.string(0)?.to_owned();
             let args: Vec<Value> = match call.value(1)? {
                 Value::List(v) | Value::Tuple(v) => v.to_vec(),
@@ -311,10 +295,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
 
     // cast(object, type): the object seen as one of its classes.
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("cast", "object, type, versionSpec=", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let obj = core
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
@@ -344,10 +327,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     // parent of the running method's class (psuper runs in order: a
     // valid interleaving of Murano's parallel map).
     for name in ["super", "psuper"] {
-        let weak = Arc::downgrade(core);
         lib.register(
             FunctionDef::native(name, "object, ~func=", move |call| {
-                let core = upgrade(&weak)?;
+                let core = crate::engine::core_of(call)?;
                 let obj = core
                     .obj_of(call.value(0)?)
                     .ok_or_else(YaqlError::mismatch)?;
@@ -372,10 +354,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     // `io.murano.Object`'s native part: $obj.setAttr(name, value, owner)
     // and $obj.getAttr(name, default, owner), keyed by the calling
     // method's class unless `owner` names one.
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("setAttr", "object, name, value, owner=", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let obj = core
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
@@ -391,10 +372,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         })
         .method(),
     );
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("getAttr", "object, name, default=, owner=", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let obj = core
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
@@ -407,12 +387,11 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
 
     // `obj is :Type`: whether the object is an instance of the class.
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
         "#operator_is",
         "object, type",
         move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let v = call.value(0)?.clone();
             let t = call.value(1)?.clone();
             let class = class_of_type_arg(&core, &t)?;
@@ -427,12 +406,11 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     ));
 
     // dump(object, serializationType = Serializable, ignoreUpcasts = true)
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
         "dump",
         "object, serializationType=, ignoreUpcasts=",
         move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let obj = core
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
@@ -457,9 +435,8 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     ));
 
     // logger(name): a new io.murano.system.Logger.
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native("logger", "name", move |call| {
-        let core = upgrade(&weak)?;
+        let core = crate::engine::core_of(call)?;
         let name = call.value(0)?.py_str();
         let class = core
             .classes
@@ -479,9 +456,8 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     }));
 
     // sleep(seconds): a thread switch; time is virtual, nothing waits.
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native("sleep", "seconds", move |call| {
-        let core = upgrade(&weak)?;
+        let core = crate::engine::core_of(call)?;
         let seconds = match call.value(0)? {
             Value::Int(n) => *n as f64,
             Value::Float(f) => *f,
@@ -493,10 +469,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
 
     // pselect(collection, composer): `select` with the items as green
     // threads (Murano's `parallel_select`, at most 1000 at a time).
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("pselect", "collection, ~composer", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let items: Vec<Value> = call.iterable(0)?.collect::<Result<_, _>>()?;
             let f = call.need_lambda(1)?;
             let results = core.run_branches(items.len(), PSELECT_LIMIT, &|i| {
@@ -564,10 +539,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
 
     // find(object, type): the nearest owner that is an instance of type.
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("find", "object, type", move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             let obj = core
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
@@ -591,12 +565,11 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
     );
 
     // new(type, owner => , name => , ...properties)
-    let weak = Arc::downgrade(core);
     lib.register(FunctionDef::native(
         "new",
         "type, *args, **kwargs",
         move |call| {
-            let core = upgrade(&weak)?;
+            let core = crate::engine::core_of(call)?;
             new_object(&core, call).map_err(|e| core.park(e))
         },
     ));
@@ -697,8 +670,8 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
 /// `m(...)` inside a method of a class that has `m`, runs the MuranoPL
 /// method; anything else falls through to the YAQL functions of that
 /// name.
-pub(crate) fn register_method_dispatch(lib: &mut Library, core: &Arc<Core>) {
-    let registry = core.classes.registry();
+pub(crate) fn register_method_dispatch(lib: &mut Library, classes: &crate::classes::ClassSet) {
+    let registry = classes.registry();
     let mut names = BTreeSet::new();
     for class in registry.classes() {
         if let Some(def) = registry.definition(class) {
@@ -713,11 +686,10 @@ pub(crate) fn register_method_dispatch(lib: &mut Library, core: &Arc<Core>) {
         names.insert((*name).to_owned());
     }
     for name in names {
-        let weak = Arc::downgrade(core);
         let method = name.clone();
         lib.register(
             FunctionDef::native(&name, "*args, **kwargs", move |call| {
-                let core = upgrade(&weak)?;
+                let core = crate::engine::core_of(call)?;
                 dispatch(&core, &method, call)
             })
             .extension(),

@@ -298,11 +298,10 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
 }
 
 /// Registers `getValue`, `setValue`, `invoke` and `str()` of versions.
-pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
-    let weak = Arc::downgrade(core);
+pub(crate) fn register(lib: &mut Library) {
     lib.register(
         FunctionDef::native("getValue", "property, object", move |call| {
-            let core = weak.upgrade().ok_or_else(YaqlError::mismatch)?;
+            let core = crate::engine::core_of(call)?;
             let Some(r) = refl_of(&core, call.value(0)?) else {
                 return Err(YaqlError::mismatch());
             };
@@ -320,10 +319,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         })
         .method(),
     );
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("setValue", "property, object, value", move |call| {
-            let core = weak.upgrade().ok_or_else(YaqlError::mismatch)?;
+            let core = crate::engine::core_of(call)?;
             let Some(r) = refl_of(&core, call.value(0)?) else {
                 return Err(YaqlError::mismatch());
             };
@@ -349,10 +347,9 @@ pub(crate) fn register(lib: &mut Library, core: &Arc<Core>) {
         })
         .method(),
     );
-    let weak = Arc::downgrade(core);
     lib.register(
         FunctionDef::native("invoke", "method, object, *args, **kwargs", move |call| {
-            let core = weak.upgrade().ok_or_else(YaqlError::mismatch)?;
+            let core = crate::engine::core_of(call)?;
             let Some(r) = refl_of(&core, call.value(0)?) else {
                 return Err(YaqlError::mismatch());
             };

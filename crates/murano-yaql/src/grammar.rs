@@ -310,25 +310,38 @@ impl Grammar {
     /// yaql's standard grammar with delegates off: `YaqlFactory()`. This is
     /// what the Murano dashboard uses for UI files.
     pub fn standard() -> Grammar {
-        Self::built_in(&OperatorTable::standard(), false)
+        static BUILT: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+        BUILT
+            .get_or_init(|| Self::built_in(&OperatorTable::standard(), false))
+            .clone()
     }
 
     /// yaql's standard grammar with delegates on:
     /// `YaqlFactory(allow_delegates=True)`.
     pub fn standard_with_delegates() -> Grammar {
-        Self::built_in(&OperatorTable::standard(), true)
+        static BUILT: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+        BUILT
+            .get_or_init(|| Self::built_in(&OperatorTable::standard(), true))
+            .clone()
     }
 
     /// The grammar of Murano's engine (class files, all format versions).
     pub fn murano() -> Grammar {
-        Self::built_in(&OperatorTable::murano(), false)
+        static BUILT: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+        BUILT
+            .get_or_init(|| Self::built_in(&OperatorTable::murano(), false))
+            .clone()
     }
 
     /// yaql's legacy grammar (`yaql.legacy.YaqlFactory()`).
     pub fn legacy() -> Grammar {
-        Self::built_in(&OperatorTable::legacy(), false)
+        static BUILT: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+        BUILT
+            .get_or_init(|| Self::built_in(&OperatorTable::legacy(), false))
+            .clone()
     }
 
+    /// Built-in grammars are built once per process (cheap clones after).
     fn built_in(table: &OperatorTable, allow_delegates: bool) -> Grammar {
         match Grammar::new(table, allow_delegates) {
             Ok(grammar) => grammar,

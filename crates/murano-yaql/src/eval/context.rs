@@ -12,13 +12,18 @@ use super::value::Value;
 /// This module only holds the container; the libraries themselves
 /// ([`Library::standard`], [`Library::legacy`]) are built by the standard
 /// library, which stands on the interpreter rather than inside it.
-#[derive(Default)]
+/// Cloning is cheap: layers are shared until one is changed (an engine
+/// clones a standard library and adds its own layers on top).
+#[derive(Default, Clone)]
 pub struct Library {
-    /// Layers, innermost first.
-    layers: Vec<HashMap<Box<str>, Vec<Arc<FunctionDef>>>>,
+    /// Layers, innermost first, each shared until written to.
+    layers: Vec<Arc<Layer>>,
     /// Legacy (yaql 0.2 compatible) behaviour of the built-in operators.
     pub(crate) legacy: bool,
 }
+
+/// One layer of a [`Library`]: overloads by name.
+type Layer = HashMap<Box<str>, Vec<Arc<FunctionDef>>>;
 
 impl std::fmt::Debug for Library {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -33,7 +38,7 @@ impl Library {
     /// An empty library with one layer.
     pub fn empty() -> Library {
         Library {
-            layers: vec![HashMap::new()],
+            layers: vec![Arc::new(HashMap::new())],
             legacy: false,
         }
     }
@@ -41,12 +46,20 @@ impl Library {
     /// Starts a new innermost layer: functions registered from now on hide
     /// (rather than compete with) those registered before.
     pub fn push_layer(&mut self) {
-        self.layers.insert(0, HashMap::new());
+        self.layers.insert(0, Arc::new(HashMap::new()));
+    }
+
+    /// Adds `inner`'s layers as the innermost ones, shared rather than
+    /// copied: a prebuilt library stacked on another.
+    pub fn push_library(&mut self, inner: &Library) {
+        let mut layers = inner.layers.clone();
+        layers.append(&mut self.layers);
+        self.layers = layers;
     }
 
     /// Registers a function in the innermost layer.
     pub fn register(&mut self, def: FunctionDef) {
-        self.layers[0]
+        Arc::make_mut(&mut self.layers[0])
             .entry(def.name.clone())
             .or_default()
             .push(Arc::new(def));
@@ -55,7 +68,9 @@ impl Library {
     /// Removes every overload of `name` from every layer.
     pub fn unregister(&mut self, name: &str) {
         for layer in &mut self.layers {
-            layer.remove(name);
+            if layer.contains_key(name) {
+                Arc::make_mut(layer).remove(name);
+            }
         }
     }
 

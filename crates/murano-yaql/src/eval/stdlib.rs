@@ -3,7 +3,7 @@
 //! legacy (yaql 0.2) layer. Each function's doc comment is its registration
 //! site; names and semantics follow yaql 3.2.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::context::Library;
 use super::error::Error;
@@ -22,7 +22,17 @@ impl Library {
     /// yaql's standard library (`yaql.create_context()`), with `#call` and
     /// `lambda` when `delegates` is true: the property fallback in an outer
     /// layer, everything else above it.
+    ///
+    /// Built once per process; each call returns a cheap clone.
     pub fn standard(delegates: bool) -> Library {
+        static WITH: OnceLock<Library> = OnceLock::new();
+        static WITHOUT: OnceLock<Library> = OnceLock::new();
+        let cell = if delegates { &WITH } else { &WITHOUT };
+        cell.get_or_init(|| Library::build_standard(delegates))
+            .clone()
+    }
+
+    fn build_standard(delegates: bool) -> Library {
         let mut lib = Library::empty();
         core::register_fallbacks(&mut lib);
         lib.push_layer();
@@ -45,7 +55,14 @@ impl Library {
 
     /// yaql's legacy library: the standard library plus the yaql 0.2
     /// compatibility layer (`yaql.legacy.create_context()`).
+    ///
+    /// Built once per process; each call returns a cheap clone.
     pub fn legacy() -> Library {
+        static LEGACY: OnceLock<Library> = OnceLock::new();
+        LEGACY.get_or_init(Library::build_legacy).clone()
+    }
+
+    fn build_legacy() -> Library {
         let mut lib = Library::standard(false);
         lib.push_layer();
         lib.legacy = true;

@@ -130,6 +130,11 @@ pub trait HostObject: fmt::Debug + Send + Sync {
         let _ = key;
         None
     }
+    /// The object as `Any`, so a host can find its own objects' concrete
+    /// type again (`None` by default).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
     /// Equality with another host object (identity by default).
     fn host_eq(&self, other: &dyn HostObject) -> bool {
         std::ptr::eq(
