@@ -59,6 +59,7 @@ ol.steps { list-style: none; display: flex; flex-wrap: wrap; gap: .5rem; padding
 ol.steps li { padding: .25rem .7rem; border-radius: 999px; background: #e7e9ed; }
 ol.steps li.active { background: #2a62c9; color: #fff; font-weight: 600; }
 ol.steps li.done { background: #cfe0ff; }
+ol.steps li a { color: inherit; }
 .columns { display: flex; gap: 2rem; align-items: flex-start; }
 .columns .left { flex: 3; min-width: 0; }
 .columns .right { flex: 2; min-width: 0; font-size: .92rem; color: #3b3f46; }
