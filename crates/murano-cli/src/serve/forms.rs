@@ -18,7 +18,8 @@ use super::html::{error_page, escape, escape_lines, page};
 use super::{App, Method, Reply, Request};
 use crate::schema::load_catalog;
 
-/// Forms generated from MuranoPL classes (the MuranoPL forms design).
+/// Preview the forms generated from MuranoPL classes (the MuranoPL forms
+/// design) in a browser.
 #[derive(Args)]
 pub(crate) struct FormsArgs {
     #[command(subcommand)]
