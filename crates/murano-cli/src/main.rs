@@ -25,6 +25,7 @@ mod hot_validate;
 mod inspect;
 mod parse;
 mod schema;
+mod serve;
 mod ui;
 mod yaql;
 
@@ -54,6 +55,7 @@ enum Command {
     Yaql(yaql::YaqlArgs),
     Ui(ui::UiArgs),
     Schema(schema::SchemaArgs),
+    Forms(serve::forms::FormsArgs),
     Parse(parse::ParseArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Yaql(args) => yaql::run(&args),
         Command::Ui(args) => ui::run(&args),
         Command::Schema(args) => schema::run(&args),
+        Command::Forms(args) => serve::forms::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());

@@ -56,7 +56,11 @@ fn build_request(args: &SchemaArgs, package_name: &str) -> SchemaRequest {
     request
 }
 
-fn add(builder: &mut CatalogBuilder, path: &std::path::Path) -> Result<String, String> {
+fn add(
+    builder: &mut CatalogBuilder,
+    path: &std::path::Path,
+    skipped_out: &mut Vec<String>,
+) -> Result<String, String> {
     let loaded = read_package_or_message(path)?;
     let package = PluginRegistry::with_builtins()
         .load(loaded.files)
@@ -65,12 +69,50 @@ fn add(builder: &mut CatalogBuilder, path: &std::path::Path) -> Result<String, S
         .add_package(package.as_ref())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     for (class, reason) in skipped {
-        eprintln!(
-            "murano: {}: class {class} left out: {reason}",
+        skipped_out.push(format!(
+            "{}: class {class} left out: {reason}",
             path.display()
-        );
+        ));
     }
     Ok(package.full_name().to_owned())
+}
+
+/// The catalog of `package` and the `catalog` paths (then MURANO_CATALOG
+/// and the system's core library when io.murano is still missing), read
+/// afresh, with the full name of `package`. Problems with catalog
+/// packages are passed to `warn`; a package that does not load is an
+/// error.
+pub(crate) fn load_catalog(
+    package: &std::path::Path,
+    catalog: &[PathBuf],
+    warn: &mut dyn FnMut(String),
+) -> Result<(murano_schema::Catalog, String), String> {
+    let mut builder = CatalogBuilder::new();
+    let mut skipped = Vec::new();
+    let name = add(&mut builder, package, &mut skipped)?;
+    let mut names = vec![name.clone()];
+    let mut add_all =
+        |root: &std::path::Path, names: &mut Vec<String>, warn: &mut dyn FnMut(String)| {
+            for path in find_packages(root) {
+                match add(&mut builder, &path, &mut skipped) {
+                    Ok(added) => names.push(added),
+                    Err(e) => warn(format!("catalog: {e}")),
+                }
+            }
+        };
+    for root in core_library::catalog_paths(catalog) {
+        add_all(&root, &mut names, warn);
+    }
+    if !names.iter().any(|n| n == core_library::CORE_PACKAGE) {
+        match core_library::system_catalog() {
+            Some(root) => add_all(&root, &mut names, warn),
+            None => warn(format!("warning: {}", core_library::missing_hint())),
+        }
+    }
+    for message in skipped {
+        warn(message);
+    }
+    Ok((builder.build(), name))
 }
 
 pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
@@ -82,33 +124,14 @@ pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let mut builder = CatalogBuilder::new();
-    let name = match add(&mut builder, &args.package) {
-        Ok(name) => name,
+    let mut warn = |message: String| eprintln!("murano: {message}");
+    let (catalog, name) = match load_catalog(&args.package, &args.catalog, &mut warn) {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("murano: {e}");
             return ExitCode::from(1);
         }
     };
-    let mut names = vec![name.clone()];
-    let mut add_all = |root: &std::path::Path, names: &mut Vec<String>| {
-        for path in find_packages(root) {
-            match add(&mut builder, &path) {
-                Ok(added) => names.push(added),
-                Err(e) => eprintln!("murano: catalog: {e}"),
-            }
-        }
-    };
-    for root in core_library::catalog_paths(&args.catalog) {
-        add_all(&root, &mut names);
-    }
-    if !names.iter().any(|n| n == core_library::CORE_PACKAGE) {
-        match core_library::system_catalog() {
-            Some(root) => add_all(&root, &mut names),
-            None => eprintln!("murano: warning: {}", core_library::missing_hint()),
-        }
-    }
-    let catalog = builder.build();
     match generate(&catalog, &build_request(args, &name)) {
         Ok(schemas) => {
             outln!(

@@ -43,17 +43,32 @@ use crate::files::read_package_or_message;
 ///
 /// The exit status is 0 when every step is valid, 1 when a step is not
 /// or the dashboard would fail, 2 on a usage or I/O error.
+///
+/// To see the forms in a browser instead, see `murano ui serve --help`.
 #[derive(Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub(crate) struct UiArgs {
+    #[command(subcommand)]
+    command: Option<UiCommand>,
     /// A package directory or .zip archive.
-    package: PathBuf,
+    #[arg(required = true)]
+    package: Option<PathBuf>,
     /// The form values (YAML or JSON).
-    #[arg(long, value_name = "FILE")]
-    values: PathBuf,
+    #[arg(long, value_name = "FILE", required = true)]
+    values: Option<PathBuf>,
     /// The cloud resources the forms may list (YAML or JSON).
     #[arg(long, value_name = "FILE")]
     cloud: Option<PathBuf>,
+}
+
+/// `murano ui serve`.
+#[derive(clap::Subcommand)]
+enum UiCommand {
+    Serve(crate::serve::wizard::ServeArgs),
 }
 
 /// A cloud described by a file: nothing is fetched.
@@ -198,9 +213,18 @@ fn load_yaml(path: &Path) -> Result<Node, Failure> {
 
 /// Why no object model was printed: a usage or I/O problem (exit status
 /// 2), or a package, definition or evaluation that fails (1).
-enum Failure {
+pub(crate) enum Failure {
     Usage(String),
     Failed(String),
+}
+
+impl Failure {
+    /// The message, whatever the kind.
+    pub(crate) fn message(&self) -> &str {
+        match self {
+            Failure::Usage(m) | Failure::Failed(m) => m,
+        }
+    }
 }
 
 /// The closest of `names` to `name` (edit distance at most a third of
@@ -286,7 +310,7 @@ fn check_value_names(values: &Node, definition: &Definition, path: &Path) -> Res
 /// name for the management form's `application_name` (the dashboard's
 /// initial value).
 /// Unchecked boxes post nothing, as in a browser.
-fn browser_defaults(form: &FormDef, fqn: &str) -> BTreeMap<String, String> {
+pub(crate) fn browser_defaults(form: &FormDef, fqn: &str) -> BTreeMap<String, String> {
     let mut posted = BTreeMap::new();
     for field in &form.fields {
         let initial = match &field.initial {
@@ -306,15 +330,25 @@ fn browser_defaults(form: &FormDef, fqn: &str) -> BTreeMap<String, String> {
     posted
 }
 
-fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
-    if !args.package.exists() {
+/// A package's UI definition, loaded as `murano ui` does, with the
+/// package's identity and the name of the UI file for messages.
+pub(crate) struct LoadedUi {
+    pub(crate) definition: Definition,
+    pub(crate) info: Package,
+    pub(crate) ui_file: String,
+}
+
+/// Loads the package at `path` and its UI definition (read afresh each
+/// call); a definition error names its file, line and column.
+pub(crate) fn load_ui(path: &Path) -> Result<LoadedUi, Failure> {
+    if !path.exists() {
         return Err(Failure::Usage(format!(
             "{}: no such file or folder",
-            args.package.display()
+            path.display()
         )));
     }
     let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
-    let loaded = read_package_or_message(&args.package).map_err(|e| failed(&e))?;
+    let loaded = read_package_or_message(path).map_err(|e| failed(&e))?;
     // The UI file, named in messages: `UI` of the manifest, or ui.yaml.
     let ui_name = {
         use murano_packages::source::PackageSource;
@@ -329,11 +363,11 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
     };
     let package = PluginRegistry::with_builtins()
         .load(loaded.files)
-        .map_err(|e| failed(&format!("{}: {e}", args.package.display())))?;
+        .map_err(|e| failed(&format!("{}: {e}", path.display())))?;
     let ui_file = if package.format_name() == "Heat.HOT" {
-        format!("{} (generated UI)", args.package.display())
+        format!("{} (generated UI)", path.display())
     } else {
-        format!("{}/UI/{ui_name}", args.package.display())
+        format!("{}/UI/{ui_name}", path.display())
     };
     let ui = package
         .ui()
@@ -341,36 +375,86 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         .ok_or_else(|| {
             failed(&format!(
                 "{}: the package has no UI definition",
-                args.package.display()
+                path.display()
             ))
         })?;
     let definition = Definition::load(&ui).map_err(|e| failed(&definition_error(&ui_file, &e)))?;
-    let values = load_yaml(&args.values)?;
-    check_value_names(&values, &definition, &args.values)?;
-    let cloud = match &args.cloud {
-        Some(path) => OfflineCloud::from_node(&load_yaml(path)?),
-        None => OfflineCloud::default(),
-    };
     let info = Package {
         fqn: package.full_name().to_owned(),
         name: package.display_name().value.python_str(),
         id: package.full_name().to_owned(),
         version: package.version().to_string(),
     };
-    let names = definition.form_names();
-    let defaults: Vec<BTreeMap<String, String>> = definition
-        .forms
-        .iter()
-        .map(|form| browser_defaults(form, &info.fqn))
-        .collect();
-    let mut wizard = Wizard::new(
-        Arc::new(definition),
+    Ok(LoadedUi {
+        definition,
         info,
+        ui_file,
+    })
+}
+
+/// The cloud of `--cloud` (read afresh each call), or an empty one.
+pub(crate) fn load_cloud(path: Option<&Path>) -> Result<Arc<dyn Host + Send + Sync>, Failure> {
+    Ok(Arc::new(match path {
+        Some(path) => OfflineCloud::from_node(&load_yaml(path)?),
+        None => OfflineCloud::default(),
+    }))
+}
+
+/// A wizard over a loaded definition, with the given cloud.
+pub(crate) fn new_wizard(
+    loaded: &LoadedUi,
+    cloud: Arc<dyn Host + Send + Sync>,
+) -> Result<Wizard, Failure> {
+    Wizard::new(
+        Arc::new(loaded.definition.clone()),
+        loaded.info.clone(),
         None,
-        Some(Arc::new(cloud)),
+        Some(cloud),
         Box::new(SystemEntropy::default()),
     )
-    .map_err(|e| failed(&format!("{ui_file}: {e}")))?;
+    .map_err(|e| Failure::Failed(format!("{}: {e}", loaded.ui_file)))
+}
+
+/// Submits one step as a browser would post it: a flavor the cloud does
+/// not have is an error of the field; any other failure of the dashboard
+/// is an `Err` with its message.
+pub(crate) fn submit_step(
+    wizard: &mut Wizard,
+    index: usize,
+    posted: &BTreeMap<String, String>,
+) -> Result<StepOutcome, murano_ui::Error> {
+    match wizard.submit(index, posted) {
+        Ok(outcome) => Ok(outcome),
+        // The dashboard cleans a flavor field without checks and then
+        // fails looking the flavor up (a server error, which the
+        // library reproduces); for a person it is an error of the
+        // field, like any other.
+        Err(murano_ui::Error::ResourceUsages(_)) => Ok(StepOutcome::Invalid(vec![(
+            "flavor".into(),
+            vec![flavor_error(posted)],
+        )])),
+        Err(e) => Err(e),
+    }
+}
+
+fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
+    let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
+    let (Some(package), Some(values_path)) = (&args.package, &args.values) else {
+        return Err(Failure::Usage("a package and --values are required".into()));
+    };
+    let loaded = load_ui(package)?;
+    let values = load_yaml(values_path)?;
+    check_value_names(&values, &loaded.definition, values_path)?;
+    let cloud = load_cloud(args.cloud.as_deref())?;
+    let ui_file = loaded.ui_file.clone();
+    let names = loaded.definition.form_names();
+    let defaults: Vec<BTreeMap<String, String>> = loaded
+        .definition
+        .forms
+        .iter()
+        .map(|form| browser_defaults(form, &loaded.info.fqn))
+        .collect();
+    let mut wizard = new_wizard(&loaded, cloud)?;
     for (index, name) in names.iter().enumerate() {
         let mut posted = defaults[index].clone();
         if let Some(step) = values.value.get(name).and_then(|n| n.value.as_map()) {
@@ -378,17 +462,8 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                 posted.insert(k.value.python_str(), v.value.python_str());
             }
         }
-        let outcome = match wizard.submit(index, &posted) {
-            Ok(outcome) => outcome,
-            // The dashboard cleans a flavor field without checks and then
-            // fails looking the flavor up (a server error, which the
-            // library reproduces); for a person it is an error of the
-            // field, like any other.
-            Err(murano_ui::Error::ResourceUsages(_)) => {
-                StepOutcome::Invalid(vec![("flavor".into(), vec![flavor_error(&posted)])])
-            }
-            Err(e) => return Err(failed(&format!("{ui_file}: form {name:?}: {e}"))),
-        };
+        let outcome = submit_step(&mut wizard, index, &posted)
+            .map_err(|e| failed(&format!("{ui_file}: form {name:?}: {e}")))?;
         match outcome {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
@@ -433,6 +508,9 @@ fn flavor_error(posted: &BTreeMap<String, String>) -> FieldError {
 }
 
 pub(crate) fn run(args: &UiArgs) -> ExitCode {
+    if let Some(UiCommand::Serve(serve)) = &args.command {
+        return crate::serve::wizard::run(serve);
+    }
     match run_wizard(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

@@ -276,6 +276,12 @@ pub struct FieldDef {
     pub lazy: Vec<(String, YaqlScalar)>,
     /// True for the generated `-clone` confirmation field.
     pub password_clone: bool,
+    /// The constant `description` (shown beside the form), if given.
+    pub description: Option<String>,
+    /// The constant `descriptionTitle` (the description's heading).
+    pub description_title: Option<String>,
+    /// The constant `helpText` (shown with the input), if given.
+    pub help_text: Option<String>,
 }
 
 impl FieldDef {
@@ -620,6 +626,9 @@ fn management_form(version: &SpecVersion) -> FormDef {
         empty_value_message: None,
         lazy: Vec::new(),
         password_clone: false,
+        description: None,
+        description_title: None,
+        help_text: None,
     };
     if version.has_application_name {
         let mut f = blank("application_name", FieldKind::String);
@@ -820,6 +829,9 @@ fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
         empty_value_message: None,
         lazy: Vec::new(),
         password_clone: false,
+        description: None,
+        description_title: None,
+        help_text: None,
     };
     let mut validators_given = false;
     let mut label_given = false;
@@ -929,6 +941,9 @@ fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
             "include_volumes" => f.include_volumes = v.value.is_truthy(),
             "include_snapshots" => f.include_snapshots = v.value.is_truthy(),
             "empty_value_message" => f.empty_value_message = Some(v.value.python_str()),
+            "description" => f.description = optional_text(v),
+            "description_title" => f.description_title = optional_text(v),
+            "help_text" => f.help_text = optional_text(v),
             _ => {}
         }
     }
@@ -964,6 +979,15 @@ fn parse_field(spec: &Node) -> Result<FieldDef, Error> {
         }
     }
     Ok(f)
+}
+
+/// A text attribute: `None` for a YAML null (Python's `None`, shown as
+/// nothing), else the value's `str()`.
+fn optional_text(node: &Node) -> Option<String> {
+    match node.value {
+        Y::Null => None,
+        _ => Some(node.value.python_str()),
+    }
 }
 
 fn parse_choices(node: &Node) -> Result<Vec<(murano_yaql::eval::Value, String)>, Error> {

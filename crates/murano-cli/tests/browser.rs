@@ -1,0 +1,865 @@
+//! `murano ui serve` and `murano forms serve` in a real browser: a headless
+//! Chromium driven through WebDriver (chromedriver) walks the wizards and
+//! forms, and the object models made through the browser are compared
+//! with `murano ui --values` for the same values.
+//!
+//! A test binary without libtest's harness, so that it can say plainly
+//! when it did not run: without chromedriver and Chromium it prints that
+//! the browser tests were SKIPPED, and fails instead when
+//! MURANO_REQUIRE_BROWSER=1 (as CI sets it). MURANO_CHROMEDRIVER and
+//! MURANO_CHROMIUM name the programs when they are not in
+//! /usr/bin/chromedriver and /usr/bin/chromium (or on PATH).
+//! Screenshots of each step go to target/ui-screenshots/ and
+//! target/forms-screenshots/.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value as Json};
+
+/// The WebDriver key of an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn shared() -> PathBuf {
+    std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"))
+}
+
+/// The target folder (the murano binary is in target/<profile>/).
+fn target_dir() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_murano"));
+    exe.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| workspace().join("target"))
+}
+
+fn find_program(env: &str, default: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
+    }
+    if Path::new(default).is_file() {
+        return Some(default.into());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// A child process killed when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .into()
+}
+
+/// A chromedriver process on a loopback port.
+struct Driver {
+    _process: Running,
+    url: String,
+    chromium: PathBuf,
+    agent: ureq::Agent,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+impl Driver {
+    fn start(chromedriver: &Path, chromium: PathBuf) -> Driver {
+        let port = free_port();
+        let process = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let driver = Driver {
+            _process: Running(process),
+            url: format!("http://127.0.0.1:{port}"),
+            chromium,
+            agent: agent(),
+        };
+        // Wait until it answers (bounded; not a timing assertion).
+        for _ in 0..200 {
+            if let Ok(mut r) = driver.agent.get(format!("{}/status", driver.url)).call() {
+                let body = r.body_mut().read_to_string().unwrap_or_default();
+                if body.contains("\"ready\":true") {
+                    return driver;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("chromedriver did not become ready on port {port}");
+    }
+
+    fn session(&self) -> Session<'_> {
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": self.chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1100,1000"],
+            },
+        }}});
+        let value = call(
+            &self.agent,
+            "POST",
+            &format!("{}/session", self.url),
+            Some(&capabilities),
+        );
+        let id = value["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {value}"))
+            .to_owned();
+        Session {
+            driver: self,
+            base: format!("{}/session/{id}", self.url),
+        }
+    }
+}
+
+/// One WebDriver command; the answer's `value`, or a panic with the
+/// driver's error.
+fn call(agent: &ureq::Agent, method: &str, url: &str, body: Option<&Json>) -> Json {
+    let response = match method {
+        "GET" => agent.get(url).call(),
+        "DELETE" => agent.delete(url).call(),
+        _ => agent
+            .post(url)
+            .header("Content-Type", "application/json")
+            .send(body.unwrap_or(&json!({})).to_string()),
+    };
+    let mut response = response.unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let status = response.status();
+    let text = response
+        .body_mut()
+        .with_config()
+        .limit(64 << 20)
+        .read_to_string()
+        .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let parsed: Json = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{url}: {e}: {text}"));
+    if !status.is_success() {
+        panic!("{method} {url} answered {status}: {}", parsed["value"]);
+    }
+    parsed["value"].clone()
+}
+
+struct Session<'a> {
+    driver: &'a Driver,
+    base: String,
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        let _ = self.driver.agent.delete(&self.base).call();
+    }
+}
+
+impl Session<'_> {
+    fn cmd(&self, method: &str, path: &str, body: Option<Json>) -> Json {
+        call(
+            &self.driver.agent,
+            method,
+            &format!("{}{path}", self.base),
+            body.as_ref(),
+        )
+    }
+
+    fn go(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn url(&self) -> String {
+        self.cmd("GET", "/url", None)
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    fn find_all(&self, css: &str) -> Vec<String> {
+        let found = self.cmd(
+            "POST",
+            "/elements",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        found
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| e[ELEMENT].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn find(&self, css: &str) -> String {
+        match self.find_all(css).into_iter().next() {
+            Some(e) => e,
+            None => panic!(
+                "no element {css:?} on {}:\n{}",
+                self.url(),
+                self.cmd("GET", "/source", None)
+            ),
+        }
+    }
+
+    fn text(&self, css: &str) -> String {
+        let e = self.find(css);
+        self.cmd("GET", &format!("/element/{e}/text"), None)
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    fn value(&self, css: &str) -> String {
+        let e = self.find(css);
+        self.cmd("GET", &format!("/element/{e}/property/value"), None)
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    fn attribute(&self, css: &str, name: &str) -> String {
+        let e = self.find(css);
+        self.cmd("GET", &format!("/element/{e}/attribute/{name}"), None)
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    fn click(&self, css: &str) {
+        let e = self.find(css);
+        self.cmd("POST", &format!("/element/{e}/click"), Some(json!({})));
+    }
+
+    fn script(&self, script: &str) -> Json {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    /// Clicks a button or link that loads a new page, and waits (bounded)
+    /// until the new page has replaced the old one.
+    fn submit(&self, css: &str) {
+        self.script("window.__muranoOldPage = true;");
+        self.click(css);
+        for _ in 0..600 {
+            let state = self.script("return window.__muranoOldPage ? 'old' : document.readyState;");
+            if state == json!("complete") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("clicking {css} loaded no new page");
+    }
+
+    fn type_into(&self, css: &str, text: &str) {
+        let e = self.find(css);
+        self.cmd("POST", &format!("/element/{e}/clear"), Some(json!({})));
+        self.cmd(
+            "POST",
+            &format!("/element/{e}/value"),
+            Some(json!({ "text": text })),
+        );
+    }
+
+    /// Sets a field as a person would: types into text inputs, chooses an
+    /// option of a select, ticks or clears a checkbox.
+    fn fill(&self, name: &str, value: &str) {
+        let css = format!("[name=\"{name}\"]");
+        let e = self.find(&css);
+        let tag = self.cmd("GET", &format!("/element/{e}/name"), None);
+        let kind = self.attribute(&css, "type");
+        match (tag.as_str().unwrap_or(""), kind.as_str()) {
+            ("select", _) => {
+                let options = self.find_all(&format!("{css} option"));
+                let chosen = options.into_iter().find(|o| {
+                    self.cmd("GET", &format!("/element/{o}/property/value"), None) == json!(value)
+                });
+                let Some(option) = chosen else {
+                    panic!("select {name} has no option {value:?}");
+                };
+                self.cmd("POST", &format!("/element/{option}/click"), Some(json!({})));
+                assert_eq!(self.value(&css), value, "select {name}");
+            }
+            ("input", "checkbox") => {
+                let want = !matches!(value, "" | "False" | "false" | "off" | "0");
+                let checked = self.cmd("GET", &format!("/element/{e}/selected"), None);
+                if checked != json!(want) {
+                    self.click(&css);
+                }
+            }
+            ("input", "hidden") => panic!("{name} is hidden: a person cannot set it"),
+            _ => self.type_into(&css, value),
+        }
+    }
+
+    /// Writes a PNG of the page.
+    fn screenshot(&self, path: &Path) {
+        let data = self.cmd("GET", "/screenshot", None);
+        let png = base64_decode(data.as_str().unwrap_or(""));
+        assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("screenshot folder");
+        }
+        std::fs::write(path, png).expect("screenshot written");
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let digit = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for d in text.bytes().filter_map(digit) {
+        acc = (acc << 6) | u32::from(d);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+/// A `murano … serve` process and the address it printed.
+struct Server {
+    _process: Running,
+    url: String,
+}
+
+fn serve(args: &[&std::ffi::OsStr]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_murano"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("murano runs");
+    let stdout = child.stdout.take().expect("stdout");
+    let process = Running(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the server prints its address");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no loopback address in {line:?}"))
+        .trim_end_matches('/')
+        .to_owned();
+    Server {
+        _process: process,
+        url,
+    }
+}
+
+/// The values of a `murano ui --values` file: forms in order, each with
+/// its fields' values in order.
+fn read_values(path: &Path) -> Vec<(String, Vec<(String, String)>)> {
+    use murano_yaml::{load_single, Flavor, LoadOptions};
+    let bytes = std::fs::read(path).expect("values file");
+    let doc = load_single(&bytes, Flavor::Plain, &LoadOptions::default())
+        .expect("values YAML")
+        .expect("values");
+    doc.value
+        .as_map()
+        .unwrap_or(&[])
+        .iter()
+        .map(|(form, fields)| {
+            let fields = fields
+                .value
+                .as_map()
+                .unwrap_or(&[])
+                .iter()
+                .map(|(k, v)| (k.value.python_str(), v.value.python_str()))
+                .collect();
+            (form.value.python_str(), fields)
+        })
+        .collect()
+}
+
+/// `murano ui PACKAGE --values VALUES --cloud CLOUD`, parsed.
+fn ui_values(package: &Path, values: &Path, cloud: &Path) -> Json {
+    let out = Command::new(env!("CARGO_BIN_EXE_murano"))
+        .arg("ui")
+        .arg(package)
+        .arg("--values")
+        .arg(values)
+        .arg("--cloud")
+        .arg(cloud)
+        .output()
+        .expect("murano ui runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "murano ui failed: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).expect("murano ui prints JSON")
+}
+
+fn is_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts
+            .iter()
+            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The ids of new objects are random on every run: number them by order
+/// of appearance, so two models compare by their structure.
+fn normalize_ids(v: &Json, seen: &mut Vec<String>) -> Json {
+    match v {
+        Json::String(s) if is_uuid(s) => {
+            let n = match seen.iter().position(|x| x == s) {
+                Some(n) => n,
+                None => {
+                    seen.push(s.clone());
+                    seen.len() - 1
+                }
+            };
+            Json::String(format!("<id {n}>"))
+        }
+        Json::Array(items) => Json::Array(items.iter().map(|x| normalize_ids(x, seen)).collect()),
+        Json::Object(m) => Json::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), normalize_ids(x, seen)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn normalized(v: &Json) -> Json {
+    normalize_ids(v, &mut Vec::new())
+}
+
+/// The object model shown on the last page.
+fn shown_model(s: &Session<'_>) -> Json {
+    let text = s.text("#object-model");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// Walks a wizard with `values` (fields left out keep what the page
+/// shows, as for `murano ui --values`), a screenshot per step when
+/// `shots` is given; returns the object model of the last page.
+fn walk(
+    s: &Session<'_>,
+    server: &Server,
+    values: &[(String, Vec<(String, String)>)],
+    shots: Option<(&Path, &str)>,
+) -> Json {
+    s.go(&format!("{}/", server.url));
+    for step in 0..32 {
+        if s.url().ends_with("/done") {
+            return shown_model(s);
+        }
+        let form = s.attribute("form[data-form]", "data-form");
+        if let Some((_, fields)) = values.iter().find(|(f, _)| *f == form) {
+            for (name, value) in fields {
+                s.fill(name, value);
+            }
+        }
+        if let Some((dir, prefix)) = shots {
+            s.screenshot(&dir.join(format!("{prefix}-{step}-{form}.png")));
+        }
+        s.submit("#next");
+        assert!(
+            s.find_all(".errors, #form-errors, #load-error").is_empty(),
+            "step {form} is not valid:\n{}",
+            s.text("main")
+        );
+    }
+    panic!("the wizard did not end")
+}
+
+fn wizard_walk_of_the_example_shop(driver: &Driver) -> Outcome {
+    let s = driver.session();
+    let package = workspace().join("examples/packages/shop");
+    let cloud = workspace().join("examples/ui/cloud.yaml");
+    let values = workspace().join("examples/ui/shop-values.yaml");
+    let server = serve(&[
+        "ui".as_ref(),
+        "serve".as_ref(),
+        package.as_os_str(),
+        "--cloud".as_ref(),
+        cloud.as_os_str(),
+    ]);
+    let shots = target_dir().join("ui-screenshots");
+    s.go(&format!("{}/", server.url));
+    assert!(s.url().ends_with("/step/0"), "{}", s.url());
+    // Labels are bound to their inputs, required fields are marked, the
+    // description stands beside the form, initial values are filled in.
+    assert_eq!(s.attribute("label[for=id_name]", "for"), "id_name");
+    assert!(s.text("label[for=id_name]").starts_with("Shop name"));
+    assert_eq!(s.text("label[for=id_name] .required"), "*");
+    assert!(s.text(".right").contains("A name for the shop"));
+    assert_eq!(s.value("#id_port"), "8080");
+    assert_eq!(s.value("#id_unitNamingPattern"), "shop-#");
+    assert_eq!(s.attribute("#id_port", "max"), "65535");
+    // The cloud's lists: Linux images only, flavors by name.
+    let images: Vec<String> = s
+        .find_all("#id_image option")
+        .iter()
+        .map(|o| {
+            s.cmd("GET", &format!("/element/{o}/text"), None)
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(images, ["ubuntu-22.04"]);
+    s.screenshot(&shots.join("1-settings.png"));
+
+    // An invalid value: the error stands next to its field and what was
+    // typed stays.
+    s.fill("name", "ab");
+    s.fill("currencies", "eur");
+    s.submit("#next");
+    assert!(s.url().ends_with("/step/0"), "{}", s.url());
+    assert_eq!(
+        s.text("[data-field=name] .errors"),
+        "Ensure this value has at least 3 characters (it has 2)."
+    );
+    assert_eq!(
+        s.text("[data-field=currencies] .errors"),
+        "Three-letter currency codes separated by commas"
+    );
+    assert!(s.find_all("[data-field=port] .errors").is_empty());
+    assert_eq!(s.value("#id_name"), "ab");
+    assert_eq!(s.value("#id_currencies"), "eur");
+    s.screenshot(&shots.join("2-settings-invalid.png"));
+
+    // Valid values, then Back: the first step keeps them.
+    for (form, fields) in read_values(&values) {
+        assert_eq!(form, "settings");
+        for (name, value) in fields {
+            s.fill(&name, &value);
+        }
+    }
+    s.submit("#next");
+    assert!(s.url().ends_with("/step/1"), "{}", s.url());
+    assert_eq!(s.value("#id_application_name"), "Shop");
+    assert_eq!(s.text("#next"), "Create");
+    s.screenshot(&shots.join("3-workflow-management.png"));
+    s.fill("application_name", "my-shop-app");
+    s.submit("#back");
+    assert!(s.url().ends_with("/step/0"), "{}", s.url());
+    assert_eq!(s.value("#id_name"), "my-shop");
+    assert_eq!(s.value("#id_currencies"), "EUR,USD");
+    assert_eq!(s.value("#id_flavor"), "m1.small");
+    s.submit("#next");
+    assert_eq!(s.value("#id_application_name"), "my-shop-app");
+    s.fill("application_name", "Shop");
+    s.submit("#next");
+    assert!(s.url().ends_with("/done"), "{}", s.url());
+    s.screenshot(&shots.join("4-object-model.png"));
+    let model = shown_model(&s);
+    assert_eq!(model["name"], "my-shop");
+    let expected = ui_values(&package, &values, &cloud);
+    assert_eq!(normalized(&model), normalized(&expected));
+    Ok(())
+}
+
+fn edited_definitions_show_on_reload(driver: &Driver) -> Outcome {
+    let s = driver.session();
+    // A copy of the example to edit (the server itself writes nothing).
+    let dir = target_dir().join("tmp/browser-edit-shop");
+    let _ = std::fs::remove_dir_all(&dir);
+    let source = workspace().join("examples/packages/shop");
+    for file in [
+        "manifest.yaml",
+        "UI/ui.yaml",
+        "Classes/Shop.yaml",
+        "Classes/Database.yaml",
+    ] {
+        let to = dir.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(source.join(file), &to).unwrap();
+    }
+    let server = serve(&["ui".as_ref(), "serve".as_ref(), dir.as_os_str()]);
+    s.go(&format!("{}/", server.url));
+    assert!(s.text("label[for=id_name]").starts_with("Shop name"));
+    let ui = dir.join("UI/ui.yaml");
+    let text = std::fs::read_to_string(&ui).unwrap();
+    std::fs::write(&ui, text.replace("label: Shop name", "label: Store name")).unwrap();
+    s.go(&format!("{}/step/0", server.url));
+    assert!(s.text("label[for=id_name]").starts_with("Store name"));
+    // A definition that no longer loads: its error with file:line:column.
+    std::fs::write(
+        &ui,
+        text.replace("minLength: 3", "minLength: 3\n          maxValue: 4"),
+    )
+    .unwrap();
+    s.go(&format!("{}/step/0", server.url));
+    let error = s.text("#load-error");
+    assert!(
+        error.contains("UI/ui.yaml:26:11: field \"name\":"),
+        "{error}"
+    );
+    assert!(
+        error.contains("unexpected keyword argument 'max_value'"),
+        "{error}"
+    );
+    s.screenshot(&target_dir().join("ui-screenshots/5-load-error.png"));
+    std::fs::write(&ui, &text).unwrap();
+    s.go(&format!("{}/step/0", server.url));
+    assert!(s.find_all("#load-error").is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn forms_walk_of_the_example_shop_class(driver: &Driver) -> Outcome {
+    let core = shared().join("corpus/packages/murano/meta/io.murano");
+    if !core.is_dir() {
+        return Err(format!("shared data absent: no {}", core.display()));
+    }
+    let s = driver.session();
+    let package = workspace().join("examples/packages/shop");
+    let server = serve(&[
+        "forms".as_ref(),
+        "serve".as_ref(),
+        package.as_os_str(),
+        "com.example.Shop".as_ref(),
+        "--catalog".as_ref(),
+        core.as_os_str(),
+    ]);
+    let shots = target_dir().join("forms-screenshots");
+    s.go(&format!("{}/", server.url));
+    // Sections in their order, titles and descriptions from meta.
+    let headings: Vec<String> = s
+        .find_all("section h2")
+        .iter()
+        .map(|h| {
+            s.cmd("GET", &format!("/element/{h}/text"), None)
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(headings, ["Shop settings", "Storage"]);
+    assert!(s.text("label[for=id_name]").starts_with("Shop name"));
+    assert_eq!(s.text("#desc_port"), "TCP port the shop listens on");
+    assert_eq!(s.value("#id_port"), "8080");
+    s.screenshot(&shots.join("1-form.png"));
+    // Invalid values: errors next to their fields, values kept.
+    s.fill("port", "0");
+    s.submit("#submit");
+    assert_eq!(s.text("#err_name"), "This field is required.");
+    assert_eq!(s.text("#err_port"), "Ensure this value is greater than 0.");
+    assert_eq!(s.text("#err_instance"), "This field is required.");
+    assert_eq!(s.value("#id_port"), "0");
+    s.screenshot(&shots.join("2-form-invalid.png"));
+    s.fill("name", "my-shop");
+    s.fill("port", "8443");
+    let instance =
+        r#"{"?": {"type": "io.murano.resources.LinuxMuranoInstance"}, "name": "shop-1"}"#;
+    s.fill("instance", instance);
+    s.submit("#submit");
+    let model = shown_model(&s);
+    s.screenshot(&shots.join("3-object-model.png"));
+    let id = model["?"]["id"].as_str().unwrap_or("").to_owned();
+    assert!(is_uuid(&id), "{model}");
+    assert_eq!(
+        model,
+        json!({
+            "?": {"type": "com.example.Shop", "id": id},
+            "name": "my-shop",
+            "port": 8443,
+            "database": null,
+            "currencies": ["EUR"],
+            "instance": {"?": {"type": "io.murano.resources.LinuxMuranoInstance"}, "name": "shop-1"},
+        })
+    );
+    // Back to the form: what was typed is still there.
+    s.submit("#back");
+    assert_eq!(s.value("#id_port"), "8443");
+    assert_eq!(s.value("#id_name"), "my-shop");
+    // The model builder's form gives the call that runs it.
+    s.submit("a[href=\"/method/fromCatalogue\"]");
+    assert!(s
+        .text("label[for=id_catalogue]")
+        .starts_with("Catalogue name"));
+    s.fill("catalogue", "spring");
+    s.fill("size", "0");
+    s.submit("#submit");
+    assert_eq!(
+        s.text("#err_size"),
+        "Ensure this value is greater than or equal to 1."
+    );
+    s.fill("size", "3");
+    s.submit("#submit");
+    let call = shown_model(&s);
+    assert_eq!(call["methodName"], "fromCatalogue");
+    assert_eq!(call["parameters"]["catalogue"], "spring");
+    assert_eq!(call["parameters"]["size"], 3);
+    Ok(())
+}
+
+/// Five packages of the corpus whose forms fill without a cloud service
+/// (the cloud comes from the example's cloud file).
+const CORPUS: [&str; 5] = ["MySQL", "PostgreSQL", "MongoDB", "Tomcat", "BIND"];
+
+fn corpus_object_models_match_murano_ui_values(driver: &Driver) -> Outcome {
+    let corpus = shared().join("corpus/packages/murano-apps");
+    if !corpus.is_dir() {
+        return Err(format!("shared data absent: no {}", corpus.display()));
+    }
+    let s = driver.session();
+    let mut cases = vec![(
+        "shop".to_owned(),
+        workspace().join("examples/packages/shop"),
+        workspace().join("examples/ui/shop-values.yaml"),
+        workspace().join("examples/ui/cloud.yaml"),
+    )];
+    for name in CORPUS {
+        let package = shared().join(format!("corpus/packages/murano-apps/{name}/package"));
+        assert!(
+            package.is_dir(),
+            "missing corpus package {}",
+            package.display()
+        );
+        let values =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/browser/{name}.yaml"));
+        let cloud = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/cloud.yaml");
+        cases.push((name.to_owned(), package, values, cloud));
+    }
+    for (name, package, values, cloud) in cases {
+        let server = serve(&[
+            "ui".as_ref(),
+            "serve".as_ref(),
+            package.as_os_str(),
+            "--cloud".as_ref(),
+            cloud.as_os_str(),
+        ]);
+        let dir = target_dir().join("ui-screenshots/corpus");
+        let browser = walk(&s, &server, &read_values(&values), Some((&dir, &name)));
+        let expected = ui_values(&package, &values, &cloud);
+        assert_eq!(
+            normalized(&browser),
+            normalized(&expected),
+            "{name}: the browser's object model differs from murano ui --values"
+        );
+        println!("  {name}: the object model through the browser equals murano ui --values");
+    }
+    Ok(())
+}
+
+/// A test that ran (its assertions panic), or why it could not run.
+type Outcome = Result<(), String>;
+
+/// One browser test, given the running chromedriver.
+type BrowserTest = fn(&Driver) -> Outcome;
+
+fn main() -> ExitCode {
+    let require = std::env::var("MURANO_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
+    let chromedriver = find_program(
+        "MURANO_CHROMEDRIVER",
+        "/usr/bin/chromedriver",
+        &["chromedriver"],
+    );
+    let chromium = find_program(
+        "MURANO_CHROMIUM",
+        "/usr/bin/chromium",
+        &["chromium", "chromium-browser", "google-chrome"],
+    );
+    let (Some(chromedriver), Some(chromium)) = (chromedriver, chromium) else {
+        let why = "browser tests SKIPPED: chromedriver or Chromium not found \
+                   (install chromium and chromium-driver, or set MURANO_CHROMEDRIVER \
+                   and MURANO_CHROMIUM)";
+        if require {
+            eprintln!("{why}; MURANO_REQUIRE_BROWSER=1 makes this a failure");
+            return ExitCode::FAILURE;
+        }
+        println!("{why}");
+        return ExitCode::SUCCESS;
+    };
+    let driver = Driver::start(&chromedriver, chromium);
+    let tests: [(&str, BrowserTest); 4] = [
+        (
+            "wizard_walk_of_the_example_shop",
+            wizard_walk_of_the_example_shop,
+        ),
+        (
+            "edited_definitions_show_on_reload",
+            edited_definitions_show_on_reload,
+        ),
+        (
+            "forms_walk_of_the_example_shop_class",
+            forms_walk_of_the_example_shop_class,
+        ),
+        (
+            "corpus_object_models_match_murano_ui_values",
+            corpus_object_models_match_murano_ui_values,
+        ),
+    ];
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let mut failed = Vec::new();
+    let (mut ran, mut passed, mut skipped) = (0, 0, 0);
+    for (name, test) in tests {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&driver))) {
+            Ok(Ok(())) => {
+                ran += 1;
+                passed += 1;
+                println!("test {name} ... ok");
+            }
+            Ok(Err(why)) => {
+                skipped += 1;
+                println!("test {name} ... SKIPPED ({why})");
+                if require {
+                    failed.push(name);
+                }
+            }
+            Err(_) => {
+                ran += 1;
+                println!("test {name} ... FAILED");
+                failed.push(name);
+            }
+        }
+    }
+    println!("browser tests: {passed}/{ran} passed, {skipped} skipped");
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
