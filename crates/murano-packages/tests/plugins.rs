@@ -151,3 +151,97 @@ fn a_host_plugin_generates_classes() {
         "Incorrect package format: Unsupported format Lines/1.0"
     );
 }
+
+/// HOT templates whose sections have the wrong YAML type fail as Murano's
+/// `hot_package.py` does on them (its Python errors, by class and text),
+/// and `Format` values that are not strings go through `str()` as
+/// `load_utils` does.
+#[test]
+fn wrong_yaml_types_fail_with_the_reference_error_classes() {
+    let hot = |template: &str| {
+        let mut files = FileMap::new();
+        files
+            .insert(
+                "manifest.yaml",
+                b"Format: Heat.HOT/1.0\nFullName: t.hot\nType: Application\n".to_vec(),
+            )
+            .unwrap();
+        files
+            .insert("template.yaml", template.as_bytes().to_vec())
+            .unwrap();
+        let package = PluginRegistry::with_builtins().load(files).unwrap();
+        package.get_class("t.hot").err()
+    };
+    for (template, class, message) in [
+        // `(hot.get('parameters') or {}).items()`
+        (
+            "parameters: [a, b]\nresources: {}\n",
+            "builtins.AttributeError",
+            "'list' object has no attribute 'items'",
+        ),
+        (
+            "parameters: 5\nresources: {}\n",
+            "builtins.AttributeError",
+            "'int' object has no attribute 'items'",
+        ),
+        // `(hot.get('outputs') or {}).keys()`
+        (
+            "outputs: [a]\nresources: {}\n",
+            "builtins.AttributeError",
+            "'list' object has no attribute 'keys'",
+        ),
+        (
+            "outputs: text\nresources: {}\n",
+            "builtins.AttributeError",
+            "'str' object has no attribute 'keys'",
+        ),
+        // `value['type']` on a parameter that is a string
+        (
+            "parameters: {p: text}\nresources: {}\n",
+            "builtins.TypeError",
+            "string indices must be integers, not 'str'",
+        ),
+        // `'resources' not in hot` on a list
+        (
+            "- a\n- b\n",
+            "murano.packages.exceptions.PackageFormatError",
+            "Incorrect package format: Not a HOT template",
+        ),
+    ] {
+        let err = hot(template).unwrap_or_else(|| panic!("{template:?} loaded"));
+        assert_eq!(err.python_class(), class, "{template:?}: {err}");
+        assert!(err.to_string().contains(message), "{template:?}: {err}");
+    }
+    // An empty section is no section (`or {}`).
+    assert!(hot("parameters: []\noutputs: ''\nresources: {}\n").is_none());
+
+    let format = |value: &str| {
+        let mut files = FileMap::new();
+        files
+            .insert(
+                "manifest.yaml",
+                format!("Format: {value}\nFullName: t.f\nType: Library\n").into_bytes(),
+            )
+            .unwrap();
+        PluginRegistry::with_builtins()
+            .load(files)
+            .err()
+            .map(|e| format!("{}: {e}", e.python_class()))
+    };
+    // `str(content.get('Format') or 'MuranoPL/1.0')`, a leading digit
+    // taking `MuranoPL/`: numbers work, other types are unsupported texts.
+    assert_eq!(format("1.3"), None);
+    assert_eq!(format("1"), None);
+    assert_eq!(
+        format("[MuranoPL/1.0]").as_deref(),
+        Some("murano.packages.exceptions.PackageFormatError: Incorrect package format: Unsupported format ['MuranoPL/1.0']")
+    );
+    // No `/`: the plug-in loader's ValueError, with the text.
+    for (value, text) in [
+        ("[1, 2]", "[1, 2]"),
+        ("{a: 1}", "{'a': 1}"),
+        ("true", "True"),
+    ] {
+        assert_eq!(format(value), Some(format!("builtins.ValueError: {text}")));
+    }
+}
