@@ -369,6 +369,16 @@ pub struct EngineSuite {
 impl EngineSuite {
     /// Reads the suite under `shared` (`quick`: a quarter of the tests).
     pub fn load(shared: &Path, quick: bool) -> Result<EngineSuite, String> {
+        Self::load_with(shared, quick, true)
+    }
+
+    /// Every public test, Python callbacks and class configuration
+    /// included (what the conformance test runs).
+    pub fn load_all(shared: &Path) -> Result<EngineSuite, String> {
+        Self::load_with(shared, false, false)
+    }
+
+    fn load_with(shared: &Path, quick: bool, pure_only: bool) -> Result<EngineSuite, String> {
         let dir = shared.join("conformance/engine");
         let classes = murano_testkit::engine_replay::load_classes(&dir.join("meta"))?;
         let mut tests: Vec<serde_json::Value> =
@@ -376,8 +386,9 @@ impl EngineSuite {
                 .into_iter()
                 .filter(|t| {
                     t["split"] == "public"
-                        && t["category"] == "pure"
-                        && t["class_configs"].as_object().is_none_or(|m| m.is_empty())
+                        && (!pure_only
+                            || (t["category"] == "pure"
+                                && t["class_configs"].as_object().is_none_or(|m| m.is_empty())))
                 })
                 .collect();
         tests.sort_by(|a, b| a["test"].as_str().cmp(&b["test"].as_str()));
