@@ -19,6 +19,7 @@ macro_rules! outln {
 
 mod check;
 mod core_library;
+mod deploy;
 mod files;
 mod hot;
 mod hot_validate;
@@ -57,6 +58,7 @@ enum Command {
     Schema(schema::SchemaArgs),
     Forms(serve::forms::FormsArgs),
     Parse(parse::ParseArgs),
+    Deploy(deploy::DeployArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => schema::run(&args),
         Command::Forms(args) => serve::forms::run(&args),
         Command::Parse(args) => parse::run(&args),
+        Command::Deploy(args) => deploy::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

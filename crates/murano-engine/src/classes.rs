@@ -22,6 +22,11 @@ pub struct ClassSet {
     /// yaql's legacy library with Murano's functions, and the innermost
     /// layer that dispatches method calls by name.
     libraries: std::sync::OnceLock<(murano_yaql::eval::Library, murano_yaql::eval::Library)>,
+    /// The same for classes of packages of format 1.2 and later (yaql's
+    /// standard library).
+    libraries12: std::sync::OnceLock<(murano_yaql::eval::Library, murano_yaql::eval::Library)>,
+    /// Runtime versions (`Format`) of packages that declared one.
+    formats: HashMap<PackageId, (u32, u32)>,
 }
 
 /// Collects packages and class definitions for a [`ClassSet`].
@@ -31,6 +36,7 @@ pub struct ClassSetBuilder {
     packages: Vec<PackageId>,
     files: Vec<(usize, String)>,
     count: usize,
+    formats: HashMap<PackageId, (u32, u32)>,
 }
 
 impl ClassSetBuilder {
@@ -45,6 +51,18 @@ impl ClassSetBuilder {
         let id = self
             .builder
             .add_package(PackageInfo::new(name, version))
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        self.packages.push(id);
+        Ok(id)
+    }
+
+    /// Adds a package with its requirements (`Require`) and meta: its
+    /// classes find classes of the packages it requires, as Murano's
+    /// do.
+    pub fn add_package_info(&mut self, info: PackageInfo) -> Result<PackageId, EngineError> {
+        let id = self
+            .builder
+            .add_package(info)
             .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
         self.packages.push(id);
         Ok(id)
@@ -88,6 +106,15 @@ impl ClassSetBuilder {
         Ok(())
     }
 
+    /// Sets a package's runtime version (the manifest's `Format`, e.g.
+    /// `(1, 4)`): classes of packages before 1.2 evaluate YAQL with
+    /// Murano's 1.0 engine (iterable dicts) and yaql's legacy library,
+    /// later ones with the 1.2 engine and yaql's standard library. A
+    /// package without one counts as 1.0.
+    pub fn set_package_format(&mut self, package: PackageId, major: u32, minor: u32) {
+        self.formats.insert(package, (major, minor));
+    }
+
     /// Links the classes.
     pub fn build(self) -> ClassSet {
         let registry = self.builder.build();
@@ -102,6 +129,8 @@ impl ClassSetBuilder {
             packages: self.packages,
             files,
             libraries: std::sync::OnceLock::new(),
+            libraries12: std::sync::OnceLock::new(),
+            formats: self.formats,
         }
     }
 }
@@ -120,6 +149,25 @@ impl ClassSet {
             crate::functions::register_method_dispatch(&mut dispatch, self);
             (base, dispatch)
         })
+    }
+
+    /// [`ClassSet::libraries`] over yaql's standard library, for classes
+    /// of packages of format 1.2 and later.
+    pub(crate) fn libraries12(&self) -> &(murano_yaql::eval::Library, murano_yaql::eval::Library) {
+        self.libraries12.get_or_init(|| {
+            let mut base = murano_yaql::eval::Library::standard(false);
+            base.push_layer();
+            crate::functions::register(&mut base);
+            crate::reflection::register(&mut base);
+            let mut dispatch = murano_yaql::eval::Library::empty();
+            crate::functions::register_method_dispatch(&mut dispatch, self);
+            (base, dispatch)
+        })
+    }
+
+    /// Whether a package declared format 1.2 or later.
+    pub(crate) fn has_format_12(&self) -> bool {
+        self.formats.values().any(|f| *f >= (1, 2))
     }
 
     /// The registry (hierarchy, members, meta).
@@ -154,6 +202,19 @@ impl ClassSet {
             .or_else(|| self.find(name))
             .or_else(|| unprefixed(&full))
             .ok_or_else(|| {
+                // A package the class's package requires is missing:
+                // Murano stops there (`NoPackageFound`).
+                let missing = from
+                    .and_then(|c| self.registry.package_of(c))
+                    .map(|p| self.registry.resolve_class(p, &full));
+                if let Some(Err(murano_dsl::registry::LookupError::NoPackageFound { name })) =
+                    missing
+                {
+                    return EngineError::dsl(
+                        "NoPackageFound",
+                        format!("Package \"{name}\" is not found"),
+                    );
+                }
                 EngineError::dsl("NoClassFound", format!("Class \"{full}\" is not found"))
             })
     }
@@ -166,6 +227,15 @@ impl ClassSet {
     /// The definition of a class.
     pub fn definition(&self, class: ClassId) -> Option<&ClassDefinition> {
         self.registry.definition(class)
+    }
+
+    /// The runtime version (`Format`) of a class's package, `(1, 0)` when
+    /// the package declared none.
+    pub fn runtime_version(&self, class: ClassId) -> (u32, u32) {
+        self.registry
+            .package_of(class)
+            .and_then(|p| self.formats.get(&p).copied())
+            .unwrap_or((1, 0))
     }
 
     /// The file a class was read from.

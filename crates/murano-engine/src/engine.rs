@@ -95,6 +95,16 @@ pub(crate) struct State {
     /// Objects sentenced by the collection under way (Murano's
     /// `_pending_destruction`, what `GC.isDoomed` asks about).
     pub(crate) doomed: HashSet<String>,
+    /// Objects of dry-run loads (`template()`) by their fresh id → the id
+    /// their model gave: templates keep their model's ids.
+    pub(crate) dry_ids: HashMap<String, String>,
+    /// Objects in the order the attribute store first saw them (read or
+    /// written): the order it is serialised in.
+    pub(crate) attribute_objects: Vec<String>,
+    /// Loads and initialisations under way.
+    pub(crate) loading: u32,
+    /// `.init` calls of objects contracts loaded during them, in order.
+    pub(crate) deferred_inits: Vec<PendingInit>,
 }
 
 /// The name of the context variable that leads engine functions to their
@@ -136,12 +146,21 @@ pub(crate) struct Core {
     pub(crate) yaql: YaqlEngine,
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) library: OnceLock<Arc<Library>>,
+    /// Murano's 1.2 engine (no iterable dicts), for classes of packages
+    /// of format 1.2 and later.
+    pub(crate) yaql12: YaqlEngine,
+    /// yaql's standard library with the engine's functions, for those
+    /// classes.
+    pub(crate) library12: OnceLock<Arc<Library>>,
     pub(crate) state: Mutex<State>,
     /// [`ENGINE_VAR`]'s value.
     handle: Value,
     /// The green threads of `Parallel` and `pselect`.
     pub(crate) sched: crate::sched::Scheduler,
     pub(crate) self_ref: Weak<Core>,
+    /// Told about calls of the engine's own `io.murano.system.Logger`
+    /// natives (see [`Engine::observe_logger_calls`]).
+    pub(crate) logger_observer: OnceLock<Arc<LoggerObserver>>,
 }
 
 /// The parts of [`State`] that belong to one green thread, set aside
@@ -165,6 +184,9 @@ impl ThreadState {
         }
     }
 }
+/// A callback told about `Logger` calls: method (`__init__`, `info`, ...),
+/// the logger object's id, positional and keyword arguments.
+pub type LoggerObserver = dyn Fn(&str, &str, &[Value], &[(String, Value)]) + Send + Sync;
 
 /// A MuranoPL engine over a [`ClassSet`]: an object store, the objects
 /// of one object model, and the calls made into them. Single-threaded:
@@ -217,12 +239,30 @@ impl Engine {
             yaql: YaqlEngine::murano(false),
             runtime: Runtime::shared(1, 0),
             library: OnceLock::new(),
+            yaql12: YaqlEngine::murano(true),
+            library12: OnceLock::new(),
             state: Mutex::new(State::default()),
             handle: Value::Object(Arc::new(EngineHandle(weak.clone()))),
             sched: crate::sched::Scheduler::default(),
             self_ref: weak.clone(),
+            logger_observer: OnceLock::new(),
         });
-        let (base, dispatch) = core.classes.libraries();
+        let (base, dispatch) = if core.classes.has_format_12() {
+            // Classes of format 1.2 and later need the standard library too.
+            let (b12, d12) = core.classes.libraries12();
+            let mut library = b12.clone();
+            if !host_functions.is_empty() {
+                library.push_layer();
+                for f in &host_functions {
+                    library.register(f.duplicate());
+                }
+            }
+            library.push_library(d12);
+            let _ = core.library12.set(Arc::new(library));
+            core.classes.libraries()
+        } else {
+            core.classes.libraries()
+        };
         let mut library = base.clone();
         if !host_functions.is_empty() {
             library.push_layer();
@@ -233,6 +273,14 @@ impl Engine {
         library.push_library(dispatch);
         let _ = core.library.set(Arc::new(library));
         Engine { core }
+    }
+
+    /// Tells `observer` about every call of the engine's
+    /// `io.murano.system.Logger` natives (made by `logger(name)`:
+    /// `__init__` with `loggerName`; `trace` ... `exception` with their
+    /// arguments), e.g. to record them as host calls. Set once.
+    pub fn observe_logger_calls(&self, observer: Arc<LoggerObserver>) {
+        let _ = self.core.logger_observer.set(observer);
     }
 
     pub(crate) fn core(&self) -> &Core {
@@ -389,6 +437,86 @@ impl Engine {
     }
 }
 
+/// `value` with the `?` header ids found in `ids` replaced (the model ids
+/// of objects a dry-run load made).
+fn restore_model_ids(value: Value, ids: &HashMap<String, String>, depth: usize) -> Value {
+    if ids.is_empty() || depth > 256 {
+        return value;
+    }
+    match value {
+        Value::Dict(d) => {
+            let mut out = Dict::default();
+            for (k, v) in d.iter() {
+                let v = if k.as_str() == Some("?") {
+                    match v {
+                        Value::Dict(h) => {
+                            let mut h = (**h).clone();
+                            let key = Value::str("id");
+                            if let Some(Value::Str(id)) = h.get(&key) {
+                                if let Some(orig) = ids.get(&**id) {
+                                    h.insert(key, Value::str(orig));
+                                }
+                            }
+                            Value::Dict(Arc::new(h))
+                        }
+                        other => other.clone(),
+                    }
+                } else {
+                    restore_model_ids(v.clone(), ids, depth + 1)
+                };
+                out.insert(k.clone(), v);
+            }
+            Value::Dict(Arc::new(out))
+        }
+        Value::List(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|v| restore_model_ids(v.clone(), ids, depth + 1))
+                .collect(),
+        )),
+        Value::Tuple(items) => Value::tuple(
+            items
+                .iter()
+                .map(|v| restore_model_ids(v.clone(), ids, depth + 1))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// A `.init` call to make: the class part and its arguments.
+pub(crate) type InitCall = (ClassId, Vec<(String, Value)>);
+
+/// An object and the `.init` calls it waits for.
+pub(crate) type PendingInit = (Arc<Obj>, Vec<InitCall>);
+
+/// Objects listed owners first (a load's pre-order) rearranged so that
+/// every object comes after the objects it owns, siblings keeping their
+/// order.
+fn post_order<T>(items: Vec<(Arc<Obj>, T)>) -> Vec<(Arc<Obj>, T)> {
+    let mut out = Vec::with_capacity(items.len());
+    let mut stack: Vec<(Arc<Obj>, T)> = Vec::new();
+    for (o, t) in items {
+        let owner = o.owner_id();
+        while let Some(top) = stack.last() {
+            let owns = owner.as_deref() == Some(top.0.id.as_str());
+            if owns {
+                break;
+            }
+            // Not the owner: done with the top, unless the new object is
+            // owned by something deeper in the stack.
+            if let Some(item) = stack.pop() {
+                out.push(item);
+            }
+        }
+        stack.push((o, t));
+    }
+    while let Some(item) = stack.pop() {
+        out.push(item);
+    }
+    out
+}
+
 /// An object a model dict defines.
 struct ObjDef {
     /// The header's `dependencies` (destruction subscriptions).
@@ -413,6 +541,32 @@ impl Core {
             .unwrap_or_else(|| Arc::new(Library::legacy()))
     }
 
+    /// Whether a class runs with Murano's 1.2 YAQL engine and library
+    /// (its package's format is 1.2 or later).
+    fn is_format_12(&self, class: Option<ClassId>) -> bool {
+        class.is_some_and(|c| self.classes.runtime_version(c) >= (1, 2))
+    }
+
+    /// The YAQL library of a class's package format.
+    pub(crate) fn library_for(&self, class: Option<ClassId>) -> Arc<Library> {
+        if self.is_format_12(class) {
+            if let Some(l) = self.library12.get() {
+                return l.clone();
+            }
+        }
+        self.library()
+    }
+
+    /// The YAQL engine of the running method's package format.
+    pub(crate) fn current_yaql(&self) -> &YaqlEngine {
+        let class = lock(&self.state).stack.last().map(|f| f.class);
+        if self.is_format_12(class) {
+            &self.yaql12
+        } else {
+            &self.yaql
+        }
+    }
+
     /// The object behind a value, if it is one of ours.
     pub(crate) fn obj_of(&self, v: &Value) -> Option<Arc<Obj>> {
         let addr = addr_of(v)?;
@@ -433,6 +587,21 @@ impl Core {
             }
         }
         st.objects.get(id).cloned()
+    }
+
+    /// The object a model id names for the load under way: loads that
+    /// make fresh ids (`new()`, contracts) see only the objects such loads
+    /// made (Murano's `InitializationObjectStore.get` without `keep_ids`
+    /// does not look into the main store), a model load the whole store.
+    pub(crate) fn lookup_load_id(&self, id: &str) -> Option<Arc<Obj>> {
+        let st = lock(&self.state);
+        if st.aliases.is_empty() {
+            return st.objects.get(id).cloned();
+        }
+        st.aliases
+            .iter()
+            .rev()
+            .find_map(|scope| scope.get(id).cloned())
     }
 
     /// See [`Engine::yield_point`]: `delay` microseconds of virtual time.
@@ -474,7 +643,21 @@ impl Core {
 
     /// Sets (null: removes) an attribute-store entry.
     pub(crate) fn set_attribute(&self, object: &str, class: &str, key: &str, value: Value) {
+        // A generator is stored as the list it yields (the attribute
+        // store is serialised with the model).
+        let value = match value {
+            Value::Iter(it) => Value::List(Arc::new(
+                it.take()
+                    .take(crate::DEFAULT_MAX_OBJECTS)
+                    .map_while(Result::ok)
+                    .collect(),
+            )),
+            other => other,
+        };
         let mut st = lock(&self.state);
+        if !st.attribute_objects.iter().any(|o| o == object) {
+            st.attribute_objects.push(object.to_owned());
+        }
         let pos = st
             .attributes
             .iter()
@@ -494,8 +677,12 @@ impl Core {
 
     /// An attribute-store entry.
     pub(crate) fn attribute(&self, object: &str, class: &str, key: &str) -> Option<Value> {
-        lock(&self.state)
-            .attributes
+        let mut st = lock(&self.state);
+        // Murano's store is a defaultdict: reading makes the object's entry.
+        if !st.attribute_objects.iter().any(|o| o == object) {
+            st.attribute_objects.push(object.to_owned());
+        }
+        st.attributes
             .iter()
             .find(|(o, c, k, _)| o == object && c == class && k == key)
             .map(|e| e.3.clone())
@@ -652,7 +839,7 @@ impl Core {
             Some(o) => Value::Object(o.clone()),
             None => self.type_value(class, true),
         };
-        Context::new(self.library())
+        Context::new(self.library_for(Some(class)))
             .with(ENGINE_VAR, self.handle.clone())
             .with("$this", this_value.clone())
             .with("$", this_value)
@@ -776,11 +963,28 @@ impl Core {
         // Pass 2: initialise from the root down.
         match root {
             Some((obj, params)) => {
-                self.initialize(&obj, &params)?;
-                for (o, m) in &created {
-                    if !o.initialized.load(Ordering::Relaxed) {
-                        self.initialize(o, m)?;
+                // Murano sets the properties of the whole tree first, then
+                // runs the `.init`s, an object's after those of the
+                // objects loaded with it that it owns (its initialiser is
+                // queued after theirs).
+                let (pending, deferred) = self.with_deferred_inits(|| {
+                    let mut pending =
+                        vec![(obj.clone(), self.initialize_properties(&obj, &params)?)];
+                    for (o, m) in &created {
+                        if !o.initialized.load(Ordering::Relaxed) {
+                            pending.push((o.clone(), self.initialize_properties(o, m)?));
+                        }
                     }
+                    Ok(pending)
+                })?;
+                // Objects a contract initialised queued their `.init`
+                // (owned objects first) as they were reached: that order,
+                // then the others, owners last (the root at the end).
+                for (o, inits) in deferred {
+                    self.run_inits(&o, inits)?;
+                }
+                for (o, inits) in post_order(pending) {
+                    self.run_inits(&o, inits)?;
                 }
                 // Murano loads into a temporary store and copies the
                 // objects into the main one when the load ends, so the
@@ -908,17 +1112,24 @@ impl Core {
                     }
                     return Ok(None);
                 }
-                let existing = def.id.as_ref().and_then(|id| self.lookup_id(id));
+                let existing = def.id.as_ref().and_then(|id| self.lookup_load_id(id));
                 let obj = match existing {
                     Some(o) => o,
                     None => {
                         let model_id = def.id.clone();
+                        let model_id_for_dry_run = def.id.clone();
                         let id = if keep_ids { def.id } else { None };
                         let o = self.create_object(def.class, id, owner, def.name, def.metadata)?;
                         crate::gc::load_dependencies(self, &o, &def.dependencies)?;
                         if let (false, Some(mid)) = (keep_ids, model_id) {
                             if let Some(scope) = lock(&self.state).aliases.last_mut() {
                                 scope.insert(mid, o.clone());
+                            }
+                        }
+                        if let Some(mid) = model_id_for_dry_run {
+                            let mut st = lock(&self.state);
+                            if st.dry_run > 0 {
+                                st.dry_ids.insert(o.id.clone(), mid);
                             }
                         }
                         created.push((o.clone(), def.props.clone()));
@@ -963,8 +1174,64 @@ impl Core {
     /// arguments from the model, then `.init` of each class, parents
     /// first.
     pub(crate) fn initialize(&self, obj: &Arc<Obj>, model: &Value) -> Result<(), EngineError> {
+        let (inits, deferred) =
+            self.with_deferred_inits(|| self.initialize_properties(obj, model))?;
+        // Objects its properties loaded first (their initialisers were
+        // queued before its own), owned objects before their owners.
+        for (o, i) in post_order(deferred) {
+            self.run_inits(&o, i)?;
+        }
+        self.run_inits(obj, inits)
+    }
+
+    /// Runs `f` with `.init` calls of objects that contracts load (see
+    /// [`Core::defer_or_run_inits`]) queued; returns them with `f`'s result.
+    fn with_deferred_inits<T>(
+        &self,
+        f: impl FnOnce() -> Result<T, EngineError>,
+    ) -> Result<(T, Vec<PendingInit>), EngineError> {
+        let mark = {
+            let mut st = lock(&self.state);
+            st.loading += 1;
+            st.deferred_inits.len()
+        };
+        let r = f();
+        let mut st = lock(&self.state);
+        st.loading -= 1;
+        let at = mark.min(st.deferred_inits.len());
+        let deferred = st.deferred_inits.split_off(at);
+        drop(st);
+        r.map(|v| (v, deferred))
+    }
+
+    /// Initialises an object a contract loads: inside a load its `.init`
+    /// calls wait for the load's (Murano queues the initialisers of the
+    /// whole model), otherwise they run now.
+    pub(crate) fn defer_or_run_inits(
+        &self,
+        obj: &Arc<Obj>,
+        model: &Value,
+    ) -> Result<(), EngineError> {
+        if lock(&self.state).loading == 0 {
+            return self.initialize(obj, model);
+        }
+        let (inits, deferred) =
+            self.with_deferred_inits(|| self.initialize_properties(obj, model))?;
+        let mut st = lock(&self.state);
+        st.deferred_inits.extend(deferred);
+        st.deferred_inits.push((obj.clone(), inits));
+        Ok(())
+    }
+
+    /// The property part of [`Core::initialize`]: returns the `.init`
+    /// calls to make (class, arguments), in the order Murano makes them.
+    pub(crate) fn initialize_properties(
+        &self,
+        obj: &Arc<Obj>,
+        model: &Value,
+    ) -> Result<Vec<InitCall>, EngineError> {
         if obj.initialized.swap(true, Ordering::Relaxed) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let classes = self.classes.clone();
         let params = match model {
@@ -1001,6 +1268,7 @@ impl Core {
             }
             let init = def.method(".init");
             let mut names: Vec<&str> = def.properties.iter().map(|p| p.name.as_str()).collect();
+            let declared = names.len();
             if let Some(init) = init {
                 for a in &init.arguments {
                     if !names.contains(&a.name.as_str()) {
@@ -1008,6 +1276,12 @@ impl Core {
                     }
                 }
             }
+            // Murano walks `set(properties) | init arguments`: a Python
+            // set's order, which decides which nested objects load first.
+            let names: Vec<&str> = crate::pyset::set_order(&names, declared)
+                .into_iter()
+                .map(|i| names[i])
+                .collect();
             let mut own_args = Vec::new();
             let mut last_errors = names.len() + 1;
             loop {
@@ -1082,7 +1356,17 @@ impl Core {
                 init_args.push((class, own_args));
             }
         }
-        // `.init`, parents first (not for dry runs).
+        Ok(init_args)
+    }
+
+    /// Runs the `.init` calls [`Core::initialize_properties`] returned:
+    /// parents first (not for dry runs).
+    pub(crate) fn run_inits(
+        &self,
+        obj: &Arc<Obj>,
+        init_args: Vec<InitCall>,
+    ) -> Result<(), EngineError> {
+        let classes = self.classes.clone();
         if lock(&self.state).dry_run > 0 {
             return Ok(());
         }
@@ -1742,7 +2026,16 @@ impl ObjectHost for StoreHost {
         core.classes
             .resolve(self.class, name)
             .map(|c| core.classes.name(c).to_owned())
-            .map_err(|_| {
+            .map_err(|e| {
+                if e.python_type() == "NoPackageFound" {
+                    return ContractError::new(
+                        murano_dsl::contract::ContractErrorKind::Host {
+                            type_name: e.python_type().to_owned(),
+                            module: e.python_module().to_owned(),
+                        },
+                        e.message,
+                    );
+                }
                 ContractError::new(
                     murano_dsl::contract::ContractErrorKind::NoClassFound,
                     format!("Class \"{name}\" is not found"),
@@ -1799,14 +2092,14 @@ impl ObjectHost for StoreHost {
         let default = core.classes.find(default_class);
         if let Some(h) = Core::header(model) {
             if let Some(Value::Str(id)) = h.get(&Value::str("id")) {
-                let existing = core.lookup_id(id);
+                let existing = core.lookup_load_id(id);
                 if let Some(o) = existing {
                     let mut props = match model {
                         Value::Dict(d) => (**d).clone(),
                         _ => Dict::default(),
                     };
                     props.shift_remove(&Value::str("?"));
-                    core.initialize(&o, &Value::Dict(Arc::new(props)))
+                    core.defer_or_run_inits(&o, &Value::Dict(Arc::new(props)))
                         .map_err(fail)?;
                     return Ok(Value::Object(o));
                 }
@@ -1828,10 +2121,8 @@ impl ObjectHost for StoreHost {
     fn serialize(&self, object: &Value) -> Option<Value> {
         let core = self.core.upgrade()?;
         let o = core.obj_of(object)?;
-        Some(crate::serialize::dump(
-            &core,
-            &o,
-            crate::serialize::DumpMode::Mixed,
-        ))
+        let dumped = crate::serialize::dump(&core, &o, crate::serialize::DumpMode::Mixed);
+        let ids = lock(&core.state).dry_ids.clone();
+        Some(restore_model_ids(dumped, &ids, 0))
     }
 }

@@ -90,7 +90,7 @@ pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value
     Ok(match &node.value {
         YamlValue::Yaql(y) => {
             core.set_position(node.start, Some(&y.expression));
-            let query = core.yaql.compile_parsed(&y.expression);
+            let query = core.current_yaql().compile_parsed(&y.expression);
             {
                 let mut st = crate::object::lock(&core.state);
                 st.pending = None;
@@ -194,7 +194,7 @@ impl Executor<'_> {
     fn run(&mut self, ins: &Instruction, ctx: &mut Context) -> Result<Flow, EngineError> {
         match &ins.kind {
             InstructionKind::Expression(y) => {
-                let query = self.core.yaql.compile_parsed(&y.expression);
+                let query = self.core.current_yaql().compile_parsed(&y.expression);
                 crate::object::lock(&self.core.state).pending = None;
                 evaluate(self.core, &query, ctx)?;
                 Ok(Flow::Normal)
@@ -227,7 +227,10 @@ impl Executor<'_> {
             InstructionKind::While { condition, body } => {
                 loop {
                     self.core.spend()?;
-                    let query = self.core.yaql.compile_parsed(&condition.expression);
+                    let query = self
+                        .core
+                        .current_yaql()
+                        .compile_parsed(&condition.expression);
                     let c = evaluate(self.core, &query, ctx)?;
                     if !c.truthy() {
                         break;
@@ -584,7 +587,7 @@ impl Executor<'_> {
                 (ctx.get(name).cloned().unwrap_or_default(), Some(name))
             }
             TargetRoot::Expression(expr) => {
-                let query = self.core.yaql.compile_expr(expr);
+                let query = self.core.current_yaql().compile_expr(expr);
                 let v = evaluate(self.core, &query, ctx)?;
                 (v, None)
             }
@@ -652,7 +655,7 @@ impl Executor<'_> {
                 let [expr] = exprs.as_slice() else {
                     return Err(EngineError::not_supported("multi-index assignment"));
                 };
-                let query = self.core.yaql.compile_expr(expr);
+                let query = self.core.current_yaql().compile_expr(expr);
                 evaluate(self.core, &query, ctx)?
             }
         };

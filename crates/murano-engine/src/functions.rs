@@ -449,6 +449,14 @@ pub(crate) fn register(lib: &mut Library) {
                     .map(|()| o)
             })
             .map_err(|e| core.park(e))?;
+        if let Some(observe) = core.logger_observer.get() {
+            observe(
+                "__init__",
+                &obj.id,
+                &[],
+                &[("loggerName".to_owned(), Value::str(&name))],
+            );
+        }
         crate::object::lock(&core.state)
             .logger_names
             .insert(obj.id.clone(), name);
@@ -660,7 +668,15 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
         name.unwrap_or_default(),
         Value::Null,
     )?;
-    core.initialize(&obj, &Value::Dict(Arc::new(props)))?;
+    // A load of its own (Murano's `InitializationObjectStore` without
+    // `keep_ids`): model ids in the properties name objects of this load,
+    // not of the store.
+    crate::object::lock(&core.state)
+        .aliases
+        .push(Default::default());
+    let r = core.initialize(&obj, &Value::Dict(Arc::new(props)));
+    crate::object::lock(&core.state).aliases.pop();
+    r?;
     core.mark_loaded(std::iter::once(&obj));
     Ok(Value::Object(obj))
 }
@@ -795,6 +811,11 @@ fn log(
     let message = call.value(1)?.py_str();
     let args = args_from(call, 2)?;
     let kwargs = kwargs_from(call)?;
+    if let Some(observe) = core.logger_observer.get() {
+        let mut all = vec![Value::str(&message)];
+        all.extend(args.iter().cloned());
+        observe(level, &obj.id, &all, &kwargs);
+    }
     let text = match crate::format::format(&message, &args, &kwargs) {
         Ok(Value::Str(s)) => s.to_string(),
         _ => message,

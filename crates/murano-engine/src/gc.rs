@@ -501,6 +501,86 @@ fn run_destroy(core: &Core, obj: &Arc<Obj>) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// The objects Murano's `serializer.collect_objects` finds from the model
+/// root: through the values of declared properties that are neither
+/// `Runtime` nor `Config` (what `to_dictionary` writes).
+fn model_objects(core: &Core) -> HashSet<String> {
+    let mut todo: Vec<Value> = Vec::new();
+    if let Some(r) = &lock(&core.state).root {
+        todo.push(Value::Object(r.clone()));
+    }
+    let mut seen = HashSet::new();
+    let mut steps = 0usize;
+    while let Some(v) = todo.pop() {
+        steps += 1;
+        if steps > MAX_MARK_STEPS {
+            break;
+        }
+        match &v {
+            Value::Object(_) => {
+                let Some(o) = core.obj_of(&v) else {
+                    continue;
+                };
+                if !seen.insert(o.id.clone()) {
+                    continue;
+                }
+                let props: Vec<(String, Value)> = lock(&o.props)
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                for (name, value) in props {
+                    let usage = core.classes.mro(o.class).into_iter().find_map(|c| {
+                        core.classes
+                            .definition(c)
+                            .and_then(|d| d.property(&name))
+                            .map(|p| p.usage)
+                    });
+                    if matches!(
+                        usage,
+                        Some(murano_dsl::model::PropertyUsage::Runtime)
+                            | Some(murano_dsl::model::PropertyUsage::Config)
+                    ) {
+                        continue;
+                    }
+                    todo.push(value);
+                }
+            }
+            Value::List(items) | Value::Tuple(items) => todo.extend(items.iter().cloned()),
+            Value::Dict(d) => todo.extend(d.values().cloned()),
+            Value::Set(s) => todo.extend(s.iter().cloned()),
+            _ => {}
+        }
+    }
+    seen
+}
+
+/// Murano's `ObjectStore.prepare_finalize` (what a deployment task does
+/// before serialising its model): every object the model does not hold
+/// (see [`model_objects`]) is destroyed, `.destroy` methods and handlers
+/// included. Returns how many were destroyed.
+pub(crate) fn prepare_finalize(core: &Core) -> Result<usize, EngineError> {
+    let used = model_objects(core);
+    let sentenced: Vec<Arc<Obj>> = lock(&core.state)
+        .objects
+        .values()
+        .filter(|o| !used.contains(&o.id) && !o.is_destroyed())
+        .cloned()
+        .collect();
+    let mut count = 0;
+    let mut live = Vec::new();
+    for o in sentenced {
+        if o.initialized.load(Ordering::Relaxed) {
+            lock(&core.state).doomed.insert(o.id.clone());
+            live.push(o);
+        } else {
+            o.destroyed.store(true, Ordering::Relaxed);
+            forget(core, &o);
+        }
+    }
+    destroy(core, &live, &mut count)?;
+    Ok(count)
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::{Arc, Mutex};

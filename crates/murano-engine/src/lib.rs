@@ -129,16 +129,19 @@
 #![forbid(unsafe_code)]
 
 pub mod classes;
+pub mod deploy;
 mod engine;
 pub mod error;
 mod exec;
 mod format;
 mod functions;
 mod gc;
+pub mod host;
 mod locks;
 mod object;
 mod parallel;
 mod patch;
+mod pyset;
 mod reflection;
 mod sched;
 mod serialize;
@@ -147,7 +150,7 @@ mod settings;
 mod tests;
 
 pub use classes::{ClassSet, ClassSetBuilder};
-pub use engine::{host_exception, Engine, Receiver};
+pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use object::ObjectView;
 

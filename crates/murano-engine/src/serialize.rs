@@ -22,8 +22,11 @@ pub(crate) fn model(core: &Core, root: Option<&Arc<Obj>>) -> Value {
     };
     // The attribute store, grouped by object in first-seen order (a dict
     // of dicts in Murano), for the objects written.
-    let entries = lock(&core.state).attributes.clone();
-    let mut order: Vec<&str> = Vec::new();
+    let (entries, seen) = {
+        let st = lock(&core.state);
+        (st.attributes.clone(), st.attribute_objects.clone())
+    };
+    let mut order: Vec<&str> = seen.iter().map(String::as_str).collect();
     for (o, _, _, _) in &entries {
         if !order.contains(&o.as_str()) {
             order.push(o);

@@ -261,7 +261,9 @@ impl FunctionDef {
         self
     }
 
-    pub(crate) fn duplicate(&self) -> FunctionDef {
+    /// A copy of this overload (same body), e.g. to register it in a
+    /// second library.
+    pub fn duplicate(&self) -> FunctionDef {
         FunctionDef {
             name: self.name.clone(),
             method: self.method,

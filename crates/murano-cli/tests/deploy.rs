@@ -1,0 +1,119 @@
+//! `murano deploy --dry-run` on a hand-written environment of the deploy
+//! oracle and on the bundled shop (when the shared data is beside the
+//! checkout: Murano's core library is not part of the project).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn murano() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_murano"))
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn shared() -> Option<PathBuf> {
+    let shared = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    shared.join("conformance/deploy").is_dir().then_some(shared)
+}
+
+#[test]
+fn deploy_needs_dry_run() {
+    let out = murano().args(["deploy", "model.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--dry-run"));
+}
+
+#[test]
+fn a_hand_written_environment_deploys() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let id = "deploy.hand.mysql-security-group";
+    let model = shared.join(format!("conformance/deploy/models/{id}.json"));
+    // The packages the case loads (the application's Require closure).
+    let cases = std::fs::read_to_string(shared.join("conformance/deploy/cases.jsonl")).unwrap();
+    let case: serde_json::Value = cases
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|c| c["id"] == id)
+        .unwrap();
+    let dirs: Vec<PathBuf> = case["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| shared.join("corpus").join(p["dir"].as_str().unwrap()))
+        .collect();
+    let run = |format: &str| {
+        let mut cmd = murano();
+        cmd.args(["deploy", "--dry-run", "--format", format])
+            .arg(&model);
+        for d in &dirs {
+            cmd.arg("--catalog").arg(d);
+        }
+        cmd.arg("--catalog")
+            .arg(shared.join("conformance/engine/meta/io.murano"))
+            .output()
+            .unwrap()
+    };
+    let out = run("human");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Deployment: ok"), "{text}");
+    assert!(
+        text.contains("[1] create stack murano--abcdej5399reo1"),
+        "{text}"
+    );
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(0));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["heat"][0]["op"], "create");
+    assert_eq!(plan["agent_plans"].as_array().map(Vec::len), Some(4));
+    assert_eq!(plan["outcome"]["ok"], true);
+}
+
+#[test]
+fn a_failing_deployment_prints_the_muranopl_stack_trace() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("murano-deploy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let app = dir.join("app.json");
+    let ui = murano()
+        .arg("ui")
+        .arg(workspace().join("examples/packages/shop"))
+        .arg("--values")
+        .arg(workspace().join("examples/ui/shop-values.yaml"))
+        .arg("--cloud")
+        .arg(workspace().join("examples/ui/cloud.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(ui.status.code(), Some(0));
+    std::fs::write(&app, &ui.stdout).unwrap();
+    let out = murano()
+        .args(["deploy", "--dry-run"])
+        .arg(&app)
+        .arg("--catalog")
+        .arg(workspace().join("examples/packages"))
+        .arg("--catalog")
+        .arg(shared.join("conformance/engine/meta/io.murano"))
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("Traceback (most recent call last):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency"),
+        "{text}"
+    );
+}

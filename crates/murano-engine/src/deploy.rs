@@ -1,0 +1,684 @@
+//! Dry-run deployments: an environment's object model deployed as
+//! Murano's engine deploys it (`murano/common/engine.py`,
+//! `TaskExecutor`), against a [`Host`] (by default the deterministic
+//! [`OfflineHost`]), with everything the system classes did recorded.
+//!
+//! The steps are Murano's: load the model (`Objects`, then `Attributes`),
+//! collect the objects unreachable from the root, call the action's
+//! method (`deploy`) on its object, then finalise (serialise) the model.
+//! An exception ends the task at its stage (`<load>`, `<GC>`, or the
+//! method name) and the task's reporter sends `report_error(root,
+//! str(exception))`; after an exception in the method the model is still
+//! finalised.
+//!
+//! Packages come as their files ([`PackageFiles`]): the library does no
+//! I/O.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use murano_dsl::version::Version;
+use murano_yaql::eval::Value;
+use serde_json::{json, Map, Value as Json};
+
+use crate::host::{merge_system_class, Host, OfflineHost, Recording, SystemClasses};
+use crate::{ClassSet, ClassSetBuilder, Engine, EngineError, Limits, Receiver};
+
+/// The project id of the environment wrapper ([`wrap_applications`]).
+pub const WRAPPER_PROJECT: &str = "b3b1a1a0c0d94f7e8a5e0d2f4c6a8e01";
+/// The user id of the environment wrapper.
+pub const WRAPPER_USER: &str = "u0000000000000000000000000000001";
+/// The environment id of the environment wrapper.
+pub const WRAPPER_ENVIRONMENT: &str = "e0000000000000000000000000000001";
+
+/// Most bytes of one package file kept in memory.
+pub const MAX_FILE_BYTES: usize = 64 << 20;
+
+/// A package as its files: path inside the package (`manifest.yaml`,
+/// `Classes/x.yaml`, `Resources/scripts/a.sh`) → bytes.
+#[derive(Debug, Clone)]
+pub struct PackageFiles {
+    /// `FullName` of the manifest.
+    pub name: String,
+    /// `Version` of the manifest (0.0.0 without one).
+    pub version: Version,
+    /// How stack frames name the package's root (`io.murano`,
+    /// `murano-apps/Tomcat/package`): class files are shown as
+    /// `<root>/Classes/<file>`.
+    pub root: String,
+    /// `Format` of the manifest as (major, minor) (`MuranoPL/1.4` or `1.4`;
+    /// 1.0 without one).
+    pub format: (u32, u32),
+    /// `Require` of the manifest, in order.
+    pub requirements: Vec<(String, murano_dsl::version::VersionSpec)>,
+    /// `Classes` of the manifest: class name → file below `Classes/`.
+    pub classes: Vec<(String, String)>,
+    /// The files.
+    pub files: BTreeMap<String, Arc<Vec<u8>>>,
+}
+
+/// Why a package could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageError {
+    /// The package root.
+    pub root: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for PackageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.root, self.message)
+    }
+}
+
+impl std::error::Error for PackageError {}
+
+impl PackageFiles {
+    /// A package from its files; `root` names it in stack frames.
+    pub fn from_files(
+        root: &str,
+        files: BTreeMap<String, Arc<Vec<u8>>>,
+    ) -> Result<PackageFiles, PackageError> {
+        let err = |message: String| PackageError {
+            root: root.to_owned(),
+            message,
+        };
+        let manifest = files
+            .get("manifest.yaml")
+            .ok_or_else(|| err("no manifest.yaml".into()))?;
+        let text = String::from_utf8_lossy(manifest);
+        let node = murano_dsl::yaml::load_manifest(&text, &Default::default())
+            .map_err(|e| err(format!("manifest.yaml: {e}")))?
+            .ok_or_else(|| err("manifest.yaml is empty".into()))?;
+        let name = node
+            .value
+            .get("FullName")
+            .map(|n| n.value.python_str())
+            .ok_or_else(|| err("manifest.yaml has no FullName".into()))?;
+        let version = node
+            .value
+            .get("Version")
+            .map(|v| v.value.python_str())
+            .and_then(|v: String| Version::coerce(&v).ok())
+            .unwrap_or_else(|| Version::new(0, 0, 0));
+        let format = node
+            .value
+            .get("Format")
+            .map(|f| f.value.python_str())
+            .map_or((1, 0), |f| parse_format(&f));
+        let mut requirements = Vec::new();
+        if let Some(map) = node.value.get("Require").and_then(|c| c.value.as_map()) {
+            for (k, v) in map {
+                let scalar = murano_dsl::version::YamlScalar::from(&v.value);
+                let spec = murano_dsl::version::parse_version_spec(&scalar)
+                    .map_err(|e| err(format!("Require {}: {e}", k.value.python_str())))?;
+                requirements.push((k.value.python_str(), spec));
+            }
+        }
+        let mut classes = Vec::new();
+        if let Some(map) = node.value.get("Classes").and_then(|c| c.value.as_map()) {
+            for (k, v) in map {
+                classes.push((k.value.python_str(), v.value.python_str()));
+            }
+        }
+        Ok(PackageFiles {
+            name,
+            version,
+            format,
+            requirements,
+            root: root.to_owned(),
+            classes,
+            files,
+        })
+    }
+}
+
+/// `MuranoPL/1.4`, `1.4`, `1` as (major, minor); 1.0 when unreadable.
+fn parse_format(text: &str) -> (u32, u32) {
+    let version = text.rsplit('/').next().unwrap_or("").trim();
+    let mut parts = version.split('.');
+    let major = parts.next().and_then(|p| p.trim().parse().ok());
+    let minor = parts
+        .next()
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or(0);
+    major.map_or((1, 0), |m| (m, minor))
+}
+
+/// The class set of `packages` (in lookup order): each package's classes
+/// as its manifest lists them; `io.murano` also gets the engine's and the
+/// host's system classes.
+pub fn class_set(packages: &[PackageFiles]) -> Result<ClassSet, EngineError> {
+    let mut b = ClassSetBuilder::new();
+    for p in packages {
+        let mut info = murano_dsl::registry::PackageInfo::new(&p.name, p.version.clone());
+        for (name, spec) in &p.requirements {
+            info = info.with_requirement(name, spec.clone());
+        }
+        let id = b.add_package_info(info)?;
+        b.set_package_format(id, p.format.0, p.format.1);
+        if p.name == "io.murano" {
+            b.add_system_classes(id)?;
+        }
+        let mut seen = Vec::new();
+        for (_, file) in &p.classes {
+            if seen.contains(file) {
+                continue;
+            }
+            seen.push(file.clone());
+            let path = format!("Classes/{file}");
+            let Some(bytes) = p.files.get(&path) else {
+                continue;
+            };
+            let shown = format!("{}/{path}", p.root);
+            for mut def in ClassSetBuilder::parse_file(bytes, &shown)? {
+                if def.full_name.is_none() {
+                    continue;
+                }
+                merge_system_class(&mut def)?;
+                b.add_class(id, &shown, def)?;
+            }
+        }
+    }
+    Ok(b.build())
+}
+
+/// Options of [`dry_run`].
+#[derive(Debug, Clone, Default)]
+pub struct DeployOptions {
+    /// The engine's limits.
+    pub limits: Limits,
+}
+
+/// What a dry-run deployment did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeployPlan {
+    /// `{"ok": true, "result": ...}` or `{"raised": {stage, type,
+    /// message, murano_names?, murano_message?, frames?}}`.
+    pub outcome: Json,
+    /// Host calls, Heat operations, agent plans and reports.
+    pub recording: Recording,
+    /// Logger lines `{logger, level, message}`.
+    pub log: Vec<Json>,
+    /// The finalised model (`Objects`, `ObjectsCopy`, `Attributes`), null
+    /// when the load failed.
+    pub final_model: Json,
+}
+
+impl DeployPlan {
+    /// The plan as one JSON object (the deploy oracle's field names).
+    pub fn to_json(&self) -> Json {
+        json!({
+            "outcome": self.outcome,
+            "host_calls": self.recording.host_calls,
+            "heat": self.recording.heat,
+            "agent_plans": self.recording.agent_plans,
+            "reports": self.recording.reports,
+            "log": self.log,
+            "final_model": self.final_model,
+        })
+    }
+
+    /// Whether the deployment ended without an exception.
+    pub fn succeeded(&self) -> bool {
+        self.outcome.get("ok").is_some()
+    }
+}
+
+/// Applications wrapped in an environment as murano-api wraps them for a
+/// deployment (a new environment with the Neutron driver: its default
+/// network, the project and user ids of [`WRAPPER_PROJECT`] and
+/// [`WRAPPER_USER`]).
+pub fn wrap_applications(applications: Vec<Json>) -> Json {
+    json!({
+        "Objects": {
+            "?": {"id": WRAPPER_ENVIRONMENT, "type": "io.murano.Environment", "metadata": {}},
+            "name": "oracle-env",
+            "defaultNetworks": {
+                "environment": {
+                    "?": {"id": "e0000000000000000000000000000002",
+                          "type": "io.murano.resources.NeutronNetwork"},
+                    "name": "oracle-env-network"
+                },
+                "flat": null
+            },
+            "applications": applications
+        },
+        "Attributes": [],
+        "project_id": WRAPPER_PROJECT,
+        "user_id": WRAPPER_USER
+    })
+}
+
+fn frames_json(e: &EngineError) -> Json {
+    Json::Array(
+        e.frames
+            .iter()
+            .rev()
+            .map(|f| {
+                json!({
+                    "file": f.file,
+                    "line": f.line,
+                    "column": f.column,
+                    "method": f.method,
+                    "class": f.class,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `str(exception)` as the task's reporter sends it.
+fn exception_text(e: &EngineError, wrapped: bool) -> String {
+    if wrapped {
+        let names = e.murano_names();
+        format!("[{}]: {}", names.join(", "), e.message)
+    } else {
+        e.message.clone()
+    }
+}
+
+fn raised(stage: &str, e: &EngineError) -> Json {
+    let wrapped = stage != "<load>" && stage != "<GC>";
+    let mut m = Map::new();
+    m.insert("stage".into(), json!(stage));
+    if wrapped {
+        m.insert("type".into(), json!("MuranoPlException"));
+        m.insert("murano_names".into(), json!(e.murano_names()));
+        m.insert("murano_message".into(), json!(e.message));
+        m.insert("message".into(), json!(exception_text(e, true)));
+        m.insert("frames".into(), frames_json(e));
+    } else {
+        m.insert("type".into(), json!(e.python_type()));
+        m.insert("message".into(), json!(e.message));
+        if !e.frames.is_empty() {
+            m.insert("frames".into(), frames_json(e));
+        }
+    }
+    json!({ "raised": m })
+}
+
+/// Deploys `model` (the task's model: `Objects`, `Attributes`, ...) over
+/// `packages` against `host`, running `method` (usually `deploy`) of the
+/// object `object_id` (the model root when `None`).
+pub fn dry_run_task(
+    packages: &[PackageFiles],
+    host: Arc<dyn Host>,
+    model: &Json,
+    object_id: Option<&str>,
+    method: &str,
+    options: &DeployOptions,
+) -> DeployPlan {
+    let mut resources: HashMap<String, HashMap<String, Arc<Vec<u8>>>> = HashMap::new();
+    for p in packages {
+        let entry = resources.entry(p.name.clone()).or_default();
+        for (path, bytes) in &p.files {
+            if path.starts_with("Resources/") {
+                entry.insert(path.clone(), bytes.clone());
+            }
+        }
+    }
+    let system = SystemClasses::new(host, resources);
+    let env_id = object_id
+        .map(str::to_owned)
+        .or_else(|| {
+            model
+                .pointer("/Objects/?/id")
+                .and_then(Json::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    system.set_environment(&env_id);
+    let fail = |stage: &str, e: &EngineError, system: &SystemClasses| {
+        system.report(
+            None,
+            &exception_text(e, stage != "<load>" && stage != "<GC>"),
+            "error",
+        );
+    };
+    let classes = match class_set(packages) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            fail("<load>", &e, &system);
+            return DeployPlan {
+                outcome: raised("<load>", &e),
+                recording: system.recording(),
+                log: Vec::new(),
+                final_model: Json::Null,
+            };
+        }
+    };
+    let engine = Engine::with_natives(
+        classes,
+        options.limits.clone(),
+        system.functions(),
+        system.natives(),
+    );
+    system.attach(&engine);
+    let plan = run_task(&engine, &system, model, &env_id, method);
+    system.detach();
+    plan
+}
+
+/// Murano's package loader picks the package of an object's class by the
+/// header's `classVersion` (`load_class_package(type, spec)`): a class
+/// whose package version does not fit is `NoPackageForClassFound`, before
+/// anything of the model is loaded.
+fn check_class_versions(engine: &Engine, value: &Json, depth: usize) -> Result<(), EngineError> {
+    if depth > 256 {
+        return Ok(());
+    }
+    match value {
+        Json::Object(m) => {
+            if let Some(Json::Object(h)) = m.get("?") {
+                let version = h.get("classVersion").filter(|v| !v.is_null());
+                let type_name = h.get("type").and_then(Json::as_str);
+                if let (Some(v), Some(t)) = (version, type_name) {
+                    let name = t.split('/').next().unwrap_or(t);
+                    let text = match v {
+                        Json::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    let classes = &engine.core().classes;
+                    if let Some(class) = classes.find(name) {
+                        let scalar = murano_dsl::version::YamlScalar::from(text);
+                        let fits = murano_dsl::version::parse_version_spec(&scalar)
+                            .ok()
+                            .zip(classes.registry().class_version(class))
+                            .is_none_or(|(spec, version)| spec.matches(version));
+                        if !fits {
+                            return Err(EngineError::dsl(
+                                "NoPackageForClassFound",
+                                format!("Package for class \"{name}\" is not found"),
+                            ));
+                        }
+                    }
+                }
+            }
+            for v in m.values() {
+                check_class_versions(engine, v, depth + 1)?;
+            }
+            Ok(())
+        }
+        Json::Array(items) => {
+            for v in items {
+                check_class_versions(engine, v, depth + 1)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The model a task returns when it could not load it: its `Objects` and
+/// `Attributes` as given.
+fn unloaded(model: &Json) -> Json {
+    json!({
+        "Objects": model.get("Objects").cloned().unwrap_or(Json::Null),
+        "Attributes": model.get("Attributes").cloned().unwrap_or_else(|| json!([])),
+    })
+}
+
+fn run_task(
+    engine: &Engine,
+    system: &SystemClasses,
+    model: &Json,
+    env_id: &str,
+    method: &str,
+) -> DeployPlan {
+    let take_log = |engine: &Engine| -> Vec<Json> {
+        engine
+            .take_log()
+            .into_iter()
+            .map(|r| {
+                json!({
+                    "logger": format!("applications.{}", r.logger),
+                    "level": r.level,
+                    "message": r.message,
+                })
+            })
+            .collect()
+    };
+    let finish = |outcome: Json, final_model: Json, engine: &Engine| DeployPlan {
+        outcome,
+        recording: system.recording(),
+        log: take_log(engine),
+        final_model,
+    };
+    // Attributes: [[object, class, key, value], ...]
+    if let Some(attrs) = model.get("Attributes").and_then(Json::as_array) {
+        for a in attrs {
+            if let Some(items) = a.as_array() {
+                if let (Some(o), Some(c), Some(k)) = (
+                    items.first().and_then(Json::as_str),
+                    items.get(1).and_then(Json::as_str),
+                    items.get(2).and_then(Json::as_str),
+                ) {
+                    let v = items.get(3).map(crate::host::decode).unwrap_or_default();
+                    engine.add_attribute(o, c, k, v);
+                }
+            }
+        }
+    }
+    let objects = model.get("Objects").cloned().unwrap_or(Json::Null);
+    if let Err(e) = check_class_versions(engine, &objects, 0) {
+        system.report(None, &exception_text(&e, false), "error");
+        return finish(raised("<load>", &e), unloaded(model), engine);
+    }
+    let load_model = json!({ "Objects": objects });
+    let root = match engine.load_model(&crate::host::decode(&load_model)) {
+        Ok(r) => r,
+        Err(e) => {
+            system.report(None, &exception_text(&e, false), "error");
+            return finish(raised("<load>", &e), unloaded(model), engine);
+        }
+    };
+    if let Err(e) = engine.core().collect_garbage() {
+        system.report(None, &exception_text(&e, false), "error");
+        return finish(raised("<GC>", &e), unloaded(model), engine);
+    }
+    let target = engine.object(env_id).or(root);
+    let outcome = match target {
+        None => {
+            let e = EngineError::dsl(
+                "NoObjectFoundError",
+                format!("Object \"{env_id}\" is not found in object store"),
+            );
+            system.report(None, &exception_text(&e, false), "error");
+            return finish(raised("<load>", &e), unloaded(model), engine);
+        }
+        Some(obj) => match engine.call(&Receiver::Object(obj), method, vec![], vec![]) {
+            Ok(v) => json!({"ok": true, "result": crate::host::encode(engine, &v)}),
+            Err(e) => {
+                system.report(None, &exception_text(&e, true), "error");
+                raised(method, &e)
+            }
+        },
+    };
+    // Murano's executor.finalize: objects the model does not hold are
+    // destroyed first, then the model is serialised.
+    if let Err(e) = crate::gc::prepare_finalize(engine.core()) {
+        return finish(raised("<finalize>", &e), Json::Null, engine);
+    }
+    let final_model = match engine.finalize() {
+        Ok(v) => murano_dsl::yaml::convert::to_json(&v, &Default::default()),
+        Err(e) => {
+            return finish(raised("<finalize>", &e), Json::Null, engine);
+        }
+    };
+    finish(outcome, final_model, engine)
+}
+
+/// [`dry_run_task`] of the environment's `deploy` against the
+/// [`OfflineHost`] with its defaults.
+pub fn dry_run(packages: &[PackageFiles], model: &Json) -> DeployPlan {
+    dry_run_task(
+        packages,
+        Arc::new(OfflineHost::default()),
+        model,
+        None,
+        "deploy",
+        &DeployOptions::default(),
+    )
+}
+
+/// Values as JSON for a caller that has only the plan (the object model
+/// encoding of [`murano_dsl::yaml::convert::to_json`]).
+pub fn value_to_json(value: &Value) -> Json {
+    murano_dsl::yaml::convert::to_json(value, &Default::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[(&str, &str)]) -> BTreeMap<String, Arc<Vec<u8>>> {
+        list.iter()
+            .map(|(p, t)| ((*p).to_owned(), Arc::new(t.as_bytes().to_vec())))
+            .collect()
+    }
+
+    /// A tiny core library (the classes the demo needs) and a demo
+    /// application that pushes a stack, calls an agent and reports.
+    fn packages() -> Vec<PackageFiles> {
+        let core = PackageFiles::from_files(
+            "io.murano",
+            files(&[
+                (
+                    "manifest.yaml",
+                    "Format: 1.4\nFullName: io.murano\nClasses:\n  io.murano.Object: Object.yaml\n  \
+                     io.murano.system.HeatStack: HeatStack.yaml\n  io.murano.system.Agent: Agent.yaml\n  \
+                     io.murano.system.Resources: Resources.yaml\n  io.murano.system.StatusReporter: Reporter.yaml\n",
+                ),
+                ("Classes/Object.yaml", "Name: io.murano.Object\n"),
+                ("Classes/HeatStack.yaml", "Name: io.murano.system.HeatStack\n"),
+                ("Classes/Agent.yaml", "Name: io.murano.system.Agent\n"),
+                ("Classes/Resources.yaml", "Name: io.murano.system.Resources\n"),
+                ("Classes/Reporter.yaml", "Name: io.murano.system.StatusReporter\n"),
+            ]),
+        )
+        .unwrap();
+        let demo = PackageFiles::from_files(
+            "demo",
+            files(&[
+                (
+                    "manifest.yaml",
+                    "Format: 1.4\nFullName: demo\nVersion: 1.2.3\nClasses:\n  demo.App: App.yaml\n",
+                ),
+                (
+                    "Classes/App.yaml",
+                    "Namespaces:\n  =: demo\n  sys: io.murano.system\nName: App\nMethods:\n  deploy:\n    Scope: Public\n    Body:\n      \
+                     - $stack: new(sys:HeatStack, name => randomName(), description => demo)\n      \
+                     - $stack.updateTemplate({resources => {a => {type => 'OS::Heat::None'}}})\n      \
+                     - $stack.updateTemplate({resources => {b => {type => 'OS::Heat::None'}}})\n      \
+                     - $stack.push()\n      \
+                     - $reporter: new(sys:StatusReporter, environment => $this)\n      \
+                     - $reporter.report($this, 'pushed')\n      \
+                     - $agent: new(sys:Agent, host => $this)\n      \
+                     - $resources: new(sys:Resources)\n      \
+                     - Return: $agent.call({Scripts => ['run.sh']}, $resources)\n",
+                ),
+                ("Resources/scripts/run.sh", "echo hi\n"),
+            ]),
+        )
+        .unwrap();
+        vec![demo, core]
+    }
+
+    fn model() -> Json {
+        json!({"Objects": {"?": {"id": "app1", "type": "demo.App"}}, "Attributes": []})
+    }
+
+    #[test]
+    fn a_deployment_records_heat_agents_and_reports() {
+        let plan = dry_run(&packages(), &model());
+        assert!(plan.succeeded(), "{}", plan.outcome);
+        let heat = &plan.recording.heat;
+        assert_eq!(heat.len(), 1);
+        assert_eq!(heat[0]["op"], "create");
+        assert_eq!(heat[0]["stack"], "abcdej5399reo1");
+        // Both updates merged, version and description added.
+        let t = &heat[0]["template"];
+        assert_eq!(t["heat_template_version"], "2013-05-23");
+        assert_eq!(t["description"], "demo");
+        assert!(t["resources"]["a"].is_object() && t["resources"]["b"].is_object());
+        let plans = &plan.recording.agent_plans;
+        assert_eq!(plans.len(), 1);
+        assert_eq!(plans[0]["queue"], "eapp1-happ1");
+        assert_eq!(plans[0]["plan"]["Scripts"][0], "ZWNobyBoaQo=");
+        assert_eq!(plans[0]["plan"]["Stamp"], 1);
+        assert_eq!(plan.recording.reports[0]["text"], "pushed");
+        let methods: Vec<&str> = plan
+            .recording
+            .host_calls
+            .iter()
+            .filter_map(|c| c["method"].as_str())
+            .collect();
+        assert_eq!(
+            methods,
+            [
+                "__init__",
+                "updateTemplate",
+                "updateTemplate",
+                "push",
+                "__init__",
+                "report",
+                "__init__",
+                "__init__",
+                "call",
+                "string"
+            ]
+        );
+        assert_eq!(
+            plan.final_model["Objects"]["?"]["type"],
+            "demo.App/1.2.3@demo"
+        );
+    }
+
+    #[test]
+    fn a_failed_load_returns_the_model_and_reports_the_error() {
+        let model =
+            json!({"Objects": {"?": {"id": "x", "type": "demo.Missing"}}, "Attributes": []});
+        let plan = dry_run(&packages(), &model);
+        assert_eq!(plan.outcome["raised"]["stage"], "<load>");
+        assert_eq!(plan.outcome["raised"]["type"], "NoClassFound");
+        assert_eq!(plan.final_model["Objects"], model["Objects"]);
+        assert_eq!(plan.recording.reports[0]["level"], "error");
+    }
+
+    #[test]
+    fn runaway_deployments_stop_at_the_fuel_limit() {
+        let mut p = packages();
+        p[0].files.insert(
+            "Classes/App.yaml".into(),
+            Arc::new(b"Name: demo.App\nMethods:\n  deploy:\n    Scope: Public\n    Body:\n      - While: 1 = 1\n        Do: []\n".to_vec()),
+        );
+        let options = DeployOptions {
+            limits: Limits {
+                fuel: Some(1000),
+                ..Limits::default()
+            },
+        };
+        let plan = dry_run_task(
+            &p,
+            Arc::new(OfflineHost::default()),
+            &model(),
+            None,
+            "deploy",
+            &options,
+        );
+        assert_eq!(
+            plan.outcome["raised"]["murano_names"][0],
+            "murano_engine.LimitExceeded"
+        );
+    }
+
+    #[test]
+    fn applications_are_wrapped_in_an_environment() {
+        let env = wrap_applications(vec![json!({"?": {"id": "a", "type": "demo.App"}})]);
+        assert_eq!(env["Objects"]["applications"][0]["?"]["id"], "a");
+        assert_eq!(env["Objects"]["?"]["type"], "io.murano.Environment");
+        assert_eq!(env["project_id"], WRAPPER_PROJECT);
+    }
+}
