@@ -181,6 +181,23 @@ fn host_options(args: &DeployArgs) -> Result<OfflineOptions, String> {
     Ok(o)
 }
 
+/// A dry-run deploy of an object model (as `murano ui` makes it) against
+/// the default offline host, with the packages of `catalog` (plus the
+/// system catalog for the core library): whether it succeeded, and the
+/// plan as `murano deploy --dry-run` prints it.
+pub(crate) fn dry_run_text(model: Json, catalog: &[PathBuf]) -> Result<(bool, String), String> {
+    let packages = packages(catalog)?;
+    let plan = dry_run_task(
+        &packages,
+        Arc::new(OfflineHost::new(OfflineOptions::default())),
+        &task_model(model),
+        None,
+        "deploy",
+        &DeployOptions::default(),
+    );
+    Ok((plan.succeeded(), human(&plan)))
+}
+
 pub(crate) fn run(args: &DeployArgs) -> ExitCode {
     if !args.dry_run {
         eprintln!("murano: deploy: only --dry-run is supported (nothing reaches a cloud)");

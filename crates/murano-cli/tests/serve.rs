@@ -198,3 +198,46 @@ fn serving_a_missing_package_is_a_usage_error() {
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("127.0.0.1"), "{help}");
 }
+
+#[test]
+fn the_last_page_links_a_dry_run_deploy_of_its_model() {
+    let shared = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    let core = shared.join("conformance/engine/meta/io.murano");
+    if !core.is_dir() {
+        println!("SKIPPED: shared data absent ({})", core.display());
+        return;
+    }
+    let package = workspace().join("examples/packages/shop");
+    let cloud = workspace().join("examples/ui/cloud.yaml");
+    let examples = workspace().join("examples/packages");
+    let (_server, url) = serve(&[
+        "ui".as_ref(),
+        "serve".as_ref(),
+        package.as_os_str(),
+        "--cloud".as_ref(),
+        cloud.as_os_str(),
+        "--catalog".as_ref(),
+        examples.as_os_str(),
+        "--catalog".as_ref(),
+        core.as_os_str(),
+    ]);
+    // Before the wizard is finished there is nothing to deploy.
+    assert_eq!(get(&format!("{url}/deploy")).1, "/step/0");
+    post(
+        &format!("{url}/step/0"),
+        "name=my-shop&port=80&currencies=EUR&flavor=m1.small&image=img-ubuntu&__action=next",
+    );
+    post(
+        &format!("{url}/step/1"),
+        "application_name=shop&__action=next",
+    );
+    let (_, _, page) = get(&format!("{url}/done"));
+    assert!(page.contains("href=\"/deploy\""), "{page}");
+    let (status, _, page) = get(&format!("{url}/deploy"));
+    assert_eq!(status, 200);
+    assert!(page.contains("The deployment succeeded."), "{page}");
+    assert!(page.contains("Heat operations"), "{page}");
+    assert!(page.contains("Hello, my-shop!"), "{page}");
+}

@@ -46,6 +46,12 @@ pub(crate) struct ServeArgs {
     /// The port to listen on (127.0.0.1 only); 0 picks a free one.
     #[arg(long, default_value_t = 0)]
     port: u16,
+    /// Packages the dry-run deploy of the last page may use (folders of
+    /// packages, .zip files or packages); repeatable. The served package
+    /// is always one; Murano's core library is also looked for in
+    /// MURANO_CATALOG and /usr/share/murano-common.
+    #[arg(long, value_name = "DIR")]
+    catalog: Vec<PathBuf>,
 }
 
 /// The posted name of the navigation buttons (no field has it: field
@@ -57,6 +63,8 @@ pub(crate) const ACTION: &str = "__action";
 pub(crate) struct WizardApp {
     package: PathBuf,
     cloud: Option<PathBuf>,
+    /// Packages for the dry-run deploy, the served one first.
+    catalog: Vec<PathBuf>,
     /// What was typed, by form name.
     typed: BTreeMap<String, BTreeMap<String, String>>,
 }
@@ -389,6 +397,9 @@ pub(crate) fn render_model(app_name: &str, titles: &[String], model: &serde_json
          <button type=\"submit\" name=\"{ACTION}\" value=\"restart\" id=\"restart\">Start over</button>\n\
          <button type=\"submit\" name=\"{ACTION}\" value=\"edit\" id=\"edit\">Back</button>\n</div>\n</form>\n"
     ));
+    body.push_str(
+        "<p><a href=\"/deploy\" id=\"dry-run\">Dry-run deploy</a>: what deploying this model would do (<code>murano deploy --dry-run</code> against an offline cloud).</p>\n",
+    );
     page(&format!("{app_name} — object model"), &body)
 }
 
@@ -419,10 +430,23 @@ enum Replayed {
 
 impl WizardApp {
     /// A server for the package at `package` with the cloud file `cloud`.
+    #[cfg(test)]
     pub(crate) fn new(package: PathBuf, cloud: Option<PathBuf>) -> WizardApp {
+        WizardApp::with_catalog(package, cloud, Vec::new())
+    }
+
+    /// [`WizardApp::new`] with packages for the dry-run deploy.
+    pub(crate) fn with_catalog(
+        package: PathBuf,
+        cloud: Option<PathBuf>,
+        catalog: Vec<PathBuf>,
+    ) -> WizardApp {
+        let mut all = vec![package.clone()];
+        all.extend(catalog);
         WizardApp {
             package,
             cloud,
+            catalog: all,
             typed: BTreeMap::new(),
         }
     }
@@ -550,15 +574,17 @@ impl WizardApp {
         }
     }
 
-    fn done(&self) -> Reply {
+    /// The finished wizard: its display name, step titles and object
+    /// model, or the page to show instead.
+    fn finished(&self) -> Result<(String, Vec<String>, serde_json::Value), Reply> {
         let count = match load_ui(&self.package) {
             Ok(l) => l.definition.forms.len(),
-            Err(e) => return failure_page(None, e.message()),
+            Err(e) => return Err(failure_page(None, e.message())),
         };
         let (loaded, mut wizard) = match self.replay(count) {
             Ok(Replayed::Ready(ready)) => *ready,
-            Ok(Replayed::Invalid(k)) => return Reply::Redirect(format!("/step/{k}")),
-            Err(reply) => return reply,
+            Ok(Replayed::Invalid(k)) => return Err(Reply::Redirect(format!("/step/{k}"))),
+            Err(reply) => return Err(reply),
         };
         match wizard.finish() {
             Ok(model) => {
@@ -568,14 +594,54 @@ impl WizardApp {
                     .iter()
                     .map(|f| f.title.clone())
                     .collect();
-                Reply::Html(200, render_model(&loaded.info.name, &titles, &model))
+                Ok((loaded.info.name.clone(), titles, model))
             }
-            Err(e) => failure_page(
+            Err(e) => Err(failure_page(
                 Some(&loaded),
                 &format!("{}: Application: {e}", loaded.ui_file),
-            ),
+            )),
         }
     }
+
+    fn done(&self) -> Reply {
+        match self.finished() {
+            Ok((name, titles, model)) => Reply::Html(200, render_model(&name, &titles, &model)),
+            Err(reply) => reply,
+        }
+    }
+
+    /// The dry-run deploy of the finished wizard's model.
+    fn deploy(&self) -> Reply {
+        let (name, _, model) = match self.finished() {
+            Ok(f) => f,
+            Err(reply) => return reply,
+        };
+        let outcome = crate::deploy::dry_run_text(model, &self.catalog);
+        Reply::Html(200, render_deploy(&name, outcome))
+    }
+}
+
+/// The dry-run deploy page: the plan, or why there is none.
+pub(crate) fn render_deploy(app_name: &str, outcome: Result<(bool, String), String>) -> String {
+    let mut body = format!(
+        "<h1>Dry-run deploy: {}</h1>\n<p>Against an offline cloud: Heat stacks, agents and networks answer as <code>murano deploy --dry-run</code> describes; nothing is created.</p>\n",
+        escape(app_name)
+    );
+    match outcome {
+        Ok((ok, text)) => {
+            body.push_str(&format!(
+                "<p id=\"deploy-status\">{}</p>\n<pre class=\"model\" id=\"deploy-plan\" tabindex=\"0\">{}</pre>\n",
+                if ok { "The deployment succeeded." } else { "The deployment failed (see the plan's end)." },
+                escape(&text)
+            ));
+        }
+        Err(e) => body.push_str(&format!(
+            "<p class=\"error\" id=\"deploy-status\">No deployment: {}</p>\n",
+            escape(&e)
+        )),
+    }
+    body.push_str("<p><a href=\"/done\">Back to the object model</a></p>\n");
+    page(&format!("{app_name} — dry-run deploy"), &body)
 }
 
 fn step_index(path: &str) -> Option<usize> {
@@ -587,6 +653,7 @@ impl App for WizardApp {
         match (request.method, request.path.as_str()) {
             (Method::Get, "/") => Reply::Redirect("/step/0".into()),
             (Method::Get, "/done") => self.done(),
+            (Method::Get, "/deploy") => self.deploy(),
             (Method::Get, path) if step_index(path).is_some() => {
                 self.show_step(step_index(path).unwrap_or(0), &[])
             }
@@ -615,7 +682,11 @@ pub(crate) fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let mut app = WizardApp::new(args.package.clone(), args.cloud.clone());
+    let mut app = WizardApp::with_catalog(
+        args.package.clone(),
+        args.cloud.clone(),
+        args.catalog.clone(),
+    );
     super::serve(
         args.port,
         &format!("the wizard of {}", args.package.display()),
