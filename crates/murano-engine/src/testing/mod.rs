@@ -474,9 +474,32 @@ impl Runner {
         result
     }
 
-    /// The test object from an empty model (Murano's
-    /// `object_store.load({}, None, default_type=class)`).
-    fn create(&self, engine: &Engine, class: &str) -> Result<Value, EngineError> {
+    /// Calls a method of an object whatever its scope, as the runner calls
+    /// tests (Murano's `executor.run`): resolved from the object's class.
+    pub fn call(
+        &self,
+        engine: &Engine,
+        object: &Value,
+        method: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, EngineError> {
+        let core = engine.core();
+        let obj = core.obj_of(object).ok_or_else(|| {
+            EngineError::dsl("NoObjectFoundError", "the receiver is not an object")
+        })?;
+        {
+            let mut st = crate::object::lock(&core.state);
+            st.stack.clear();
+            st.pending = None;
+        }
+        core.invoke(Some(&obj), obj.class, method, args, kwargs, false)
+    }
+
+    /// A new object of `class` from an empty model (Murano's
+    /// `object_store.load({}, None, default_type=class)`): its properties
+    /// take their defaults, its `.init` runs.
+    pub fn create(&self, engine: &Engine, class: &str) -> Result<Value, EngineError> {
         let mut header = Dict::default();
         header.insert(Value::str("type"), Value::str(class));
         header.insert(Value::str("id"), Value::str(&engine.core().generate_id()));
@@ -514,10 +537,11 @@ impl Runner {
     }
 }
 
-/// Renders a MuranoPL stack trace, outermost frame first: `file:line:column
-/// in method M of class C` and the source line, which `source(package,
-/// file)` gives when it has the file's text; `package_of` maps a class to
-/// its package.
+/// Renders a MuranoPL stack trace, outermost frame first: `package/file:
+/// line:column in method M of class C`, then the source line with a caret
+/// under the column when `source(package, file)` gives the file's text;
+/// `package_of` maps a class to its package. The root of a chain a native
+/// method started shows as `<native call>`.
 pub fn render_trace(
     frames: &[StackFrame],
     package_of: &dyn Fn(&str) -> Option<String>,
@@ -537,7 +561,15 @@ pub fn render_trace(
         ));
         if let Some(text) = source(&package, file) {
             if let Some(line) = text.lines().nth(f.line.saturating_sub(1) as usize) {
-                out.push_str(&format!("      {}\n", line.trim()));
+                // The line as written, a caret under the column.
+                let line = line.trim_end();
+                let indent = line.len() - line.trim_start().len();
+                let column = (f.column as usize).saturating_sub(1);
+                let caret = line
+                    .get(indent..column.max(indent))
+                    .map_or(0, |s| s.chars().count());
+                out.push_str(&format!("      {}\n", &line[indent..]));
+                out.push_str(&format!("      {}^\n", " ".repeat(caret)));
             }
         }
     }
