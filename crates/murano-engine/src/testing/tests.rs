@@ -78,6 +78,10 @@ Methods:
       - $word: ab
       - inject(Greeter, shout, withOriginal(t => $word) -> $t + $t)
       - $.assertEqual('abab', $this.greeter.shout($word))
+  testMockCallingItself:
+    Body:
+      - inject(Greeter, greet, $.greeter.greet())
+      - $this.greeter.greet()
   testMockOfMissingMethod:
     Body:
       - inject(Greeter, nope, '')
@@ -312,4 +316,12 @@ fn traces_render_outermost_first_with_source_lines() {
     });
     assert!(text.contains("demo/Classes/demo.yaml:"), "{text}");
     assert!(text.contains("$.assertEqual(1, 2)"), "{text}");
+}
+
+#[test]
+fn a_mock_calling_itself_hits_the_call_depth_limit() {
+    let r = runner(RunOptions::default());
+    let t = r.run_test("demo.GreeterTests", "testMockCallingItself");
+    let (_, e) = t.failure.unwrap();
+    assert!(matches!(e.kind, ErrorKind::Limit(_)), "{e}");
 }
