@@ -477,8 +477,9 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
 }
 
 /// Murano's configuration options that MuranoPL code reads through
-/// `config()`, with Murano's defaults (`murano/common/config.py`): a test
-/// run has no `murano.conf`. `(group, option)`; group `""` is `DEFAULT`.
+/// `config()`, with Murano's defaults (`murano/common/config.py`), as a
+/// test run with an empty `murano.conf` sees them. `(group, option)`;
+/// group `""` is `DEFAULT`.
 const CONFIG_DEFAULTS: &[(&str, &str, ConfigValue)] = &[
     ("", "home_region", ConfigValue::Null),
     ("", "file_server", ConfigValue::Str("")),
@@ -525,80 +526,28 @@ enum ConfigValue {
     Bool(bool),
 }
 
-fn config_value(group: &str, option: &str) -> Result<Value, murano_yaql::eval::Error> {
-    let found = CONFIG_DEFAULTS
-        .iter()
-        .find(|(g, o, _)| *g == group && *o == option)
-        .map(|(_, _, v)| *v);
-    match found {
-        Some(ConfigValue::Null) => Ok(Value::Null),
-        Some(ConfigValue::Str(s)) => Ok(Value::str(s)),
-        Some(ConfigValue::Int(n)) => Ok(Value::Int(n)),
-        Some(ConfigValue::Bool(b)) => Ok(Value::Bool(b)),
-        None => Err(crate::host_exception(
-            "NoSuchOptError",
-            "oslo_config.cfg",
-            &if group.is_empty() {
-                format!("no such option {option} in group [DEFAULT]")
-            } else {
-                format!("no such option {option} in group [{group}]")
-            },
-        )),
-    }
-}
-
-fn base36(mut n: u64) -> String {
-    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
+/// Murano's option defaults as `Engine::set_config` takes them:
+/// `{group: {option: value}}`, options without a group at the top level.
+pub(crate) fn config() -> Dict {
+    let mut top = Dict::default();
+    for (group, option, value) in CONFIG_DEFAULTS {
+        let value = match *value {
+            ConfigValue::Null => Value::Null,
+            ConfigValue::Str(s) => Value::str(s),
+            ConfigValue::Int(n) => Value::Int(n),
+            ConfigValue::Bool(b) => Value::Bool(b),
+        };
+        if group.is_empty() {
+            top.insert(Value::str(option), value);
+            continue;
         }
+        let key = Value::str(group);
+        let mut inner = match top.get(&key) {
+            Some(Value::Dict(d)) => (**d).clone(),
+            _ => Dict::default(),
+        };
+        inner.insert(Value::str(option), value);
+        top.insert(key, Value::Dict(Arc::new(inner)));
     }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// The engine functions Murano implements with its configuration and
-/// randomness, for a test run: `config(option)` and `config(group,
-/// option)` answer Murano's defaults (reading a setting as a file is
-/// refused), `randomName()` makes names of Murano's shape (five letters,
-/// eight base-36 digits, a counter) deterministically.
-pub(crate) fn functions() -> Vec<murano_yaql::eval::FunctionDef> {
-    use murano_yaql::eval::{Error as YaqlError, FunctionDef};
-    let counter = Arc::new(Mutex::new(0u64));
-    vec![
-        FunctionDef::native("config", "setting", |call| {
-            config_value("", call.string(0)?)
-        }),
-        FunctionDef::native("config", "group, setting, read_as_file=", |call| {
-            if call.opt(2)?.is_some_and(Value::truthy) {
-                return Err(crate::host_exception(
-                    "PermissionError",
-                    "builtins",
-                    "a test run reads no configured files",
-                ));
-            }
-            config_value(call.string(0)?, call.string(1)?)
-        }),
-        FunctionDef::native("randomName", "", move |_| {
-            let n = {
-                let mut c = counter.lock().map_err(|_| YaqlError::mismatch())?;
-                *c += 1;
-                *c
-            };
-            let mixed = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            let letters: String = (0..5)
-                .map(|i| char::from(b'a' + ((mixed >> (i * 8)) % 26) as u8))
-                .collect();
-            let stamp = base36(mixed >> 24);
-            let stamp: String = stamp.chars().take(8).collect();
-            Ok(Value::str(&format!(
-                "{letters}{stamp:0>8}{}",
-                base36(n % 1296)
-            )))
-        }),
-    ]
+    top
 }

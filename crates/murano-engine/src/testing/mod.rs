@@ -19,7 +19,8 @@
 //!   assertion methods are Murano's (`crate::mock`, [`fixture`]'s natives).
 //! * **The host** has no cloud: system classes work locally where they can
 //!   (templates in memory, package resources), and every call that needs a
-//!   cloud service raises a host error (`CloudUnavailable`).
+//!   cloud service raises a host error (`CloudUnavailable`); `config()`
+//!   answers Murano's option defaults.
 //!
 //! The one deliberate difference from Murano: an error in `setUp` (or in
 //! creating the test object) fails that test alone
@@ -413,14 +414,13 @@ impl Runner {
         let cell: crate::mock::CoreCell = Arc::new(OnceLock::new());
         let mut natives = fixture::natives(&cell);
         natives.extend(host::natives(&cell, self.resources.clone()));
-        let mut functions = crate::mock::functions(&cell);
-        functions.extend(host::functions());
         let engine = Engine::with_natives(
             self.classes.clone(),
             self.options.limits.clone(),
-            functions,
+            crate::mock::functions(&cell),
             natives,
         );
+        engine.set_config(host::config());
         let _ = cell.set(Arc::downgrade(engine.core()));
         engine
     }
