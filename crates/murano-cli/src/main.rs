@@ -20,13 +20,16 @@ macro_rules! outln {
 mod check;
 mod core_library;
 mod deploy;
+mod engine_packages;
 mod files;
 mod hot;
 mod hot_validate;
 mod inspect;
 mod parse;
+mod run_cmd;
 mod schema;
 mod serve;
+mod test_cmd;
 mod ui;
 mod yaql;
 
@@ -59,6 +62,8 @@ enum Command {
     Forms(serve::forms::FormsArgs),
     Parse(parse::ParseArgs),
     Deploy(deploy::DeployArgs),
+    Test(test_cmd::TestArgs),
+    Run(run_cmd::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -80,6 +85,8 @@ fn main() -> ExitCode {
         Command::Forms(args) => serve::forms::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Deploy(args) => deploy::run(&args),
+        Command::Test(args) => test_cmd::run(&args),
+        Command::Run(args) => run_cmd::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

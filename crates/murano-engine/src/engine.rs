@@ -105,6 +105,8 @@ pub(crate) struct State {
     pub(crate) loading: u32,
     /// `.init` calls of objects contracts loaded during them, in order.
     pub(crate) deferred_inits: Vec<PendingInit>,
+    /// Method mocks (`inject`, see `crate::mock`).
+    pub(crate) mocks: crate::mock::Mocks,
 }
 
 /// The name of the context variable that leads engine functions to their
@@ -283,10 +285,6 @@ impl Engine {
         let _ = self.core.logger_observer.set(observer);
     }
 
-    pub(crate) fn core(&self) -> &Core {
-        &self.core
-    }
-
     /// Sets the configuration of classes (`{class: {property: value}}`):
     /// `Usage: Config` properties take their value from it, others their
     /// default.
@@ -366,6 +364,16 @@ impl Engine {
     pub fn yield_point(&self) -> Result<(), murano_yaql::eval::Error> {
         self.core.yield_point(0);
         Ok(())
+    }
+
+    /// The engine of a core (for the crate's own modules).
+    pub(crate) fn from_core(core: Arc<Core>) -> Engine {
+        Engine { core }
+    }
+
+    /// The shared core (for the crate's own modules).
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        &self.core
     }
 
     /// Takes the messages logged through `io.murano.system.Logger`
@@ -1027,17 +1035,13 @@ impl Core {
             _ => None,
         };
         if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
-            // A type reference (a model `dump()`/`template()` wrote in
-            // Murano's Mixed form) names its class itself.
-            let type_ref = h
-                .get(&Value::str("type"))
-                .and_then(|t| self.type_of_value(t))
+            let type_value = h.get(&Value::str("type"));
+            // A type reference (what a `Mixed` dump, as `template()` makes,
+            // puts there) or a type name.
+            let type_ref = type_value
+                .and_then(|v| self.type_of_value(v))
                 .map(|t| t.class);
-            let type_name = h
-                .get(&Value::str("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned();
+            let type_name = type_value.and_then(Value::as_str).unwrap_or("").to_owned();
             let type_name = type_name.split('/').next().unwrap_or("").to_owned();
             let class = match (type_ref, type_name.is_empty(), default_class) {
                 (Some(c), _, _) => c,
@@ -2078,12 +2082,23 @@ impl ObjectHost for StoreHost {
             // Load to validate, then forget the objects: the caller gets
             // the model back through `serialize`.
             let default = core.classes.find(default_class);
-            let before = {
+            let (before, pending) = {
                 let mut st = lock(&core.state);
                 st.dry_run += 1;
-                st.objects.len()
+                // Objects of an outer load not initialised yet stay so: a
+                // dry run (Murano's separate store) does not initialise them.
+                let pending: Vec<Arc<Obj>> = st
+                    .objects
+                    .values()
+                    .filter(|o| !o.initialized.load(Ordering::Relaxed))
+                    .cloned()
+                    .collect();
+                (st.objects.len(), pending)
             };
             let r = core.load_object_tree_as(model, owner.as_ref(), default, false);
+            for o in pending {
+                o.initialized.store(false, Ordering::Relaxed);
+            }
             let mut st = lock(&core.state);
             st.dry_run -= 1;
             st.objects.truncate(before);

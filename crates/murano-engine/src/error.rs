@@ -24,6 +24,28 @@ pub struct StackFrame {
     pub instruction: Option<String>,
 }
 
+impl StackFrame {
+    /// The root frame of a call chain that a native method started (a
+    /// host body calling back into MuranoPL): no file, line 0, empty
+    /// method and class. Murano prints it as `File <unknown> in method
+    /// None`.
+    pub fn unknown() -> StackFrame {
+        StackFrame {
+            file: None,
+            line: 0,
+            column: 0,
+            method: String::new(),
+            class: String::new(),
+            instruction: None,
+        }
+    }
+
+    /// Whether this is [`StackFrame::unknown`].
+    pub fn is_unknown(&self) -> bool {
+        self.line == 0 && self.method.is_empty() && self.class.is_empty()
+    }
+}
+
 /// What kind of failure an [`EngineError`] is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -88,7 +110,9 @@ pub struct EngineError {
     pub kind: ErrorKind,
     /// The message (Murano's wording where known).
     pub message: String,
-    /// MuranoPL frames, innermost first.
+    /// MuranoPL frames, innermost first: the whole call chain where the
+    /// error first left a MuranoPL instruction (see [`StackFrame::unknown`]
+    /// for the root of a chain a native method started).
     pub frames: Vec<StackFrame>,
     /// The error this one wraps (`Throw` with `Cause`).
     pub cause: Option<Box<EngineError>>,
@@ -216,6 +240,10 @@ impl EngineError {
             .iter()
             .rev()
             .map(|f| {
+                if f.is_unknown() {
+                    // The root of a chain a native method started.
+                    return format!("{inner}File <unknown> in method None\n{inner}    None");
+                }
                 let instruction = f.instruction.as_deref().unwrap_or("block construct");
                 match &f.file {
                     Some(file) => format!(

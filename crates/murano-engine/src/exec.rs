@@ -89,6 +89,8 @@ pub(crate) fn evaluate(
 pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value, EngineError> {
     Ok(match &node.value {
         YamlValue::Yaql(y) => {
+            // A frame is where its YAQL expression is (Murano's
+            // `CTX_CURRENT_INSTRUCTION`).
             core.set_position(node.start, Some(&y.expression));
             let query = core.current_yaql().compile_parsed(&y.expression);
             {
@@ -134,13 +136,13 @@ struct Executor<'a> {
     shared: Option<&'a std::sync::Mutex<Context>>,
 }
 
-/// Attaches the MuranoPL stack to an error raised here: every frame,
-/// innermost first, each at the instruction it is running (Murano takes
-/// the trace where the exception is thrown or a host error wrapped, so a
-/// rethrown exception keeps the frames of its throw).
+/// Attaches the MuranoPL stack to an error raised here: the running call
+/// chain (see `crate::trace`), innermost first, each frame at the
+/// instruction it is running (Murano takes the trace where the exception
+/// is thrown or a host error wrapped, so a rethrown exception keeps the
+/// frames of its throw).
 fn with_frames(core: &Core, mut e: EngineError) -> EngineError {
-    let stack = crate::object::lock(&core.state).stack.clone();
-    e.frames = stack.iter().rev().map(|f| core.frame_record(f)).collect();
+    e.frames = crate::trace::capture(core);
     e
 }
 
@@ -503,9 +505,15 @@ impl Executor<'_> {
                 Some(with) => {
                     let mut any = false;
                     for n in with {
-                        let wanted = match self.eval(n, ctx)? {
-                            Value::Str(s) => s.to_string(),
-                            other => other.py_str(),
+                        // Names are not evaluated: an expression-looking
+                        // name (`ns:Name`) is its text (Murano's
+                        // `str(name)`).
+                        let wanted = match &n.value {
+                            YamlValue::Yaql(y) => y.text().to_owned(),
+                            _ => match self.eval(n, ctx)? {
+                                Value::Str(s) => s.to_string(),
+                                other => other.py_str(),
+                            },
                         };
                         let wanted = self.resolve_exception_name(class, &wanted);
                         if names.contains(&wanted) {

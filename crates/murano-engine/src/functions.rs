@@ -722,9 +722,16 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
-            return core
-                .invoke(Some(&obj), class, name, args, kwargs, false)
-                .map_err(|e| core.park(e));
+            return crate::mock::invoke(
+                core,
+                call.context(),
+                Some(&obj),
+                class,
+                name,
+                args,
+                kwargs,
+            )
+            .map_err(|e| core.park(e));
         }
         if let Some(obj) = core.obj_of(&recv) {
             if LOGGER_METHODS.contains(&name) && is_logger(core, &obj) {
@@ -735,9 +742,16 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
-            return core
-                .invoke(Some(&obj), obj.class, name, args, kwargs, false)
-                .map_err(|e| core.park(e));
+            return crate::mock::invoke(
+                core,
+                call.context(),
+                Some(&obj),
+                obj.class,
+                name,
+                args,
+                kwargs,
+            )
+            .map_err(|e| core.park(e));
         }
         if let Some(t) = core.type_of_value(&recv) {
             if !core.has_method(t.class, name) {
@@ -745,8 +759,7 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
-            return core
-                .invoke(None, t.class, name, args, kwargs, false)
+            return crate::mock::invoke(core, call.context(), None, t.class, name, args, kwargs)
                 .map_err(|e| core.park(e));
         }
         return extension(core, name, recv, call);
@@ -760,8 +773,16 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
     }
     let args = args_from(call, 0)?;
     let kwargs = kwargs_from(call)?;
-    core.invoke(frame.this.as_ref(), class, name, args, kwargs, false)
-        .map_err(|e| core.park(e))
+    crate::mock::invoke(
+        core,
+        call.context(),
+        frame.this.as_ref(),
+        class,
+        name,
+        args,
+        kwargs,
+    )
+    .map_err(|e| core.park(e))
 }
 
 /// The class an attribute belongs to: `owner` when given, else the class

@@ -20,6 +20,9 @@
 //! | `gc` | garbage collection (roots: the model root, and for `GC.collect()` also static properties and the running frames' `this` and local variables), destruction order and subscriptions, the native `io.murano.system.GC` class | `object_store.py`, `executor.py`, `principal_objects/garbage_collector.py` |
 //! | `serialize` | objects back to an object model (`Objects`, `ObjectsCopy`, `_actions`) | `serializer.py` |
 //! | [`error`] | typed errors: MuranoPL exceptions, Murano's engine exceptions by Python class, host exceptions, limits, "not supported yet" | `exceptions.py` |
+//! | `trace` | the frames an error records: the whole call chain down to its root (a native method that called back into MuranoPL starts a new chain) | `stack_trace.py` |
+//! | `mock` | method mocks (`inject`, `withOriginal`): the one hook the YAQL method dispatch goes through | `engine/mock_context_manager.py` |
+//! | [`testing`] | the test runner: discovery, Murano's filters, a fresh engine per test, `setUp`/`tearDown`, the `TestFixture` natives, a host without a cloud | `cmd/test_runner.py`, `engine/system/test_fixture.py` |
 //!
 //! **Values.** Runtime values are `murano_yaql::eval::Value`s; objects and
 //! classes are `Value::Object` host objects owned by the engine's store,
@@ -46,8 +49,14 @@
 //! **Stack.** Each method call pushes a frame (class, method, object,
 //! position and text of the current instruction); an error records the
 //! whole MuranoPL stack where it is thrown or a host error is wrapped
-//! (file, line, column, method, class, instruction), innermost first, and
-//! [`EngineError::formatted`] renders it as Murano's traceback text.
+//! (file, line, column, method, class, instruction), innermost first (down to the root of a chain a native method
+//! started), and [`EngineError::formatted`] renders it as Murano's
+//! traceback text.
+//!
+//! **Formats.** As Murano, the YAQL of a class runs with yaql's legacy
+//! library and iterable dicts (`ENGINE_10`) unless its package has format
+//! 1.2 or later ([`ClassSetBuilder::set_package_format`]): then yaql's
+//! standard library without iterable dicts (`ENGINE_12`).
 //!
 //! **Limits.** [`Limits`]: fuel (one unit per instruction, loop iteration
 //! and method call), call depth, object count and green threads, each with a safe
@@ -138,6 +147,7 @@ mod functions;
 mod gc;
 pub mod host;
 mod locks;
+mod mock;
 mod object;
 mod parallel;
 mod patch;
@@ -146,8 +156,10 @@ mod reflection;
 mod sched;
 mod serialize;
 mod settings;
+pub mod testing;
 #[cfg(test)]
 mod tests;
+mod trace;
 
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver};

@@ -145,6 +145,12 @@ pub struct FunctionDef {
     pub(crate) body: Arc<NativeFn>,
 }
 
+impl Clone for FunctionDef {
+    fn clone(&self) -> FunctionDef {
+        self.duplicate()
+    }
+}
+
 impl std::fmt::Debug for FunctionDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FunctionDef")
@@ -516,6 +522,13 @@ impl<'a> Call<'a> {
             Some(Arg::Value(v)) => Ok(Some(self.interp.const_lambda(v.clone(), self.ctx))),
             Some(Arg::Mapping(..)) => Err(Error::mismatch()),
         }
+    }
+
+    /// A lazy expression (a lazy argument, either side of an `a => b`
+    /// pair) as a lambda over the calling context; [`Lambda::call_in`]
+    /// evaluates it in another context.
+    pub fn lazy_lambda(&self, expr: &LazyExpr) -> Lambda {
+        self.interp.lambda(expr.0.clone(), self.ctx)
     }
 
     /// Lazy argument `i` as a lambda; a mismatch when absent.

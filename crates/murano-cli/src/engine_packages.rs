@@ -1,0 +1,129 @@
+//! Packages for the engine commands (`murano test`, `murano run`): the
+//! packages named on the command line, then the catalog (`--catalog`,
+//! `MURANO_CATALOG`, `/usr/share/murano-common`), read into the engine's
+//! [`TestPackage`]s.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use murano_engine::testing::TestPackage;
+use murano_engine::StackFrame;
+use murano_packages::source::PackageSource;
+use murano_packages::PluginRegistry;
+
+use crate::core_library;
+use crate::files::{find_packages, read_package_or_message};
+
+/// A package read for the engine, from a folder or a zip.
+pub(crate) fn read_test_package(path: &Path) -> Result<TestPackage, String> {
+    let loaded = read_package_or_message(path)?;
+    let files = loaded.files;
+    let package = PluginRegistry::with_builtins()
+        .load(files.clone())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let classes = package
+        .classes()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut class_files: Vec<(String, Vec<u8>)> = Vec::new();
+    for class in &classes {
+        let source = package
+            .get_class(class)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if !class_files.iter().any(|(f, _)| *f == source.file) {
+            class_files.push((source.file, source.bytes));
+        }
+    }
+    let resources = files
+        .files_under("Resources")
+        .into_iter()
+        .filter_map(|p| {
+            let bytes = files.read(&p)?.to_vec();
+            Some((p.strip_prefix("Resources/")?.to_owned(), bytes))
+        })
+        .collect();
+    Ok(TestPackage {
+        name: package.full_name().to_owned(),
+        version: package.version().clone(),
+        format: package.runtime_version().clone(),
+        classes,
+        files: class_files,
+        resources,
+    })
+}
+
+/// The packages of a run: those given (in order), then every package of
+/// the catalog paths, then the system catalog when the core library is
+/// still missing. A package name seen before is skipped. `Err` with a
+/// one-line message when a given package does not load or the core
+/// library is missing.
+pub(crate) fn load_packages(
+    given: &[PathBuf],
+    catalog: &[PathBuf],
+) -> Result<Vec<TestPackage>, String> {
+    let mut out: Vec<TestPackage> = Vec::new();
+    for path in given {
+        let p = read_test_package(path)?;
+        if !out.iter().any(|o| o.name == p.name) {
+            out.push(p);
+        }
+    }
+    let add_all = |root: &Path, out: &mut Vec<TestPackage>| {
+        for path in find_packages(root) {
+            match read_test_package(&path) {
+                Ok(p) if !out.iter().any(|o| o.name == p.name) => out.push(p),
+                Ok(_) => {}
+                Err(e) => eprintln!("murano: catalog: {e}"),
+            }
+        }
+    };
+    for root in core_library::catalog_paths(catalog) {
+        add_all(&root, &mut out);
+    }
+    let has_core = |out: &[TestPackage]| out.iter().any(|p| p.name == core_library::CORE_PACKAGE);
+    if !has_core(&out) {
+        if let Some(root) = core_library::system_catalog() {
+            add_all(&root, &mut out);
+        }
+    }
+    if !has_core(&out) {
+        return Err(core_library::missing_hint());
+    }
+    Ok(out)
+}
+
+/// Class file texts by (package, file), for stack traces.
+pub(crate) struct Sources(HashMap<(String, String), String>);
+
+impl Sources {
+    pub(crate) fn new(packages: &[TestPackage]) -> Sources {
+        let mut map = HashMap::new();
+        for p in packages {
+            for (file, bytes) in &p.files {
+                map.insert(
+                    (p.name.clone(), file.clone()),
+                    String::from_utf8_lossy(bytes).into_owned(),
+                );
+            }
+        }
+        Sources(map)
+    }
+
+    pub(crate) fn get(&self, package: &str, file: &str) -> Option<String> {
+        self.0.get(&(package.to_owned(), file.to_owned())).cloned()
+    }
+}
+
+/// A frame as JSON.
+pub(crate) fn frame_json(f: &StackFrame, package: Option<String>) -> serde_json::Value {
+    if f.is_unknown() {
+        return serde_json::json!({"native": true});
+    }
+    serde_json::json!({
+        "package": package,
+        "file": f.file,
+        "line": f.line,
+        "column": f.column,
+        "method": f.method,
+        "class": f.class,
+    })
+}

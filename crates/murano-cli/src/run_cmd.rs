@@ -1,0 +1,265 @@
+//! `murano run`: calls one method of a class offline and prints what it
+//! returns.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use murano_engine::testing::{render_trace, RunOptions, Runner};
+use murano_engine::{Engine, EngineError};
+use murano_yaml::convert::{self, ToJson, ToYaql};
+use murano_yaml::{load_single, Flavor, LoadOptions};
+use murano_yaql::eval::{Dict, Value};
+
+use crate::engine_packages::{load_packages, Sources};
+
+/// Call a method of a MuranoPL class and print its result as JSON.
+///
+/// Examples:
+///
+///   murano run path/to/package com.example.App.describe --catalog path/to/io.murano.zip
+///   murano run app com.example.App.deploy --model model.json
+///   murano run lib com.example.Math.add --arg a=1 --arg b=2
+///
+/// Without --model the object is created with its properties' defaults
+/// (its .init runs); with --model (an object model in JSON or YAML, as
+/// Murano's API keeps environments: {"Objects": {...}}) the method is
+/// called on the model's object of that class. --arg passes a keyword
+/// argument; its value is read as YAML (1, true, [a, b], text). The
+/// method is called whatever its scope. Logger output goes to stderr; an
+/// uncaught MuranoPL exception prints its stack trace to stderr.
+///
+/// Exit status: 0 when the method returned, 1 when it raised, 2 on a
+/// usage or load error.
+#[derive(Args)]
+#[command(verbatim_doc_comment)]
+pub(crate) struct RunArgs {
+    /// A package directory or .zip archive.
+    package: PathBuf,
+    /// The class and method: com.example.App.method.
+    target: String,
+    /// An object model to load (JSON or YAML).
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+    /// A keyword argument NAME=VALUE (repeatable); VALUE is read as YAML.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<String>,
+    /// Packages (folders searched recursively, or .zip files) the class may
+    /// use, e.g. Murano's core library; then MURANO_CATALOG, then
+    /// /usr/share/murano-common.
+    #[arg(long, value_name = "DIR")]
+    catalog: Vec<PathBuf>,
+}
+
+/// YAML text (JSON is YAML) as plain data.
+fn read_data(bytes: &[u8], what: &str) -> Result<Value, String> {
+    let node = load_single(bytes, Flavor::Plain, &LoadOptions::default())
+        .map_err(|e| format!("{what}: {e}"))?;
+    match node {
+        None => Ok(Value::Null),
+        Some(n) => {
+            convert::to_yaql(&n, &ToYaql::contracts()).map_err(|e| format!("{what}: {}", e.what))
+        }
+    }
+}
+
+/// Objects as their model header, everything else as JSON.
+fn to_json(engine: &Engine, v: &Value) -> serde_json::Value {
+    if let Some(view) = engine.object_view(v) {
+        return serde_json::json!({"?": {"type": view.class, "id": view.id}});
+    }
+    match v {
+        Value::List(items) | Value::Tuple(items) => {
+            serde_json::Value::Array(items.iter().map(|i| to_json(engine, i)).collect())
+        }
+        Value::Set(items) => {
+            serde_json::Value::Array(items.iter().map(|i| to_json(engine, i)).collect())
+        }
+        Value::Dict(d) => {
+            let mut m = serde_json::Map::new();
+            for (k, val) in d.iter() {
+                let key = match k {
+                    Value::Str(s) => s.to_string(),
+                    other => other.py_str(),
+                };
+                m.insert(key, to_json(engine, val));
+            }
+            serde_json::Value::Object(m)
+        }
+        other => {
+            let json = convert::to_json(other, &ToJson::default());
+            serde_json::to_value(&json).unwrap_or(serde_json::Value::Null)
+        }
+    }
+}
+
+fn print_log(engine: &Engine) {
+    for l in engine.take_log() {
+        eprintln!("{} {}: {}", l.level, l.logger, l.message);
+    }
+}
+
+fn print_error(runner: &Runner, sources: &Sources, e: &EngineError) {
+    let names = e.murano_names();
+    eprintln!(
+        "murano: uncaught exception {}: {}",
+        names.join(", "),
+        e.message
+    );
+    eprint!(
+        "{}",
+        render_trace(&e.frames, &|c| runner.package_of(c), &|p, f| sources
+            .get(p, f))
+    );
+}
+
+pub(crate) fn run(args: &RunArgs) -> ExitCode {
+    let Some((class, method)) = args.target.rsplit_once('.') else {
+        eprintln!("murano: {}: expected CLASS.METHOD", args.target);
+        return ExitCode::from(2);
+    };
+    let mut kwargs = Vec::new();
+    for a in &args.args {
+        let Some((k, v)) = a.split_once('=') else {
+            eprintln!("murano: --arg {a}: expected NAME=VALUE");
+            return ExitCode::from(2);
+        };
+        match read_data(v.as_bytes(), &format!("--arg {k}")) {
+            Ok(v) => kwargs.push((k.to_owned(), v)),
+            Err(e) => {
+                eprintln!("murano: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let model = match &args.model {
+        None => None,
+        Some(path) => {
+            let read = crate::files::read_capped(path, crate::files::DEFAULT_MAX_FILE_SIZE);
+            match read {
+                Ok(Some(bytes)) => match read_data(&bytes, &path.display().to_string()) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        eprintln!("murano: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                Ok(None) => {
+                    eprintln!("murano: {}: too large", path.display());
+                    return ExitCode::from(2);
+                }
+                Err(e) => {
+                    eprintln!("murano: cannot read {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    };
+    for path in std::iter::once(&args.package).chain(&args.catalog) {
+        if !path.exists() {
+            eprintln!("murano: {}: no such file or folder", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    let packages = match load_packages(std::slice::from_ref(&args.package), &args.catalog) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("murano: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let sources = Sources::new(&packages);
+    let runner = match Runner::new(&packages, RunOptions::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("murano: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if runner.classes().find(class).is_none() {
+        eprintln!("murano: class {class} not found");
+        return ExitCode::from(2);
+    }
+    let engine = runner.engine();
+    let object = match &model {
+        None => runner.create(&engine, class),
+        Some(model) => load_model_object(&engine, model, class),
+    };
+    let result = object.and_then(|o| runner.call(&engine, &o, method, Vec::new(), kwargs));
+    print_log(&engine);
+    match result {
+        Ok(v) => {
+            let json = to_json(&engine, &v);
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            print_error(&runner, &sources, &e);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Loads the model and finds its object of `class` (the root first).
+fn load_model_object(engine: &Engine, model: &Value, class: &str) -> Result<Value, EngineError> {
+    let model = match model {
+        // A bare object (no "Objects" key) is the root object.
+        Value::Dict(d) if !d.contains_key(&Value::str("Objects")) => {
+            let mut m = Dict::default();
+            m.insert(Value::str("Objects"), Value::Dict(d.clone()));
+            Value::Dict(Arc::new(m))
+        }
+        other => other.clone(),
+    };
+    let root = engine.load_model(&model)?;
+    let is_class = |v: &Value| {
+        engine
+            .object_view(v)
+            .is_some_and(|view| view.class == class)
+    };
+    if let Some(r) = root.filter(|r| is_class(r)) {
+        return Ok(r);
+    }
+    // Any object of that class the model holds.
+    let model_json = engine.serialized_model();
+    if let Value::Dict(d) = &model_json {
+        if let Some(Value::Dict(objects)) = d.get(&Value::str("Objects")) {
+            if let Some(found) = find_of_class(engine, &Value::Dict(objects.clone()), class) {
+                return Ok(found);
+            }
+        }
+    }
+    Err(EngineError::dsl(
+        "NoObjectFoundError",
+        format!("the model has no object of class {class}"),
+    ))
+}
+
+fn find_of_class(engine: &Engine, v: &Value, class: &str) -> Option<Value> {
+    match v {
+        Value::Dict(d) => {
+            if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+                let ty = h
+                    .get(&Value::str("type"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if ty.split('/').next() == Some(class) {
+                    if let Some(id) = h.get(&Value::str("id")).and_then(Value::as_str) {
+                        if let Some(o) = engine.object(id) {
+                            return Some(o);
+                        }
+                    }
+                }
+            }
+            d.values().find_map(|x| find_of_class(engine, x, class))
+        }
+        Value::List(items) | Value::Tuple(items) => {
+            items.iter().find_map(|x| find_of_class(engine, x, class))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,553 @@
+//! A host without a cloud for test runs: the native parts of Murano's
+//! system classes (`murano/engine/system/*.py`) as MuranoPL declarations
+//! and bodies. What needs no cloud works locally (a Heat stack's template
+//! held in memory, package resources, agent queue names, notifications
+//! dropped); every call that would reach a cloud service (Heat, Neutron,
+//! the agent's message queue) raises a host error, as Murano does when no
+//! cloud answers. The methods are the ones Murano's Python classes have,
+//! no more (a test mocking a method the class lacks gets
+//! `NoMethodFound`, as with Murano).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use murano_dsl::yaml::convert::{self, ToYaql};
+use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
+use murano_yaql::eval::{Dict, Value};
+
+use crate::engine::Core;
+use crate::error::{EngineError, ErrorKind};
+use crate::mock::CoreCell;
+use crate::object::lock;
+use crate::NativeMethod;
+
+/// The declarations merged into the core library's system classes.
+pub(crate) const HOST_DECLARATIONS: &str = "
+Name: io.murano.system.HeatStack
+Methods:
+  .init:
+    Arguments: [{name: {Contract: $}}, {description: {Contract: $, Default: null}}, {regionName: {Contract: $, Default: null}}]
+  current:
+  parameters:
+  reload:
+  setTemplate:
+    Arguments: [{template: {Contract: $}}]
+  setParameters:
+    Arguments: [{parameters: {Contract: $}}]
+  setFiles:
+    Arguments: [{files: {Contract: $}}]
+  setHotEnvironment:
+    Arguments: [{hotEnvironment: {Contract: $}}]
+  updateTemplate:
+    Arguments: [{template: {Contract: $}}]
+  output:
+  push:
+    Arguments: [{isAsync: {Contract: $, Default: false}}]
+  delete:
+---
+Name: io.murano.system.Agent
+Methods:
+  .init:
+    Arguments: [{host: {Contract: $}}]
+  signingKey:
+    Arguments: [{linePrefix: {Contract: $, Default: ''}}]
+  queueName:
+  call:
+    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}, {timeout: {Contract: $, Default: null}}]
+  send:
+    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
+  callRaw:
+    Arguments: [{plan: {Contract: $}}, {timeout: {Contract: $, Default: null}}]
+  sendRaw:
+    Arguments: [{plan: {Contract: $}}]
+  isReady:
+    Arguments: [{timeout: {Contract: $, Default: 100}}]
+  waitReady:
+    Arguments: [{timeout: {Contract: $, Default: 100}}]
+  buildExecutionPlan:
+    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
+---
+Name: io.murano.system.AgentListener
+Methods:
+  .init:
+    Arguments: [{name: {Contract: $}}]
+  queueName:
+  start:
+  stop:
+  subscribe:
+    Arguments: [{messageId: {Contract: $}}, {event: {Contract: $}}]
+  unsubscribe:
+    Arguments: [{messageId: {Contract: $}}]
+---
+Name: io.murano.system.NetworkExplorer
+Methods:
+  .init:
+    Arguments: [{regionName: {Contract: $, Default: null}}]
+  getDefaultRouter:
+  getAvailableCidr:
+    Arguments: [{routerId: {Contract: $}}, {netId: {Contract: $}}, {ipVersion: {Contract: $, Default: 4}}]
+  getDefaultDns:
+    Arguments: [{ipVersion: {Contract: $, Default: 4}}]
+  getExternalNetworkIdForRouter:
+    Arguments: [{routerId: {Contract: $}}]
+  getExternalNetworkIdForNetwork:
+    Arguments: [{networkId: {Contract: $}}]
+  listNetworks:
+  listSubnetworks:
+  listPorts:
+  listNeutronExtensions:
+---
+Name: io.murano.system.InstanceNotifier
+Methods:
+  .init:
+    Arguments: [{environment: {Contract: $}}]
+  trackApplication:
+    Arguments: [{instance: {Contract: $}}, {title: {Contract: $, Default: null}}, {unitCount: {Contract: $, Default: null}}]
+  untrackApplication:
+    Arguments: [{instance: {Contract: $}}]
+  trackCloudInstance:
+    Arguments: [{instance: {Contract: $}}]
+  untrackCloudInstance:
+    Arguments: [{instance: {Contract: $}}]
+---
+Name: io.murano.system.StatusReporter
+Methods:
+  .init:
+    Arguments: [{environment: {Contract: $}}]
+  report:
+    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
+  reportError:
+    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
+  report_error:
+    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
+---
+Name: io.murano.system.Resources
+Methods:
+  .init:
+  string:
+    Usage: Static
+    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}, {binary: {Contract: $, Default: false}}]
+  json:
+    Usage: Static
+    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}]
+  yaml:
+    Usage: Static
+    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}]
+";
+
+/// The resources of each package (`Resources/` relative names), by
+/// package name.
+pub(crate) type PackageResources = HashMap<String, HashMap<String, Arc<Vec<u8>>>>;
+
+/// Per-engine state of the host.
+#[derive(Default)]
+struct HostState {
+    /// Heat stack templates (`None`: not read from the cloud yet).
+    templates: HashMap<String, Option<Value>>,
+    /// The package a `Resources` object reads from (its creator's).
+    resource_packages: HashMap<String, String>,
+}
+
+fn host_error(type_name: &str, module: &str, message: &str) -> EngineError {
+    EngineError::new(
+        ErrorKind::Host {
+            type_name: type_name.into(),
+            module: module.into(),
+        },
+        message,
+    )
+}
+
+/// The error of every call that needs a cloud service.
+fn no_cloud(service: &str, class: &str, method: &str) -> EngineError {
+    host_error(
+        "CloudUnavailable",
+        "murano_engine.testing",
+        &format!("{class}.{method} needs {service}, which a test run has no access to"),
+    )
+}
+
+fn core(cell: &CoreCell) -> Result<Arc<Core>, EngineError> {
+    cell.get()
+        .and_then(std::sync::Weak::upgrade)
+        .ok_or_else(|| host_error("RuntimeError", "builtins", "the engine is gone"))
+}
+
+fn object_id(core: &Core, v: Option<&Value>) -> Option<String> {
+    v.and_then(|v| core.obj_of(v)).map(|o| o.id.clone())
+}
+
+/// The package of the class of the MuranoPL frame below the native one
+/// (the caller's).
+fn caller_package(core: &Core) -> Option<String> {
+    let st = lock(&core.state);
+    let n = st.stack.len();
+    let frame = st.stack.get(n.checked_sub(2)?)?;
+    package_of(core, frame.class)
+}
+
+fn package_of(core: &Core, class: murano_dsl::registry::ClassId) -> Option<String> {
+    let registry = core.classes.registry();
+    registry
+        .package_of(class)
+        .and_then(|p| registry.package(p))
+        .map(|p| p.name.clone())
+}
+
+/// Murano's `helpers.merge_dicts`: dicts merged key by key (recursively),
+/// lists concatenated without duplicates, other values replaced.
+fn merge(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Dict(x), Value::Dict(y)) => {
+            let mut out: Dict = (**x).clone();
+            for (k, v) in y.iter() {
+                let merged = match x.get(k) {
+                    Some(old) => merge(old, v),
+                    None => v.clone(),
+                };
+                out.insert(k.clone(), merged);
+            }
+            Value::Dict(Arc::new(out))
+        }
+        (Value::List(x), Value::List(y)) => {
+            let mut out: Vec<Value> = x.to_vec();
+            for v in y.iter() {
+                if !out.contains(v) {
+                    out.push(v.clone());
+                }
+            }
+            Value::List(Arc::new(out))
+        }
+        (_, b) => b.clone(),
+    }
+}
+
+fn read_resource(
+    core: &Core,
+    resources: &PackageResources,
+    state: &Mutex<HostState>,
+    call: &crate::NativeCall<'_>,
+) -> Result<(String, Arc<Vec<u8>>), EngineError> {
+    let name = call
+        .arg("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| host_error("TypeError", "builtins", "a resource name must be a string"))?
+        .to_owned();
+    let owner = call.arg("owner").filter(|v| !v.is_null());
+    let package = match owner {
+        Some(o) => {
+            let class = match core.type_of_value(o) {
+                Some(t) => t.class,
+                None => match (o, core.current_frame()) {
+                    (Value::Str(s), f) => core.classes.resolve(f.map(|f| f.class), s)?,
+                    _ => return Err(host_error("TypeError", "builtins", "owner is not a class")),
+                },
+            };
+            package_of(core, class)
+        }
+        None => match object_id(core, call.receiver) {
+            Some(id) => lock(state).resource_packages.get(&id).cloned(),
+            None => None,
+        }
+        .or_else(|| caller_package(core)),
+    }
+    .unwrap_or_default();
+    let bytes = resources
+        .get(&package)
+        .and_then(|files| files.get(&name))
+        .cloned()
+        .ok_or_else(|| {
+            host_error(
+                "PackageLoadError",
+                "murano.packages.exceptions",
+                &format!("Resource {name} is not found in package {package}"),
+            )
+        })?;
+    Ok((name, bytes))
+}
+
+fn parse(bytes: &[u8], flavor: Flavor, name: &str) -> Result<Value, EngineError> {
+    let node = load_single(bytes, flavor, &LoadOptions::default())
+        .map_err(|e| host_error("ValueError", "builtins", &format!("{name}: {e}")))?;
+    match node {
+        None => Ok(Value::Null),
+        Some(n) => convert::to_yaql(&n, &ToYaql::contracts())
+            .map_err(|e| host_error("ValueError", "builtins", &format!("{name}: {}", e.what))),
+    }
+}
+
+/// The bodies of the host's native methods for one engine.
+pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<NativeMethod> {
+    let state = Arc::new(Mutex::new(HostState::default()));
+    let mut out = Vec::new();
+    let mut add = |class: &str, method: &str, body: Box<crate::NativeBody>| {
+        out.push(NativeMethod {
+            class: format!("io.murano.system.{class}"),
+            method: method.to_owned(),
+            body: Arc::from(body),
+        });
+    };
+    // Calls that need a cloud service.
+    for (class, service, methods) in [
+        (
+            "HeatStack",
+            "Heat",
+            &["reload", "output", "push", "delete"][..],
+        ),
+        (
+            "Agent",
+            "the murano agent's message queue",
+            &["call", "send", "callRaw", "sendRaw", "isReady", "waitReady"][..],
+        ),
+        (
+            "NetworkExplorer",
+            "Neutron",
+            &[
+                "getDefaultRouter",
+                "getAvailableCidr",
+                "getDefaultDns",
+                "getExternalNetworkIdForRouter",
+                "getExternalNetworkIdForNetwork",
+                "listNetworks",
+                "listSubnetworks",
+                "listPorts",
+                "listNeutronExtensions",
+            ][..],
+        ),
+    ] {
+        for &method in methods {
+            let full = format!("io.murano.system.{class}");
+            let service = service.to_owned();
+            add(
+                class,
+                method,
+                Box::new(move |_| Err(no_cloud(&service, &full, method))),
+            );
+        }
+    }
+    // Local no-ops: constructors, notifications, listeners.
+    for (class, methods) in [
+        ("Agent", &[".init"][..]),
+        (
+            "AgentListener",
+            &[".init", "start", "stop", "subscribe", "unsubscribe"][..],
+        ),
+        ("NetworkExplorer", &[".init"][..]),
+        (
+            "InstanceNotifier",
+            &[
+                ".init",
+                "trackApplication",
+                "untrackApplication",
+                "trackCloudInstance",
+                "untrackCloudInstance",
+            ][..],
+        ),
+        (
+            "StatusReporter",
+            &[".init", "report", "reportError", "report_error"][..],
+        ),
+    ] {
+        for &method in methods {
+            add(class, method, Box::new(|_| Ok(Value::Null)));
+        }
+    }
+    let c = cell.clone();
+    add(
+        "Agent",
+        "queueName",
+        Box::new(move |call| {
+            let core = core(&c)?;
+            let id = object_id(&core, call.receiver).unwrap_or_default();
+            Ok(Value::str(&format!("e-h{id}").to_lowercase()))
+        }),
+    );
+    add("Agent", "signingKey", Box::new(|_| Ok(Value::Null)));
+    add(
+        "Agent",
+        "buildExecutionPlan",
+        Box::new(|call| Ok(call.arg("template").cloned().unwrap_or_default())),
+    );
+    let c = cell.clone();
+    add(
+        "AgentListener",
+        "queueName",
+        Box::new(move |call| {
+            let core = core(&c)?;
+            Ok(Value::str(
+                &object_id(&core, call.receiver).unwrap_or_default(),
+            ))
+        }),
+    );
+    // Heat stacks: the template is kept in memory; reading it before one
+    // was set asks Heat.
+    let template_of =
+        |cell: &CoreCell, state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
+            let core = core(cell)?;
+            let id = object_id(&core, call.receiver).unwrap_or_default();
+            let t = lock(state).templates.get(&id).cloned().flatten();
+            Ok::<_, EngineError>((id, t))
+        };
+    for method in ["current", "parameters"] {
+        let (c, s) = (cell.clone(), state.clone());
+        add(
+            "HeatStack",
+            method,
+            Box::new(move |call| match template_of(&c, &s, call)? {
+                (_, Some(t)) if method == "current" => Ok(t),
+                (_, Some(_)) => Ok(Value::Dict(Arc::new(Dict::default()))),
+                (_, None) => Err(no_cloud("Heat", "io.murano.system.HeatStack", method)),
+            }),
+        );
+    }
+    let (c, s) = (cell.clone(), state.clone());
+    add(
+        "HeatStack",
+        ".init",
+        Box::new(move |call| {
+            let core = core(&c)?;
+            let id = object_id(&core, call.receiver).unwrap_or_default();
+            lock(&s).templates.insert(id, None);
+            Ok(Value::Null)
+        }),
+    );
+    let (c, s) = (cell.clone(), state.clone());
+    add(
+        "HeatStack",
+        "setTemplate",
+        Box::new(move |call| {
+            let (id, _) = template_of(&c, &s, call)?;
+            let t = call.arg("template").cloned().unwrap_or_default();
+            lock(&s).templates.insert(id, Some(t));
+            Ok(Value::Null)
+        }),
+    );
+    let (c, s) = (cell.clone(), state.clone());
+    add(
+        "HeatStack",
+        "updateTemplate",
+        Box::new(move |call| {
+            let (id, current) = template_of(&c, &s, call)?;
+            let Some(current) = current else {
+                return Err(no_cloud(
+                    "Heat",
+                    "io.murano.system.HeatStack",
+                    "updateTemplate",
+                ));
+            };
+            let t = call.arg("template").cloned().unwrap_or_default();
+            lock(&s).templates.insert(id, Some(merge(&current, &t)));
+            Ok(Value::Null)
+        }),
+    );
+    for method in ["setParameters", "setFiles", "setHotEnvironment"] {
+        add("HeatStack", method, Box::new(|_| Ok(Value::Null)));
+    }
+    // Resources.
+    let (c, s) = (cell.clone(), state.clone());
+    add(
+        "Resources",
+        ".init",
+        Box::new(move |call| {
+            let core = core(&c)?;
+            if let (Some(id), Some(pkg)) = (object_id(&core, call.receiver), caller_package(&core))
+            {
+                lock(&s).resource_packages.insert(id, pkg);
+            }
+            Ok(Value::Null)
+        }),
+    );
+    for method in ["string", "json", "yaml"] {
+        let (c, s, r) = (cell.clone(), state.clone(), resources.clone());
+        add(
+            "Resources",
+            method,
+            Box::new(move |call| {
+                let core = core(&c)?;
+                let (name, bytes) = read_resource(&core, &r, &s, call)?;
+                match method {
+                    "json" => parse(&bytes, Flavor::Plain, &name),
+                    "yaml" => parse(&bytes, Flavor::Engine, &name),
+                    _ => Ok(Value::str(&String::from_utf8_lossy(&bytes))),
+                }
+            }),
+        );
+    }
+    out
+}
+
+/// Murano's configuration options that MuranoPL code reads through
+/// `config()`, with Murano's defaults (`murano/common/config.py`), as a
+/// test run with an empty `murano.conf` sees them. `(group, option)`;
+/// group `""` is `DEFAULT`.
+const CONFIG_DEFAULTS: &[(&str, &str, ConfigValue)] = &[
+    ("", "home_region", ConfigValue::Null),
+    ("", "file_server", ConfigValue::Str("")),
+    ("rabbitmq", "host", ConfigValue::Str("localhost")),
+    ("rabbitmq", "port", ConfigValue::Int(5672)),
+    ("rabbitmq", "login", ConfigValue::Str("guest")),
+    ("rabbitmq", "password", ConfigValue::Str("guest")),
+    ("rabbitmq", "virtual_host", ConfigValue::Str("/")),
+    ("rabbitmq", "ssl", ConfigValue::Bool(false)),
+    ("rabbitmq", "ssl_version", ConfigValue::Str("")),
+    ("rabbitmq", "ca_certs", ConfigValue::Str("")),
+    ("rabbitmq", "insecure", ConfigValue::Bool(false)),
+    ("engine", "agent_source", ConfigValue::Str("murano-agent")),
+    ("networking", "max_environments", ConfigValue::Int(250)),
+    ("networking", "max_hosts", ConfigValue::Int(250)),
+    (
+        "networking",
+        "env_ip_template",
+        ConfigValue::Str("10.0.0.0"),
+    ),
+    (
+        "networking",
+        "external_network",
+        ConfigValue::Str("ext-net"),
+    ),
+    (
+        "networking",
+        "router_name",
+        ConfigValue::Str("murano-default-router"),
+    ),
+    ("networking", "create_router", ConfigValue::Bool(true)),
+    (
+        "networking",
+        "network_config_file",
+        ConfigValue::Str("netconfig.yaml"),
+    ),
+];
+
+#[derive(Clone, Copy)]
+enum ConfigValue {
+    Null,
+    Str(&'static str),
+    Int(i64),
+    Bool(bool),
+}
+
+/// Murano's option defaults as `Engine::set_config` takes them:
+/// `{group: {option: value}}`, options without a group at the top level.
+pub(crate) fn config() -> Dict {
+    let mut top = Dict::default();
+    for (group, option, value) in CONFIG_DEFAULTS {
+        let value = match *value {
+            ConfigValue::Null => Value::Null,
+            ConfigValue::Str(s) => Value::str(s),
+            ConfigValue::Int(n) => Value::Int(n),
+            ConfigValue::Bool(b) => Value::Bool(b),
+        };
+        if group.is_empty() {
+            top.insert(Value::str(option), value);
+            continue;
+        }
+        let key = Value::str(group);
+        let mut inner = match top.get(&key) {
+            Some(Value::Dict(d)) => (**d).clone(),
+            _ => Dict::default(),
+        };
+        inner.insert(Value::str(option), value);
+        top.insert(key, Value::Dict(Arc::new(inner)));
+    }
+    top
+}

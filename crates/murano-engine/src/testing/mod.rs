@@ -1,0 +1,580 @@
+//! Running a package's MuranoPL tests as Murano's `murano-test-runner`
+//! does (`murano/cmd/test_runner.py`), without a cloud.
+//!
+//! * **Discovery** ([`discover`]): the test classes are the classes the
+//!   package's manifest lists that are `io.murano.test.TestFixture` or
+//!   inherit from it; their tests are the methods each declares itself
+//!   (inherited ones are not looked at) whose name matches
+//!   `^test(?![a-z])`, in declaration order.
+//! * **Selection** ([`select`]): Murano's filters, applied in order: a
+//!   name without a dot is a method name (for every test class, replacing
+//!   what was selected: with several, the last counts), a class of the
+//!   package selects its tests, `Class.method` one test of a class of the
+//!   package; anything else is ignored. Unfiltered runs go class by class
+//!   in name order (Murano's order is a Python set's, unspecified).
+//! * **Running** ([`Runner::run_test`]): each test gets a fresh engine
+//!   (mocks never leak), a new test object from an empty model, `setUp`,
+//!   the test method, then `tearDown` if it returned; methods are called
+//!   whatever their scope. The fixture's `inject`/`withOriginal` mocks and
+//!   assertion methods are Murano's (`crate::mock`, [`fixture`]'s natives).
+//! * **The host** has no cloud: system classes work locally where they can
+//!   (templates in memory, package resources), and every call that needs a
+//!   cloud service raises a host error (`CloudUnavailable`); `config()`
+//!   answers Murano's option defaults.
+//!
+//! The one deliberate difference from Murano: an error in `setUp` (or in
+//! creating the test object) fails that test alone
+//! ([`Phase::SetUp`], [`Phase::Init`]); Murano stops the whole run there.
+//! [`RunOptions::stop_on_setup_error`] gives Murano's behaviour.
+//!
+//! No I/O: the caller reads the packages ([`TestPackage`]) and prints the
+//! results.
+
+pub mod fixture;
+mod host;
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use murano_dsl::model::ClassDefinition;
+use murano_dsl::version::Version;
+use murano_yaql::eval::{Dict, Value};
+
+use crate::classes::{ClassSet, ClassSetBuilder};
+use crate::error::{EngineError, StackFrame};
+use crate::{Engine, Limits, LogRecord};
+
+pub use fixture::FIXTURE_CLASS as TEST_FIXTURE_CLASS;
+
+/// A package as the test runner needs it.
+#[derive(Debug, Clone)]
+pub struct TestPackage {
+    /// The package's full name.
+    pub name: String,
+    /// Its version.
+    pub version: Version,
+    /// Its MuranoPL format (the manifest's `Format`: `1.4` for
+    /// `MuranoPL/1.4`), which chooses Murano's YAQL flavour.
+    pub format: Version,
+    /// The classes its manifest lists (`Classes` keys), the candidates
+    /// for test classes.
+    pub classes: Vec<String>,
+    /// Its class files: path inside the package (`Classes/Foo.yaml`) and
+    /// bytes. Every class of every file is loaded.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Its resources by name relative to `Resources/`.
+    pub resources: Vec<(String, Vec<u8>)>,
+}
+
+/// Why packages could not be prepared for a test run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadError {
+    /// The package.
+    pub package: String,
+    /// The file, when one is to blame.
+    pub file: Option<String>,
+    /// What went wrong.
+    pub error: Box<EngineError>,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "{}: {file}: {}", self.package, self.error),
+            None => write!(f, "{}: {}", self.package, self.error),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// What discovery found in a package.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Discovery {
+    /// The classes the manifest lists, sorted.
+    pub package_classes: Vec<String>,
+    /// Test classes with their test methods (declaration order), sorted by
+    /// class name.
+    pub fixture_classes: Vec<(String, Vec<String>)>,
+    /// The other classes, sorted.
+    pub non_fixture_classes: Vec<String>,
+}
+
+impl Discovery {
+    /// The test methods of a test class, `None` for another class.
+    pub fn tests_of(&self, class: &str) -> Option<&[String]> {
+        self.fixture_classes
+            .iter()
+            .find(|(c, _)| c == class)
+            .map(|(_, m)| m.as_slice())
+    }
+}
+
+/// What to run: `(class, methods)` in execution order.
+pub type RunSet = Vec<(String, Vec<String>)>;
+
+/// Whether a method name is a test name (`^test(?![a-z])`).
+pub fn is_test_name(name: &str) -> bool {
+    name.strip_prefix("test")
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_lowercase()))
+}
+
+/// Murano's filters applied to the discovered tests. `None`: nothing at
+/// all was selected (Murano's "No tests found for execution"); a run set
+/// whose lists are all empty is a run of 0 tests.
+pub fn select(discovery: &Discovery, filters: &[String]) -> Option<RunSet> {
+    if filters.is_empty() {
+        return (!discovery.fixture_classes.is_empty()).then(|| discovery.fixture_classes.clone());
+    }
+    let mut out: RunSet = Vec::new();
+    let put = |out: &mut RunSet, class: &str, methods: Vec<String>| match out
+        .iter_mut()
+        .find(|(c, _)| c == class)
+    {
+        Some(entry) => entry.1 = methods,
+        None => out.push((class.to_owned(), methods)),
+    };
+    for item in filters {
+        if !item.contains('.') {
+            for (class, methods) in &discovery.fixture_classes {
+                let chosen = methods.iter().filter(|m| *m == item).cloned().collect();
+                put(&mut out, class, chosen);
+            }
+            continue;
+        }
+        if discovery.package_classes.contains(item) {
+            if let Some(methods) = discovery.tests_of(item) {
+                put(&mut out, item, methods.to_vec());
+            }
+            continue;
+        }
+        if let Some((class, method)) = item.rsplit_once('.') {
+            if discovery.package_classes.iter().any(|c| c == class) {
+                // A class of the package that is not a test class has no
+                // tests to pick from (Murano crashes with a KeyError).
+                let chosen = discovery
+                    .tests_of(class)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter(|m| *m == method)
+                    .cloned()
+                    .collect();
+                put(&mut out, class, chosen);
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// How a test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The test method and `tearDown` returned.
+    Ok,
+    /// Something raised.
+    Failed,
+}
+
+/// Where a test failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Creating the test object (its `.init`).
+    Init,
+    /// `setUp`.
+    SetUp,
+    /// The test method.
+    Test,
+    /// `tearDown`.
+    TearDown,
+}
+
+impl Phase {
+    /// `init`, `setUp`, `test`, `tearDown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Init => "init",
+            Phase::SetUp => "setUp",
+            Phase::Test => "test",
+            Phase::TearDown => "tearDown",
+        }
+    }
+}
+
+/// The result of one test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestResult {
+    /// The test class.
+    pub class: String,
+    /// The test method.
+    pub method: String,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Where it failed, with the error.
+    pub failure: Option<(Phase, EngineError)>,
+    /// The methods called, in order (`setUp`, the test, `tearDown`).
+    pub calls: Vec<String>,
+    /// What the test logged through `io.murano.system.Logger`.
+    pub log: Vec<LogRecord>,
+}
+
+impl TestResult {
+    /// `class.method`.
+    pub fn name(&self) -> String {
+        format!("{}.{}", self.class, self.method)
+    }
+
+    /// Whether the test method was started (Murano counts those).
+    pub fn started(&self) -> bool {
+        !matches!(self.failure, Some((Phase::Init | Phase::SetUp, _)))
+    }
+}
+
+/// Options of a test run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Limits of each test's engine.
+    pub limits: Limits,
+    /// Murano's behaviour: an error creating the test object or in `setUp`
+    /// stops the whole run (default: that test fails and the run goes on).
+    pub stop_on_setup_error: bool,
+}
+
+/// Runs the tests of one package against a class set built from it and
+/// the packages it uses.
+#[derive(Debug)]
+pub struct Runner {
+    classes: Arc<ClassSet>,
+    resources: Arc<host::PackageResources>,
+    discovery: Discovery,
+    options: RunOptions,
+}
+
+/// Merges the MuranoPL declarations of native methods (the test fixture's
+/// and the host's) into the class definitions of the same names.
+fn merge_declarations(def: &mut ClassDefinition) -> Result<(), EngineError> {
+    for text in [fixture::FIXTURE_DECLARATIONS, host::HOST_DECLARATIONS] {
+        for extra in ClassSetBuilder::parse_file(text.as_bytes(), "native")? {
+            if extra.full_name.is_some() && extra.full_name == def.full_name {
+                for m in extra.methods {
+                    if !def.methods.iter().any(|d| d.name == m.name) {
+                        def.methods.push(m);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The test classes among `package`'s and their tests.
+pub fn discover(classes: &ClassSet, package: &TestPackage) -> Discovery {
+    let fixture = classes.find(fixture::FIXTURE_CLASS);
+    let is_test = |name: &str| match (classes.find(name), fixture) {
+        (Some(c), Some(f)) => classes.is_subclass(c, f),
+        _ => false,
+    };
+    let mut names = package.classes.clone();
+    names.sort();
+    names.dedup();
+    let mut out = Discovery {
+        package_classes: names.clone(),
+        ..Discovery::default()
+    };
+    // Loading the candidates loads every class of their files: those that
+    // are not test classes are reported too.
+    let mut others: Vec<String> = declared_classes(package)
+        .into_iter()
+        .chain(names.iter().cloned())
+        .filter(|n| !is_test(n))
+        .collect();
+    others.sort();
+    others.dedup();
+    out.non_fixture_classes = others;
+    for name in names {
+        let class = classes.find(&name);
+        if !is_test(&name) {
+            continue;
+        }
+        let tests = class
+            .and_then(|c| classes.definition(c))
+            .map(|d| {
+                d.methods
+                    .iter()
+                    .filter(|m| is_test_name(&m.name))
+                    .map(|m| m.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.fixture_classes.push((name, tests));
+    }
+    out
+}
+
+/// The names of the classes a package's files declare.
+fn declared_classes(package: &TestPackage) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, bytes) in &package.files {
+        if let Ok(defs) = ClassSetBuilder::parse_file(bytes, path) {
+            out.extend(defs.into_iter().filter_map(|d| d.full_name));
+        }
+    }
+    out
+}
+
+impl Runner {
+    /// A runner for the tests of `packages[0]`; the other packages (Murano's
+    /// core library `io.murano` among them) come after it in class lookup.
+    pub fn new(packages: &[TestPackage], options: RunOptions) -> Result<Runner, LoadError> {
+        let mut b = ClassSetBuilder::new();
+        let mut resources: host::PackageResources = HashMap::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for p in packages {
+            if seen.contains(&p.name.as_str()) {
+                continue;
+            }
+            seen.push(&p.name);
+            let err = |file: Option<&str>, error: EngineError| LoadError {
+                package: p.name.clone(),
+                file: file.map(str::to_owned),
+                error: Box::new(error),
+            };
+            let id = b
+                .add_package(&p.name, p.version.clone())
+                .map_err(|e| err(None, e))?;
+            let part = |n: &murano_dsl::version::VersionNumber| {
+                n.as_u64()
+                    .map_or(0, |v| u32::try_from(v).unwrap_or(u32::MAX))
+            };
+            b.set_package_format(id, part(p.format.major()), part(p.format.minor()));
+            if p.name == "io.murano" {
+                b.add_system_classes(id).map_err(|e| err(None, e))?;
+            }
+            let mut names: Vec<String> = Vec::new();
+            for (path, bytes) in &p.files {
+                let defs =
+                    ClassSetBuilder::parse_file(bytes, path).map_err(|e| err(Some(path), e))?;
+                for mut def in defs {
+                    let Some(name) = def.full_name.clone() else {
+                        continue;
+                    };
+                    if names.contains(&name) {
+                        continue;
+                    }
+                    merge_declarations(&mut def).map_err(|e| err(Some(path), e))?;
+                    b.add_class(id, path, def).map_err(|e| err(Some(path), e))?;
+                    names.push(name);
+                }
+            }
+            let files = resources.entry(p.name.clone()).or_default();
+            for (name, bytes) in &p.resources {
+                files.insert(name.clone(), Arc::new(bytes.clone()));
+            }
+        }
+        let classes = b.build();
+        let discovery = match packages.first() {
+            Some(p) => discover(&classes, p),
+            None => Discovery::default(),
+        };
+        Ok(Runner {
+            classes: Arc::new(classes),
+            resources: Arc::new(resources),
+            discovery,
+            options,
+        })
+    }
+
+    /// What discovery found in the package under test.
+    pub fn discovery(&self) -> &Discovery {
+        &self.discovery
+    }
+
+    /// The classes (to map frames to packages and files).
+    pub fn classes(&self) -> &ClassSet {
+        &self.classes
+    }
+
+    /// The package a class belongs to.
+    pub fn package_of(&self, class: &str) -> Option<String> {
+        let id = self.classes.find(class)?;
+        let registry = self.classes.registry();
+        registry
+            .package_of(id)
+            .and_then(|p| registry.package(p))
+            .map(|p| p.name.clone())
+    }
+
+    /// The run options.
+    pub fn options(&self) -> &RunOptions {
+        &self.options
+    }
+
+    /// A fresh engine with the fixture's natives, the host and the mock
+    /// functions.
+    pub fn engine(&self) -> Engine {
+        let cell: crate::mock::CoreCell = Arc::new(OnceLock::new());
+        let mut natives = fixture::natives(&cell);
+        natives.extend(host::natives(&cell, self.resources.clone()));
+        let engine = Engine::with_natives(
+            self.classes.clone(),
+            self.options.limits.clone(),
+            crate::mock::functions(&cell),
+            natives,
+        );
+        engine.set_config(host::config());
+        let _ = cell.set(Arc::downgrade(engine.core()));
+        engine
+    }
+
+    /// Runs one test: a fresh engine, a new test object, `setUp`, the
+    /// test, `tearDown`.
+    pub fn run_test(&self, class: &str, method: &str) -> TestResult {
+        let engine = self.engine();
+        let mut result = TestResult {
+            class: class.to_owned(),
+            method: method.to_owned(),
+            outcome: Outcome::Ok,
+            failure: None,
+            calls: Vec::new(),
+            log: Vec::new(),
+        };
+        let fail = |mut r: TestResult, phase: Phase, e: EngineError, engine: &Engine| {
+            r.outcome = Outcome::Failed;
+            r.failure = Some((phase, e));
+            r.log = engine.take_log();
+            r
+        };
+        let object = match self.create(&engine, class) {
+            Ok(o) => o,
+            Err(e) => return fail(result, Phase::Init, e, &engine),
+        };
+        for (phase, name) in [
+            (Phase::SetUp, "setUp"),
+            (Phase::Test, method),
+            (Phase::TearDown, "tearDown"),
+        ] {
+            let core = engine.core();
+            let Some(obj) = core.obj_of(&object) else {
+                break;
+            };
+            if phase != Phase::Test && !core.has_method(obj.class, name) {
+                continue;
+            }
+            result.calls.push(name.to_owned());
+            {
+                let mut st = crate::object::lock(&core.state);
+                st.stack.clear();
+                st.pending = None;
+            }
+            if let Err(e) = core.invoke(Some(&obj), obj.class, name, Vec::new(), Vec::new(), false)
+            {
+                return fail(result, phase, e, &engine);
+            }
+        }
+        result.log = engine.take_log();
+        result
+    }
+
+    /// Calls a method of an object whatever its scope, as the runner calls
+    /// tests (Murano's `executor.run`): resolved from the object's class.
+    pub fn call(
+        &self,
+        engine: &Engine,
+        object: &Value,
+        method: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, EngineError> {
+        let core = engine.core();
+        let obj = core.obj_of(object).ok_or_else(|| {
+            EngineError::dsl("NoObjectFoundError", "the receiver is not an object")
+        })?;
+        {
+            let mut st = crate::object::lock(&core.state);
+            st.stack.clear();
+            st.pending = None;
+        }
+        core.invoke(Some(&obj), obj.class, method, args, kwargs, false)
+    }
+
+    /// A new object of `class` from an empty model (Murano's
+    /// `object_store.load({}, None, default_type=class)`): its properties
+    /// take their defaults, its `.init` runs.
+    pub fn create(&self, engine: &Engine, class: &str) -> Result<Value, EngineError> {
+        let mut header = Dict::default();
+        header.insert(Value::str("type"), Value::str(class));
+        header.insert(Value::str("id"), Value::str(&engine.core().generate_id()));
+        let mut object = Dict::default();
+        object.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+        let mut model = Dict::default();
+        model.insert(Value::str("Objects"), Value::Dict(Arc::new(object)));
+        engine
+            .load_model(&Value::Dict(Arc::new(model)))?
+            .ok_or_else(|| EngineError::dsl("NoClassFound", class.to_owned()))
+    }
+
+    /// Runs a run set in order: every test, or with
+    /// [`RunOptions::stop_on_setup_error`] up to the first that fails
+    /// creating its object or in `setUp` (the last result; `true` when the
+    /// run stopped there).
+    pub fn run(
+        &self,
+        run_set: &RunSet,
+        mut each: impl FnMut(&TestResult),
+    ) -> (Vec<TestResult>, bool) {
+        let mut out = Vec::new();
+        for (class, methods) in run_set {
+            for method in methods {
+                let r = self.run_test(class, method);
+                each(&r);
+                let stop = self.options.stop_on_setup_error && !r.started();
+                out.push(r);
+                if stop {
+                    return (out, true);
+                }
+            }
+        }
+        (out, false)
+    }
+}
+
+/// Renders a MuranoPL stack trace, outermost frame first: `package/file:
+/// line:column in method M of class C`, then the source line with a caret
+/// under the column when `source(package, file)` gives the file's text;
+/// `package_of` maps a class to its package. The root of a chain a native
+/// method started shows as `<native call>`.
+pub fn render_trace(
+    frames: &[StackFrame],
+    package_of: &dyn Fn(&str) -> Option<String>,
+    source: &dyn Fn(&str, &str) -> Option<String>,
+) -> String {
+    let mut out = String::new();
+    for f in frames.iter().rev() {
+        if f.is_unknown() {
+            out.push_str("  at <native call>\n");
+            continue;
+        }
+        let file = f.file.as_deref().unwrap_or("<unknown>");
+        let package = package_of(&f.class).unwrap_or_default();
+        out.push_str(&format!(
+            "  at {package}/{file}:{}:{} in method {} of class {}\n",
+            f.line, f.column, f.method, f.class
+        ));
+        if let Some(text) = source(&package, file) {
+            if let Some(line) = text.lines().nth(f.line.saturating_sub(1) as usize) {
+                // The line as written, a caret under the column.
+                let line = line.trim_end();
+                let indent = line.len() - line.trim_start().len();
+                let column = (f.column as usize).saturating_sub(1);
+                let caret = line
+                    .get(indent..column.max(indent))
+                    .map_or(0, |s| s.chars().count());
+                out.push_str(&format!("      {}\n", &line[indent..]));
+                out.push_str(&format!("      {}^\n", " ".repeat(caret)));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
