@@ -96,15 +96,32 @@ fn a_failing_deployment_prints_the_muranopl_stack_trace() {
         .unwrap();
     assert_eq!(ui.status.code(), Some(0));
     std::fs::write(&app, &ui.stdout).unwrap();
-    let out = murano()
-        .args(["deploy", "--dry-run"])
-        .arg(&app)
-        .arg("--catalog")
-        .arg(workspace().join("examples/packages"))
-        .arg("--catalog")
-        .arg(shared.join("conformance/engine/meta/io.murano"))
-        .output()
-        .unwrap();
+    let deploy = |agent_results: Option<&std::path::Path>| {
+        let mut cmd = murano();
+        cmd.args(["deploy", "--dry-run"])
+            .arg(&app)
+            .arg("--catalog")
+            .arg(workspace().join("examples/packages"))
+            .arg("--catalog")
+            .arg(shared.join("conformance/engine/meta/io.murano"));
+        if let Some(path) = agent_results {
+            cmd.arg("--agent-results").arg(path);
+        }
+        cmd.output().unwrap()
+    };
+    // As written, the shop deploys.
+    let ok = deploy(None);
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert_eq!(ok.status.code(), Some(0), "{text}");
+    assert!(text.contains("Hello, my-shop!"), "{text}");
+    // An agent that reports an error fails the deployment with a trace.
+    let results = dir.join("agent-results.json");
+    std::fs::write(
+        &results,
+        r#"[{"FormatVersion": "2.0.0", "ErrorCode": 1, "Body": {"message": "boom"}}]"#,
+    )
+    .unwrap();
+    let out = deploy(Some(&results));
     let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
