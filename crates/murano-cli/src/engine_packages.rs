@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 
 use murano_engine::testing::TestPackage;
 use murano_engine::StackFrame;
-use murano_packages::source::PackageSource;
-use murano_packages::PluginRegistry;
 
 use crate::core_library;
 use crate::files::{find_packages, read_package_or_message};
@@ -17,38 +15,7 @@ use crate::files::{find_packages, read_package_or_message};
 /// A package read for the engine, from a folder or a zip.
 pub(crate) fn read_test_package(path: &Path) -> Result<TestPackage, String> {
     let loaded = read_package_or_message(path)?;
-    let files = loaded.files;
-    let package = PluginRegistry::with_builtins()
-        .load(files.clone())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let classes = package
-        .classes()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut class_files: Vec<(String, Vec<u8>)> = Vec::new();
-    for class in &classes {
-        let source = package
-            .get_class(class)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if !class_files.iter().any(|(f, _)| *f == source.file) {
-            class_files.push((source.file, source.bytes));
-        }
-    }
-    let resources = files
-        .files_under("Resources")
-        .into_iter()
-        .filter_map(|p| {
-            let bytes = files.read(&p)?.to_vec();
-            Some((p.strip_prefix("Resources/")?.to_owned(), bytes))
-        })
-        .collect();
-    Ok(TestPackage {
-        name: package.full_name().to_owned(),
-        version: package.version().clone(),
-        format: package.runtime_version().clone(),
-        classes,
-        files: class_files,
-        resources,
-    })
+    TestPackage::from_source(loaded.files).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The packages of a run: those given (in order), then every package of

@@ -17,6 +17,7 @@ macro_rules! outln {
     }};
 }
 
+mod big_stack;
 mod check;
 mod core_library;
 mod deploy;

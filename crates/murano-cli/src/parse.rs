@@ -65,20 +65,7 @@ enum GrammarName {
 pub(crate) fn run(args: &ParseArgs) -> ExitCode {
     // Deep trees recurse: give the work a stack sized for the depth.
     let stack = (1 << 20) + args.max_depth as usize * STACK_PER_LEVEL;
-    let worker = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(stack)
-            .spawn_scoped(scope, || run_on_this_thread(args))
-            .map(|handle| handle.join())
-    });
-    match worker {
-        Ok(Ok(code)) => code,
-        Ok(Err(_)) => ExitCode::from(2),
-        Err(e) => {
-            eprintln!("murano: cannot start the parser thread: {e}");
-            ExitCode::from(2)
-        }
-    }
+    crate::big_stack::run_with_stack(stack, "parser", || run_on_this_thread(args))
 }
 
 fn run_on_this_thread(args: &ParseArgs) -> ExitCode {

@@ -148,20 +148,7 @@ fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<String, 
 pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
     // Evaluation recurses: give it a stack sized for the depth allowed.
     let stack = (8 << 20) + args.max_depth as usize * STACK_PER_LEVEL;
-    let worker = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(stack)
-            .spawn_scoped(scope, || run_on_this_thread(args))
-            .map(|handle| handle.join())
-    });
-    match worker {
-        Ok(Ok(code)) => code,
-        Ok(Err(_)) => ExitCode::from(2),
-        Err(e) => {
-            eprintln!("murano: cannot start the evaluation thread: {e}");
-            ExitCode::from(2)
-        }
-    }
+    crate::big_stack::run_with_stack(stack, "evaluation", || run_on_this_thread(args))
 }
 
 fn run_on_this_thread(args: &YaqlArgs) -> ExitCode {

@@ -15,8 +15,8 @@ use std::path::Path;
 
 use murano_dsl::version::{
     manifest_version, parse_version, parse_version_spec, Version, VersionError, VersionSpec,
-    YamlScalar,
 };
+use murano_testkit::oracle::yaml_scalar;
 use murano_testkit::{conclude, read_json, Suite};
 use serde_json::Value;
 
@@ -32,36 +32,6 @@ fn main() {
     run_specs(&dir.join("specs.json"), &mut suite);
     run_versions(&dir.join("versions.json"), &mut suite);
     conclude(vec![suite.finish()]);
-}
-
-/// A case's `input` as the YAML value Murano received. The oracle's
-/// canonical JSON: plain JSON scalars, `{"$float": "nan"|"inf"|"-inf"}`,
-/// `{"$date": …}` and `{"$datetime": iso}`.
-fn scalar(input: &Value) -> Result<YamlScalar, String> {
-    Ok(match input {
-        Value::Null => YamlScalar::Null,
-        Value::Bool(b) => YamlScalar::Bool(*b),
-        Value::Number(n) if n.is_i64() || n.is_u64() => YamlScalar::Int(n.to_string()),
-        Value::Number(n) => YamlScalar::Float(n.as_f64().ok_or("number out of range")?),
-        Value::String(s) => YamlScalar::Str(s.clone()),
-        Value::Object(map) => match map.iter().next() {
-            Some((key, Value::String(text))) if map.len() == 1 => match key.as_str() {
-                "$float" => YamlScalar::Float(match text.as_str() {
-                    "nan" => f64::NAN,
-                    "inf" => f64::INFINITY,
-                    "-inf" => f64::NEG_INFINITY,
-                    other => return Err(format!("unknown $float {other}")),
-                }),
-                "$date" => YamlScalar::Date(text.clone()),
-                // Python's str() of a datetime puts a space between date
-                // and time where isoformat() puts a `T`.
-                "$datetime" => YamlScalar::Date(text.replacen('T', " ", 1)),
-                other => return Err(format!("unsupported input encoding {other}")),
-            },
-            _ => return Err(format!("unsupported input {input}")),
-        },
-        Value::Array(_) => return Err(format!("unsupported input {input}")),
-    })
 }
 
 /// Compares an error with the oracle's `{"class": …}` (class only).
@@ -106,7 +76,7 @@ fn run_specs(path: &Path, suite: &mut Suite) {
 }
 
 fn check_spec_case(case: &Value, versions: &[(String, Option<Version>)]) -> Result<(), String> {
-    let input = scalar(&case["input"])?;
+    let input = yaml_scalar(&case["input"])?;
     let parsed = match case["mode"].as_str() {
         Some("parse_version_spec") => parse_version_spec(&input),
         // The library's Spec takes text; the cases give it as a string.
@@ -186,7 +156,7 @@ fn run_versions(path: &Path, suite: &mut Suite) {
 }
 
 fn check_version_case(case: &Value) -> Result<(), String> {
-    let input = scalar(&case["input"])?;
+    let input = yaml_scalar(&case["input"])?;
     let expected = &case["expected"];
     let mut problems = Vec::new();
     let subresults = [

@@ -14,8 +14,6 @@ use murano_engine::testing::{
     select, Outcome, Phase, RunOptions, RunSet, Runner, TestPackage, TestResult,
 };
 use murano_engine::StackFrame;
-use murano_packages::source::PackageSource;
-use murano_packages::PluginRegistry;
 use murano_testkit::{conclude, read_jsonl, Suite};
 use serde_json::Value as Json;
 
@@ -67,33 +65,7 @@ fn find_packages(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn test_package(path: &Path) -> Result<TestPackage, String> {
     let files = murano_testkit::read_package_dir(path)?;
-    let package = PluginRegistry::with_builtins()
-        .load(files.clone())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let classes = package.classes().map_err(|e| e.to_string())?;
-    let mut class_files: Vec<(String, Vec<u8>)> = Vec::new();
-    for class in &classes {
-        let source = package.get_class(class).map_err(|e| e.to_string())?;
-        if !class_files.iter().any(|(f, _)| *f == source.file) {
-            class_files.push((source.file, source.bytes));
-        }
-    }
-    let resources = files
-        .files_under("Resources")
-        .into_iter()
-        .filter_map(|p| {
-            let bytes = files.read(&p)?.to_vec();
-            Some((p.strip_prefix("Resources/")?.to_owned(), bytes))
-        })
-        .collect();
-    Ok(TestPackage {
-        name: package.full_name().to_owned(),
-        version: package.version().clone(),
-        format: package.runtime_version().clone(),
-        classes,
-        files: class_files,
-        resources,
-    })
+    TestPackage::from_source(files).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn strings(v: &Json) -> Vec<String> {

@@ -5,8 +5,8 @@
 //!
 //! A case without an `input` key stands for a manifest without `Format`.
 
-use murano_dsl::version::YamlScalar;
 use murano_packages::format::{parse_format, FormatError, PackageFormat};
+use murano_testkit::oracle::yaml_scalar;
 use murano_testkit::{conclude, read_json, Suite};
 use serde_json::Value;
 
@@ -26,36 +26,8 @@ fn main() {
     conclude(vec![suite.finish()]);
 }
 
-/// A case's `input` as the YAML value Murano received (the oracle's
-/// canonical JSON: plain JSON scalars, `{"$float": …}`, `{"$date": …}`,
-/// `{"$datetime": iso}`).
-fn scalar(input: &Value) -> Result<YamlScalar, String> {
-    Ok(match input {
-        Value::Null => YamlScalar::Null,
-        Value::Bool(b) => YamlScalar::Bool(*b),
-        Value::Number(n) if n.is_i64() || n.is_u64() => YamlScalar::Int(n.to_string()),
-        Value::Number(n) => YamlScalar::Float(n.as_f64().ok_or("number out of range")?),
-        Value::String(s) => YamlScalar::Str(s.clone()),
-        Value::Object(map) => match map.iter().next() {
-            Some((key, Value::String(text))) if map.len() == 1 => match key.as_str() {
-                "$float" => YamlScalar::Float(match text.as_str() {
-                    "nan" => f64::NAN,
-                    "inf" => f64::INFINITY,
-                    "-inf" => f64::NEG_INFINITY,
-                    other => return Err(format!("unknown $float {other}")),
-                }),
-                "$date" => YamlScalar::Date(text.clone()),
-                "$datetime" => YamlScalar::Date(text.replacen('T', " ", 1)),
-                other => return Err(format!("unsupported input encoding {other}")),
-            },
-            _ => return Err(format!("unsupported input {input}")),
-        },
-        Value::Array(_) => return Err(format!("unsupported input {input}")),
-    })
-}
-
 fn check_case(case: &Value) -> Result<(), String> {
-    let input = case.get("input").map(scalar).transpose()?;
+    let input = case.get("input").map(yaml_scalar).transpose()?;
     let got = parse_format(input.as_ref());
     let expected = &case["expected"];
     match (got, expected.get("value"), expected.get("error")) {

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 pub mod engine_replay;
 pub mod fuzz;
+pub mod oracle;
 
 /// The seed of the property tests unless `PROPTEST_RNG_SEED` says
 /// otherwise.

@@ -1,20 +1,11 @@
 //! HTML building blocks of the preview: escaping, the page frame and the
 //! stylesheet. Nothing is fetched from the network and no script runs.
 
-/// Escapes text for an HTML element or a quoted attribute.
+/// Escapes text for an HTML element or a quoted attribute (Python's
+/// `html.escape`, which the UI crate also uses for the dashboard's help
+/// texts).
 pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
-        }
-    }
-    out
+    murano_ui::definition::html_escape(text)
 }
 
 /// Escapes text and turns its line breaks into `<br>` (Django's

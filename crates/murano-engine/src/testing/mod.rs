@@ -66,6 +66,58 @@ pub struct TestPackage {
     pub resources: Vec<(String, Vec<u8>)>,
 }
 
+impl TestPackage {
+    /// Reads a package's files as the runner needs them: its manifest
+    /// through the built-in package-type plug-ins (so a `Heat.HOT`
+    /// package gives its generated class), every class file once, and
+    /// the files under `Resources/`.
+    ///
+    /// ```
+    /// use murano_engine::testing::TestPackage;
+    /// use murano_packages::source::FileMap;
+    ///
+    /// let mut files = FileMap::new();
+    /// files.insert("manifest.yaml", b"FullName: a.b\nFormat: MuranoPL/1.0\nType: Library\nClasses: {a.b.C: C.yaml}\n".to_vec())?;
+    /// files.insert("Classes/C.yaml", b"Name: a.b.C\n".to_vec())?;
+    /// files.insert("Resources/x.template", b"{}".to_vec())?;
+    /// let package = TestPackage::from_source(files)?;
+    /// assert_eq!(package.classes, ["a.b.C"]);
+    /// assert_eq!(package.files[0].0, "Classes/C.yaml");
+    /// assert_eq!(package.resources[0].0, "x.template");
+    /// # Ok::<(), murano_packages::PackageError>(())
+    /// ```
+    pub fn from_source<S>(source: S) -> Result<TestPackage, murano_packages::PackageError>
+    where
+        S: murano_packages::source::PackageSource + Clone + Send + Sync + 'static,
+    {
+        let resources = source
+            .files_under("Resources")
+            .into_iter()
+            .filter_map(|p| {
+                let bytes = source.read(&p)?.to_vec();
+                Some((p.strip_prefix("Resources/")?.to_owned(), bytes))
+            })
+            .collect();
+        let package = murano_packages::PluginRegistry::with_builtins().load(source)?;
+        let classes = package.classes()?;
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for class in &classes {
+            let class_source = package.get_class(class)?;
+            if !files.iter().any(|(f, _)| *f == class_source.file) {
+                files.push((class_source.file, class_source.bytes));
+            }
+        }
+        Ok(TestPackage {
+            name: package.full_name().to_owned(),
+            version: package.version().clone(),
+            format: package.runtime_version().clone(),
+            classes,
+            files,
+            resources,
+        })
+    }
+}
+
 /// Why packages could not be prepared for a test run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadError {
