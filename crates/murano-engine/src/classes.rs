@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 
 use murano_dsl::model::ClassDefinition;
-use murano_dsl::registry::{ClassId, ClassRegistry, PackageId, PackageInfo, RegistryBuilder};
+use murano_dsl::registry::{
+    ClassId, ClassRegistry, LookupError, PackageId, PackageInfo, RegistryBuilder,
+};
 use murano_dsl::version::Version;
 use murano_dsl::yaml::{load_class_file, LoadOptions};
 
@@ -27,6 +29,9 @@ pub struct ClassSet {
     libraries12: std::sync::OnceLock<(murano_yaql::eval::Library, murano_yaql::eval::Library)>,
     /// Runtime versions (`Format`) of packages that declared one.
     formats: HashMap<PackageId, (u32, u32)>,
+    /// Classes Murano cannot create because a parent (or a parent's
+    /// parent) does not resolve, with the error of the first such name.
+    broken: HashMap<ClassId, LookupError>,
 }
 
 /// Collects packages and class definitions for a [`ClassSet`].
@@ -124,15 +129,60 @@ impl ClassSetBuilder {
                 files.insert(class, path.clone());
             }
         }
+        let broken = broken_classes(&registry);
         ClassSet {
             registry,
             packages: self.packages,
             files,
+            broken,
             libraries: std::sync::OnceLock::new(),
             libraries12: std::sync::OnceLock::new(),
             formats: self.formats,
         }
     }
+}
+
+/// The classes whose creation fails in Murano, which creates a class by
+/// finding its `Extends` names in order, each parent created (its own
+/// parents first) before the next name is looked up: the error is the
+/// first failing lookup of that depth-first walk.
+fn broken_classes(registry: &ClassRegistry) -> HashMap<ClassId, LookupError> {
+    fn first_failure(
+        registry: &ClassRegistry,
+        class: ClassId,
+        memo: &mut HashMap<ClassId, Option<LookupError>>,
+        visiting: &mut Vec<ClassId>,
+    ) -> Option<LookupError> {
+        if let Some(known) = memo.get(&class) {
+            return known.clone();
+        }
+        // A cycle is reported by the registry's own checks.
+        if visiting.contains(&class) {
+            return None;
+        }
+        visiting.push(class);
+        let mut failure = None;
+        for link in registry.parent_links(class) {
+            failure = match &link.target {
+                Err(e) => Some(e.clone()),
+                Ok(parent) => first_failure(registry, *parent, memo, visiting),
+            };
+            if failure.is_some() {
+                break;
+            }
+        }
+        visiting.pop();
+        memo.insert(class, failure.clone());
+        failure
+    }
+    let mut memo = HashMap::new();
+    let mut visiting = Vec::new();
+    for class in registry.classes() {
+        first_failure(registry, class, &mut memo, &mut visiting);
+    }
+    memo.into_iter()
+        .filter_map(|(class, failure)| Some((class, failure?)))
+        .collect()
 }
 
 impl ClassSet {
@@ -198,25 +248,51 @@ impl ClassSet {
             n.strip_prefix("io.murano.extensions.")
                 .and_then(|short| self.find(short))
         };
-        self.find(&full)
+        let found = self
+            .find(&full)
             .or_else(|| self.find(name))
-            .or_else(|| unprefixed(&full))
-            .ok_or_else(|| {
-                // A package the class's package requires is missing:
-                // Murano stops there (`NoPackageFound`).
-                let missing = from
-                    .and_then(|c| self.registry.package_of(c))
-                    .map(|p| self.registry.resolve_class(p, &full));
-                if let Some(Err(murano_dsl::registry::LookupError::NoPackageFound { name })) =
-                    missing
-                {
-                    return EngineError::dsl(
-                        "NoPackageFound",
-                        format!("Package \"{name}\" is not found"),
-                    );
-                }
-                EngineError::dsl("NoClassFound", format!("Class \"{full}\" is not found"))
-            })
+            .or_else(|| unprefixed(&full));
+        if let Some(class) = found {
+            return self.creatable(class);
+        }
+        // A package the class's package requires is missing: Murano
+        // stops there (`NoPackageFound`).
+        let missing = from
+            .and_then(|c| self.registry.package_of(c))
+            .map(|p| self.registry.resolve_class(p, &full));
+        if let Some(Err(LookupError::NoPackageFound { name })) = missing {
+            return Err(EngineError::dsl(
+                "NoPackageFound",
+                format!("Package \"{name}\" is not found"),
+            ));
+        }
+        Err(EngineError::dsl(
+            "NoClassFound",
+            format!("Class \"{full}\" is not found"),
+        ))
+    }
+
+    /// The class, or the error Murano raises creating it: a name in its
+    /// `Extends` (or in an ancestor's) that does not resolve.
+    pub fn creatable(&self, class: ClassId) -> Result<ClassId, EngineError> {
+        match self.broken.get(&class) {
+            None => Ok(class),
+            Some(error) => {
+                let type_name = error.python_exception();
+                Err(match type_name {
+                    "NoClassFound" | "NoPackageFound" => {
+                        EngineError::dsl(type_name, error.to_string())
+                    }
+                    _ => EngineError::new(
+                        crate::error::ErrorKind::Host {
+                            type_name: type_name.to_owned(),
+                            module: "builtins".to_owned(),
+                        },
+                        error.to_string(),
+                    ),
+                })
+            }
+        }
     }
 
     /// The full name of a class.
@@ -265,5 +341,48 @@ impl ClassSet {
     /// Whether `class` is `ancestor` or inherits from it.
     pub fn is_subclass(&self, class: ClassId, ancestor: ClassId) -> bool {
         self.registry.is_subclass(class, ancestor).unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classes(text: &str) -> ClassSet {
+        let mut b = ClassSetBuilder::new();
+        let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+        let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+        for def in ClassSetBuilder::parse_file(b"Name: io.murano.Object\n", "Object.yaml").unwrap()
+        {
+            b.add_class(core, "Object.yaml", def).unwrap();
+        }
+        for def in ClassSetBuilder::parse_file(text.as_bytes(), "T.yaml").unwrap() {
+            b.add_class(pkg, "T.yaml", def).unwrap();
+        }
+        b.build()
+    }
+
+    #[test]
+    fn a_class_whose_ancestry_does_not_resolve_cannot_be_created() {
+        let set = classes(
+            "Name: Fine\n---\nName: Orphan\nExtends: [Fine, gone.Parent, gone.Other]\n\
+             ---\nName: Grandchild\nExtends: Orphan\n---\nName: BadName\nExtends: 'x:Y'\n",
+        );
+        assert!(set.resolve(None, "Fine").is_ok());
+        // The first name of Murano's depth-first creation walk is reported.
+        for name in ["Orphan", "Grandchild"] {
+            let e = set.resolve(None, name).unwrap_err();
+            assert_eq!(e.python_type(), "NoClassFound", "{name}: {e}");
+            assert!(
+                e.message
+                    .starts_with("Class \"gone.Parent\" is not found in"),
+                "{e}"
+            );
+        }
+        // An undeclared namespace prefix is the resolver's KeyError.
+        let e = set.resolve(None, "BadName").unwrap_err();
+        assert_eq!(e.python_type(), "KeyError", "{e}");
+        // Finding by name still works (reflection, discovery).
+        assert!(set.find("Orphan").is_some());
     }
 }
