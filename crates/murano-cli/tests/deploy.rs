@@ -2,8 +2,14 @@
 //! oracle and on the bundled shop (when the shared data is beside the
 //! checkout: Murano's core library is not part of the project).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
+
+use murano_engine::deploy::{dry_run_task, DeployOptions, PackageFiles};
+use murano_engine::host::OfflineHost;
+use serde_json::Value as Json;
 
 fn murano() -> Command {
     Command::new(env!("CARGO_BIN_EXE_murano"))
@@ -74,6 +80,120 @@ fn a_hand_written_environment_deploys() {
     assert_eq!(plan["heat"][0]["op"], "create");
     assert_eq!(plan["agent_plans"].as_array().map(Vec::len), Some(4));
     assert_eq!(plan["outcome"]["ok"], true);
+}
+
+/// The package folders a deploy case loads, as the conformance suite
+/// (crates/murano-engine/tests/deploy.rs) loads them: the case's
+/// packages, then io.murano and io.murano.applications.
+fn case_package_dirs(shared: &Path, case: &Json) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = case["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let d = p["dir"].as_str().unwrap_or("");
+            match d.strip_prefix("packages/") {
+                Some(rest) => shared.join("corpus/packages").join(rest),
+                None => shared.join("conformance/deploy").join(d),
+            }
+        })
+        .collect();
+    dirs.push(shared.join("conformance/engine/meta/io.murano"));
+    dirs.push(shared.join("corpus/packages/murano/meta/io.murano.applications"));
+    dirs
+}
+
+fn files_below(root: &Path) -> BTreeMap<String, Arc<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap();
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                out.insert(rel, Arc::new(std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// The bar: `murano deploy --dry-run` of every public hand-written
+/// model prints the Heat templates and agent plans of the library's plan,
+/// and the `deploy` conformance suite compares that plan with Murano's
+/// recording of the case (the cases that still differ there are listed,
+/// with the first difference, in murano-engine's
+/// tests/deploy-known-failures.txt).
+#[test]
+fn every_hand_written_model_prints_the_plan_the_suite_compares() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let cases = std::fs::read_to_string(shared.join("conformance/deploy/cases.jsonl")).unwrap();
+    let hand: Vec<Json> = cases
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Json>(l).ok())
+        .filter(|c| {
+            c["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("deploy.hand."))
+        })
+        .collect();
+    assert!(hand.len() >= 6, "{} hand-written cases", hand.len());
+    for case in &hand {
+        let id = case["id"].as_str().unwrap();
+        let dirs = case_package_dirs(&shared, case);
+        let model_path = shared
+            .join("conformance/deploy")
+            .join(case["model"].as_str().unwrap());
+        // The library, as the conformance suite runs it.
+        let packages: Vec<PackageFiles> = dirs
+            .iter()
+            .map(|d| {
+                let name = d.file_name().unwrap().to_string_lossy().into_owned();
+                PackageFiles::from_files(&name, files_below(d)).unwrap()
+            })
+            .collect();
+        let model: Json = serde_json::from_slice(&std::fs::read(&model_path).unwrap()).unwrap();
+        let action = &case["task"]["action"];
+        let plan = dry_run_task(
+            &packages,
+            Arc::new(OfflineHost::default()),
+            &model,
+            action["object_id"].as_str(),
+            action["method"].as_str().unwrap_or("deploy"),
+            &DeployOptions::default(),
+        )
+        .to_json();
+        // The command.
+        let mut cmd = murano();
+        cmd.args(["deploy", "--dry-run", "--format", "json"])
+            .arg(&model_path);
+        for d in &dirs {
+            cmd.arg("--catalog").arg(d);
+        }
+        let out = cmd.output().unwrap();
+        let printed: Json = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{id}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        for key in ["heat", "agent_plans", "outcome"] {
+            assert_eq!(printed[key], plan[key], "{id}: {key}");
+        }
+        let recorded = |key: &str| case[key].as_array().map_or(0, Vec::len);
+        assert_eq!(
+            printed["heat"].as_array().map(Vec::len),
+            Some(recorded("heat")),
+            "{id}"
+        );
+        assert_eq!(
+            printed["agent_plans"].as_array().map(Vec::len),
+            Some(recorded("agent_plans")),
+            "{id}"
+        );
+    }
 }
 
 #[test]
