@@ -985,6 +985,21 @@ impl Core {
                     }
                     Ok(pending)
                 })?;
+                // A load nested in another's property initialisation (a
+                // contract loading an inline object model): Murano's
+                // initialisation store queues its initialisers behind the
+                // outer load's, so every property of the whole model is
+                // set before any `.init` runs.
+                {
+                    let mut st = lock(&self.state);
+                    if st.loading > 0 {
+                        st.deferred_inits.extend(deferred);
+                        st.deferred_inits.extend(post_order(pending));
+                        drop(st);
+                        self.mark_loaded(created.iter().map(|(o, _)| o));
+                        return Ok(Value::Object(obj));
+                    }
+                }
                 // Objects a contract initialised queued their `.init`
                 // (owned objects first) as they were reached: that order,
                 // then the others, owners last (the root at the end).

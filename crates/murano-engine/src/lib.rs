@@ -148,6 +148,8 @@ mod gc;
 pub mod host;
 mod locks;
 mod mock;
+#[cfg(test)]
+mod model_tests;
 mod object;
 mod parallel;
 mod patch;

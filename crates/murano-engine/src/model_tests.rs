@@ -1,0 +1,126 @@
+//! Unit tests on object models, class parts (`cast()`), templates and the
+//! native methods of Murano's core classes, each on small classes.
+
+use std::sync::{Arc, Mutex};
+
+use murano_dsl::version::Version;
+use murano_yaql::eval::{Dict, FunctionDef, Value};
+
+use crate::{ClassSetBuilder, Engine, EngineError, Limits, Receiver};
+
+/// Murano's core classes as far as these tests need them.
+const CORE: &str = "Name: io.murano.Object
+---
+Name: io.murano.StackTrace
+Properties:
+  frames: {Contract: $}
+---
+Name: io.murano.Exception
+Properties:
+  name: {Contract: $, Usage: Runtime}
+  message: {Contract: $, Usage: Runtime}
+  stackTrace: {Contract: $, Usage: Runtime}
+  extra: {Contract: $, Usage: Runtime}
+  nativeException: {Contract: $, Usage: Runtime}
+  cause: {Contract: $, Usage: Runtime}
+";
+
+/// An engine over `classes` (package `t`, then `io.murano`), with
+/// `trace(x)` appending to the returned list.
+fn engine(classes: &str) -> (Engine, Arc<Mutex<Vec<Value>>>) {
+    let mut b = ClassSetBuilder::new();
+    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+    b.add_system_classes(core).unwrap();
+    for def in ClassSetBuilder::parse_file(CORE.as_bytes(), "Core.yaml").unwrap() {
+        b.add_class(core, "Core.yaml", def).unwrap();
+    }
+    for def in ClassSetBuilder::parse_file(classes.as_bytes(), "T.yaml").unwrap() {
+        b.add_class(pkg, "T.yaml", def).unwrap();
+    }
+    let traces = Arc::new(Mutex::new(Vec::new()));
+    let t = traces.clone();
+    let trace = FunctionDef::native("trace", "data", move |call| {
+        t.lock().unwrap().push(call.value(0)?.clone());
+        Ok(Value::Null)
+    });
+    let engine = Engine::new(Arc::new(b.build()), Limits::default(), vec![trace]);
+    (engine, traces)
+}
+
+fn dict(pairs: Vec<(&str, Value)>) -> Value {
+    let mut d = Dict::default();
+    for (k, v) in pairs {
+        d.insert(Value::str(k), v);
+    }
+    Value::Dict(Arc::new(d))
+}
+
+/// Loads `{Objects: {?: {type, id: root}, props...}}` and returns the root.
+fn load(engine: &Engine, class: &str, props: Vec<(&str, Value)>) -> Result<Value, EngineError> {
+    let header = dict(vec![
+        ("type", Value::str(class)),
+        ("id", Value::str("root")),
+    ]);
+    let mut all = vec![("?", header)];
+    all.extend(props);
+    let model = dict(vec![("Objects", dict(all))]);
+    Ok(engine.load_model(&model)?.expect("a root"))
+}
+
+fn call(
+    engine: &Engine,
+    obj: &Value,
+    method: &str,
+    args: Vec<Value>,
+) -> Result<Value, EngineError> {
+    engine.call(&Receiver::Object(obj.clone()), method, args, Vec::new())
+}
+
+fn shown(v: &Value) -> String {
+    format!("{v:?}")
+}
+
+fn taken(traces: &Arc<Mutex<Vec<Value>>>) -> String {
+    let items = std::mem::take(&mut *traces.lock().unwrap());
+    shown(&Value::List(Arc::new(items)))
+}
+
+const TREE: &str = "Name: Branch
+Properties:
+  leaves:
+    Contract: [$.class(Branch)]
+  label:
+    Contract: $.string()
+Methods:
+  grow:
+    Scope: Public
+    Body:
+      - $m:
+          :Branch:
+            label: top
+            leaves:
+              - second
+              - :Sprout:
+                  label: s1
+                id: second
+      - $.made: new($m, $this)
+---
+Name: Sprout
+Extends: Branch
+Methods:
+  .init:
+    Body:
+      - $.find(Branch).leaves.select(trace($.label))
+";
+
+#[test]
+fn an_init_sees_its_owners_references_resolved() {
+    // While a model loads, every property of the tree is set before any
+    // `.init` runs: the sprout's owner already lists the sprout twice
+    // (once by reference, once inline) when the sprout's `.init` reads it.
+    let (engine, traces) = engine(TREE);
+    let root = load(&engine, "Branch", vec![]).unwrap();
+    call(&engine, &root, "grow", vec![]).unwrap();
+    assert_eq!(taken(&traces), "['s1', 's1']");
+}
