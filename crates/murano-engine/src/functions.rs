@@ -430,7 +430,18 @@ pub(crate) fn register(lib: &mut Library) {
                     ))
                 }
             };
-            Ok(crate::serialize::dump(&core, &obj, mode))
+            // Unless `ignoreUpcasts` is false, a cast object dumps whole.
+            // (a Python `bool` parameter: anything else matches no overload).
+            let ignore_upcasts = match call.opt(2)? {
+                None => true,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(YaqlError::mismatch()),
+            };
+            let part = match core.cast_of(call.value(0)?) {
+                Some((_, class)) if !ignore_upcasts => class,
+                _ => obj.class,
+            };
+            Ok(crate::serialize::dump_part(&core, &obj, part, mode))
         },
     ));
 

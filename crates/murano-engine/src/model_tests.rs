@@ -29,7 +29,7 @@ Properties:
 /// `trace(x)` appending to the returned list.
 fn engine(classes: &str) -> (Engine, Arc<Mutex<Vec<Value>>>) {
     let mut b = ClassSetBuilder::new();
-    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+    let pkg = b.add_package("tests", Version::new(0, 0, 0)).unwrap();
     let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
     b.add_system_classes(core).unwrap();
     for def in ClassSetBuilder::parse_file(CORE.as_bytes(), "Core.yaml").unwrap() {
@@ -123,4 +123,44 @@ fn an_init_sees_its_owners_references_resolved() {
     let root = load(&engine, "Branch", vec![]).unwrap();
     call(&engine, &root, "grow", vec![]).unwrap();
     assert_eq!(taken(&traces), "['s1', 's1']");
+}
+
+const PETS: &str = "Name: Vet
+Methods:
+  dumps:
+    Scope: Public
+    Body:
+      - $cat: new(Cat, legs => 4, whiskers => long)
+      - $whole: dump($cat.cast(Animal), Serializable)
+      - $part: dump($cat.cast(Animal), Serializable, false)
+      - $inline: dump($cat.cast(Animal), Inline, false)
+      - Return:
+          - $whole.get('?').type
+          - $whole.keys().where($ != '?').orderBy($)
+          - $part.get('?').type
+          - $part.keys().where($ != '?').orderBy($)
+          - $inline.values().where($ != null).where($ != id($cat)).select($.keys())
+---
+Name: Animal
+Properties:
+  legs: {Contract: $.int()}
+---
+Name: Cat
+Extends: Animal
+Properties:
+  whiskers: {Contract: $.string()}
+";
+
+#[test]
+fn dump_of_a_cast_object_without_ignoring_upcasts_dumps_that_part() {
+    // `dump($obj.cast(Parent), mode, false)`: the parent part, its type and
+    // the properties it declares; with upcasts ignored (the default) the
+    // whole object.
+    let (engine, _) = engine(PETS);
+    let root = load(&engine, "Vet", vec![]).unwrap();
+    let out = call(&engine, &root, "dumps", vec![]).unwrap();
+    assert_eq!(
+        shown(&out),
+        "['Cat/0.0.0@tests', ['legs', 'whiskers'], 'Animal/0.0.0@tests', ['legs'], [['legs']]]"
+    );
 }
