@@ -164,3 +164,57 @@ fn dump_of_a_cast_object_without_ignoring_upcasts_dumps_that_part() {
         "['Cat/0.0.0@tests', ['legs', 'whiskers'], 'Animal/0.0.0@tests', ['legs'], [['legs']]]"
     );
 }
+
+const TEMPLATES: &str = r#"Name: Factory
+Methods:
+  build:
+    Scope: Public
+    Body:
+      - $shop: new(Shop, blueprint => {label => x, spec => {size => 2}})
+      - $b: $shop.blueprint
+      - trace([$b.keys().orderBy($).toList(), $b.get(label), $b.get(spec)])
+      - trace($shop.plan({serial => 'not a number', label => y, spec => {code => 1}}).keys().orderBy($).toList())
+      - Try:
+          - $shop.plan({label => z, spec => {size => 1}})
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+---
+Name: Shop
+Properties:
+  blueprint:
+    Contract: $.template(Gadget, excludeProperties => [serial, 'spec.code'])
+Methods:
+  plan:
+    Arguments:
+      - t:
+          Contract: $.template(Gadget, excludeProperties => [serial])
+    Body:
+      - Return: $t
+---
+Name: Gadget
+Properties:
+  serial: {Contract: $.int().notNull()}
+  label: {Contract: $.string(), Default: none}
+  spec:
+    Contract:
+      code: $.int().notNull()
+      size: $.int()
+"#;
+
+#[test]
+fn template_exclusions_pass_their_contracts_and_leave_the_model() {
+    // `template(T, excludeProperties => [...])`: an excluded property is
+    // neither checked (a `notNull()` property may be absent, an `int()`
+    // one hold a string) nor defaulted, and the template's model leaves
+    // it out; a nested path only where its parent is given.
+    let (engine, traces) = engine(TEMPLATES);
+    let root = load(&engine, "Factory", vec![]).unwrap();
+    call(&engine, &root, "build", vec![]).unwrap();
+    assert_eq!(
+        taken(&traces),
+        "[(['?', 'label', 'spec'], 'x', {'size': 2}), ['?', 'label', 'spec'], \
+         'murano.dsl.exceptions.ContractViolationException']"
+    );
+}

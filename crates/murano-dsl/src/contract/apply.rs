@@ -406,6 +406,14 @@ impl Contract {
                 None => Value::Null,
             },
         };
+        // The passkey of a template's excluded property passes unchecked
+        // (`check_type` says no).
+        if super::passkey::is_passkey(&data) {
+            return match mode {
+                Mode::CheckType => Err(ContractError::violation(String::new())),
+                _ => Ok(data),
+            };
+        }
         let state = Arc::new(State {
             mode,
             root: scope.context.clone(),
@@ -533,6 +541,9 @@ struct Mapper<'a> {
 
 impl Mapper<'_> {
     fn map(&self, data: Value, spec: &ContractSpec, path: &str) -> Result<Value, ContractError> {
+        if super::passkey::is_passkey(&data) {
+            return Ok(data);
+        }
         match spec {
             ContractSpec::Expression(e) => self.map_expression(data, e, path),
             ContractSpec::Dict(d) => self.map_dict(data, d, path),
@@ -939,7 +950,7 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
     let object = match &value {
         Value::Null => return Ok(Value::Null),
         Value::Dict(d) => {
-            let model = without_properties(d, &excluded);
+            let model = with_passkeys(d, &excluded);
             s.lift(s.host.load_object(
                 &Value::Dict(Arc::new(model)),
                 s.owner.as_ref(),
@@ -971,11 +982,15 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
     })
 }
 
-/// An object definition without the `excluded` properties (dotted paths
-/// into nested mappings), in any of its forms: `{":Class": {props}, ...}`
-/// (the properties under the type key, a type name or reference, as in Murano's
-/// `parse_object_definition`), or the properties beside a `?` header.
-fn without_properties(model: &Dict, excluded: &[String]) -> Dict {
+/// An object definition whose `excluded` properties (dotted paths into
+/// nested mappings) hold the contract passkey, as Murano's
+/// `patch_dict(props, path, passkey)`: a top-level name is set whether
+/// given or not, a nested one only where its parent mappings exist. In
+/// any of the definition's forms: `{":Class": {props}, ...}` (the
+/// properties under the type key, a type name or reference, as in
+/// Murano's `parse_object_definition`), or the properties beside a `?`
+/// header.
+fn with_passkeys(model: &Dict, excluded: &[String]) -> Dict {
     let mut model = model.clone();
     if excluded.is_empty() {
         return model;
@@ -991,24 +1006,40 @@ fn without_properties(model: &Dict, excluded: &[String]) -> Dict {
         .cloned();
     match type_key {
         Some(key) => {
-            if let Some(Value::Dict(props)) = model.get(&key) {
-                let mut props = (**props).clone();
-                for p in excluded {
-                    remove_path(&mut props, p);
-                }
-                model.insert(key, Value::Dict(Arc::new(props)));
+            let mut props = match model.get(&key) {
+                Some(Value::Dict(props)) => (**props).clone(),
+                _ => Dict::default(),
+            };
+            for p in excluded {
+                set_path(&mut props, p, super::passkey::passkey());
             }
+            model.insert(key, Value::Dict(Arc::new(props)));
         }
         None => {
             for p in excluded {
-                remove_path(&mut model, p);
+                set_path(&mut model, p, super::passkey::passkey());
             }
         }
     }
     model
 }
 
-/// Removes `a.b.c` from nested mappings (Murano's `patch_dict`).
+/// Sets `path` (dotted) in nested mappings that exist.
+fn set_path(d: &mut Dict, path: &str, value: Value) {
+    match path.split_once('.') {
+        None => {
+            d.insert(Value::str(path), value);
+        }
+        Some((head, rest)) => {
+            if let Some(Value::Dict(inner)) = d.get(&Value::str(head)) {
+                let mut inner = (**inner).clone();
+                set_path(&mut inner, rest, value);
+                d.insert(Value::str(head), Value::Dict(Arc::new(inner)));
+            }
+        }
+    }
+}
+
 fn remove_path(d: &mut Dict, path: &str) {
     match path.split_once('.') {
         None => {
@@ -1062,21 +1093,58 @@ mod exclusion_tests {
             ("y", Value::Int(2)),
         ])));
         let props = dict(&[("a", Value::Int(1)), ("b", inner)]);
-        let excluded = vec!["a".to_owned(), "b.y".to_owned(), "missing.z".to_owned()];
-        // Properties beside a header.
+        let excluded = vec![
+            "a".to_owned(),
+            "b.y".to_owned(),
+            "missing.z".to_owned(),
+            "c".to_owned(),
+        ];
+        let shown = |d: Dict| {
+            // The passkey shows as `<<Contract Passkey> object>`.
+            format!("{:?}", Value::Dict(Arc::new(d))).replace("<<Contract Passkey> object>", "KEY")
+        };
+        // Properties beside a header: the excluded ones hold the passkey
+        // (a top-level one even when absent, a nested one only where its
+        // parent mapping is given).
         let mut full = props.clone();
         full.insert(Value::str("?"), Value::Dict(Arc::default()));
-        let out = without_properties(&full, &excluded);
+        let out = with_passkeys(&full, &excluded);
         assert_eq!(
-            format!("{:?}", Value::Dict(Arc::new(out))),
-            "{'b': {'x': 1}, '?': {}}"
+            shown(out),
+            "{'a': KEY, 'b': {'x': 1, 'y': KEY}, '?': {}, 'c': KEY}"
         );
         // Properties under a type key.
         let short = dict(&[(":Class", Value::Dict(Arc::new(props)))]);
-        let out = without_properties(&short, &excluded);
+        let out = with_passkeys(&short, &excluded);
         assert_eq!(
-            format!("{:?}", Value::Dict(Arc::new(out))),
-            "{':Class': {'b': {'x': 1}}}"
+            shown(out),
+            "{':Class': {'a': KEY, 'b': {'x': 1, 'y': KEY}, 'c': KEY}}"
+        );
+    }
+
+    #[test]
+    fn the_passkey_passes_every_contract_but_check_type() {
+        use crate::contract::{passkey, MemoryHost, Runtime, Scope};
+        let scope = Scope::new(Arc::new(Runtime::new(1, 0)), Arc::new(MemoryHost::new()));
+        let key = passkey();
+        for text in ["$.int().notNull()", "[$.string()]", "{a: $.int()}", "1"] {
+            let c = Contract::parse_yaml(text).unwrap();
+            let out = c.transform(&scope, Some(&key), None).unwrap().value;
+            assert!(crate::contract::is_passkey(&out), "{text}");
+            assert!(c.validate(&scope, Some(&key), None).is_ok(), "{text}");
+            assert!(!c.check_type(&scope, Some(&key), None).unwrap(), "{text}");
+        }
+        // Inside a structure too.
+        let c = Contract::parse_yaml("{a: $.int().notNull(), b: $.int()}").unwrap();
+        let mut d = Dict::default();
+        d.insert(Value::str("a"), key);
+        d.insert(Value::str("b"), Value::str("7"));
+        let out = c
+            .transform(&scope, Some(&Value::Dict(Arc::new(d))), None)
+            .unwrap();
+        assert_eq!(
+            format!("{:?}", out.value).replace("<<Contract Passkey> object>", "KEY"),
+            "{'a': KEY, 'b': 7}"
         );
     }
 }
