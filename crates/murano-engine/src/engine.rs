@@ -1861,7 +1861,27 @@ impl Core {
         // file is its name), not a host's class of the same name.
         let builtin = classes.name(class) == crate::gc::GC_CLASS_NAME
             && classes.file(class) == Some(crate::gc::GC_CLASS_NAME);
+        let principal = classes.is_principal_native(class, &method.name);
         let result = match native {
+            _ if principal => {
+                let args: Vec<(String, Value)> = method
+                    .arguments
+                    .iter()
+                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+                    .collect();
+                let caller = {
+                    let st = lock(&self.state);
+                    st.stack.len().checked_sub(2).map(|i| st.stack[i].class)
+                };
+                crate::principal::call(
+                    self,
+                    classes.name(class),
+                    &method.name,
+                    this.map(|o| o.id.as_str()),
+                    caller,
+                    &args,
+                )
+            }
             _ if builtin => {
                 let args: Vec<(String, Value)> = method
                     .arguments

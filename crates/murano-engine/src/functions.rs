@@ -351,41 +351,6 @@ pub(crate) fn register(lib: &mut Library) {
         );
     }
 
-    // `io.murano.Object`'s native part: $obj.setAttr(name, value, owner)
-    // and $obj.getAttr(name, default, owner), keyed by the calling
-    // method's class unless `owner` names one.
-    lib.register(
-        FunctionDef::native("setAttr", "object, name, value, owner=", move |call| {
-            let core = crate::engine::core_of(call)?;
-            let obj = core
-                .obj_of(call.value(0)?)
-                .ok_or_else(YaqlError::mismatch)?;
-            let name = call.string(1)?.to_owned();
-            let value = call.value(2)?.clone();
-            let owner = attr_owner(&core, call.opt(3)?)?;
-            let value = match core.obj_of(&value) {
-                Some(o) => Value::str(&o.id),
-                None => value,
-            };
-            core.set_attribute(&obj.id, &owner, &name, value);
-            Ok(Value::Null)
-        })
-        .method(),
-    );
-    lib.register(
-        FunctionDef::native("getAttr", "object, name, default=, owner=", move |call| {
-            let core = crate::engine::core_of(call)?;
-            let obj = core
-                .obj_of(call.value(0)?)
-                .ok_or_else(YaqlError::mismatch)?;
-            let name = call.string(1)?.to_owned();
-            let default = call.opt(2)?.cloned().unwrap_or_default();
-            let owner = attr_owner(&core, call.opt(3)?)?;
-            Ok(core.attribute(&obj.id, &owner, &name).unwrap_or(default))
-        })
-        .method(),
-    );
-
     // `obj is :Type`: whether the object is an instance of the class.
     lib.register(FunctionDef::native(
         "#operator_is",
@@ -794,24 +759,6 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
         kwargs,
     )
     .map_err(|e| core.park(e))
-}
-
-/// The class an attribute belongs to: `owner` when given, else the class
-/// of the running method.
-fn attr_owner(core: &Arc<Core>, owner: Option<&Value>) -> Result<String, YaqlError> {
-    if let Some(v) = owner.filter(|v| !v.is_null()) {
-        if let Some(t) = core.type_of_value(v) {
-            return Ok(core.classes.name(t.class).to_owned());
-        }
-        if let Value::Str(s) = v {
-            let from = core.current_frame().map(|f| f.class);
-            let c = core.classes.resolve(from, s).map_err(|e| core.park(e))?;
-            return Ok(core.classes.name(c).to_owned());
-        }
-        return Err(YaqlError::mismatch());
-    }
-    let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
-    Ok(core.classes.name(frame.class).to_owned())
 }
 
 /// The methods of `io.murano.system.Logger`'s native part.

@@ -153,6 +153,7 @@ mod model_tests;
 mod object;
 mod parallel;
 mod patch;
+mod principal;
 mod pyset;
 mod reflection;
 mod sched;

@@ -218,3 +218,72 @@ fn template_exclusions_pass_their_contracts_and_leave_the_model() {
          'murano.dsl.exceptions.ContractViolationException']"
     );
 }
+
+const NATIVES: &str = r#"Name: Keeper
+Methods:
+  run:
+    Scope: Public
+    Body:
+      - $info: typeinfo($)
+      - trace($info.methods.name.orderBy($).toList())
+      - trace(str($info.version))
+      - trace(typeinfo($).methods.where($.name = getAttr).single().declaringType.name)
+      - $.setAttr(k, 1)
+      - $.setAttr(k, 2, Other)
+      - trace([$.getAttr(k), $.getAttr(k, null, Other), $.getAttr(missing, dflt)])
+      - $o: new(Other)
+      - trace($o.readBack($this))
+      - trace($o.setAttr(x, 5))
+      - $s: new(Shadow)
+      - trace($s.getAttr(anything))
+      - Try:
+          - $.fail()
+        Catch:
+          - As: e
+            Do:
+              - Try:
+                  - trace($e.toString())
+                Catch:
+                  - As: e2
+                    Do:
+                      - trace([$e2.name, $e2.message])
+  fail:
+    Body:
+      - Throw: oops
+        Message: broken
+---
+Name: Other
+Methods:
+  readBack:
+    Arguments:
+      - k: {Contract: $.class(Keeper)}
+    Body:
+      - Return:
+          - $k.getAttr(k)
+          - $k.getAttr(k, null, Keeper)
+---
+Name: Shadow
+Methods:
+  getAttr:
+    Arguments:
+      - name: {Contract: $}
+    Body:
+      - Return: shadowed
+"#;
+
+#[test]
+fn principal_classes_have_their_native_methods() {
+    // `setAttr`/`getAttr` are methods of `io.murano.Object` (listed by
+    // `typeinfo()`, keyed by the calling class unless `owner` says, and
+    // overridable), `str()` of a version is its text, and
+    // `io.murano.Exception.toString()` fails as Murano's does.
+    let (engine, traces) = engine(NATIVES);
+    let root = load(&engine, "Keeper", vec![]).unwrap();
+    call(&engine, &root, "run", vec![]).unwrap();
+    assert_eq!(
+        taken(&traces),
+        "[['fail', 'getAttr', 'run', 'setAttr'], '0.0.0', 'io.murano.Object', (1, 2, 'dflt'), \
+         [2, 1], None, 'shadowed', \
+         ('AttributeError', \"'DslException' object has no attribute 'get_property'\")]"
+    );
+}
