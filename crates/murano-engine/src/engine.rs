@@ -1459,7 +1459,18 @@ impl Core {
 
     /// `$obj.name` from YAQL: `None` (with the error parked) on failure.
     pub(crate) fn read_property_from_yaql(&self, obj: &Obj, name: &str) -> Option<Value> {
-        match self.read_property(obj, name) {
+        self.read_part_from_yaql(obj, obj.class, name)
+    }
+
+    /// [`Core::read_property_from_yaql`] through the object's part `part`
+    /// (a `cast()` value).
+    pub(crate) fn read_part_from_yaql(
+        &self,
+        obj: &Obj,
+        part: ClassId,
+        name: &str,
+    ) -> Option<Value> {
+        match self.read_property_as(obj, part, name) {
             Ok(v) => Some(v),
             Err(e) => {
                 lock(&self.state).pending = Some(e);
@@ -1472,19 +1483,48 @@ impl Core {
     /// (Murano's `caller_class.is_compatible(obj)`): then the lookup
     /// starts at the caller's class and undeclared names are the caller's
     /// own.
-    fn access(&self, obj: &Obj) -> (Option<ClassId>, bool) {
+    /// `part` is the class of the part the access goes through (the
+    /// object's own class, or the class a `cast()` selected): Murano asks
+    /// whether the caller is compatible with that part.
+    fn access(&self, part: ClassId) -> (Option<ClassId>, bool) {
         let caller = self.caller_class();
-        let derived = caller.is_some_and(|c| self.classes.is_subclass(obj.class, c));
+        let derived = caller.is_some_and(|c| self.classes.is_subclass(part, c));
         (caller, derived)
+    }
+
+    /// The object a value is and the part of it the value selects: the
+    /// class a `cast()` chose, or the object's own class.
+    pub(crate) fn part_of(&self, v: &Value) -> Option<(Arc<Obj>, ClassId)> {
+        if let Some(c) = self.cast_of(v) {
+            return Some(c);
+        }
+        self.obj_of(v).map(|o| {
+            let class = o.class;
+            (o, class)
+        })
     }
 
     /// Reads a property with Murano's access rules
     /// (`MuranoObject.get_property`).
     pub(crate) fn read_property(&self, obj: &Obj, name: &str) -> Result<Value, EngineError> {
-        let (caller, derived) = self.access(obj);
+        self.read_property_as(obj, obj.class, name)
+    }
+
+    /// [`Core::read_property`] through the part `part` of the object (its
+    /// own class or a `cast()` one): the lookup starts at the caller's
+    /// class when the caller is compatible with the part, else at the
+    /// part's class, so a property the part's class does not see cannot
+    /// be read through it.
+    pub(crate) fn read_property_as(
+        &self,
+        obj: &Obj,
+        part: ClassId,
+        name: &str,
+    ) -> Result<Value, EngineError> {
+        let (caller, derived) = self.access(part);
         let start = match caller {
             Some(c) if derived => c,
-            _ => obj.class,
+            _ => part,
         };
         let registry = self.classes.registry();
         let found = registry
@@ -1631,8 +1671,23 @@ impl Core {
         name: &str,
         value: Value,
     ) -> Result<(), EngineError> {
+        self.write_property_as(obj, obj.class, name, value)
+    }
+
+    /// [`Core::write_property`] through the part `part` of the object:
+    /// the lookup starts at the object's class (or the caller's when the
+    /// caller is compatible with the part), and only a compatible caller
+    /// may write, so a write legal as `$.name` is a `NoWriteAccessError`
+    /// through a `cast()` to a parent class.
+    pub(crate) fn write_property_as(
+        &self,
+        obj: &Arc<Obj>,
+        part: ClassId,
+        name: &str,
+        value: Value,
+    ) -> Result<(), EngineError> {
         let classes = self.classes.clone();
-        let (caller, derived) = self.access(obj);
+        let (caller, derived) = self.access(part);
         let start = match caller {
             Some(c) if derived => c,
             _ => obj.class,

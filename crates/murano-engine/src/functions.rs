@@ -172,8 +172,9 @@ pub(crate) fn register(lib: &mut Library) {
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            if let Some(o) = core.obj_of(v) {
-                return Ok(Value::str(&o.class_name));
+            // (a `cast()` value: the class of that part)
+            if let Some((_, part)) = core.part_of(v) {
+                return Ok(Value::str(core.classes.name(part)));
             }
             class_of_type_arg(&core, v).map(|c| core.type_value(c, true))
         })
@@ -220,8 +221,8 @@ pub(crate) fn register(lib: &mut Library) {
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            if let Some(o) = core.obj_of(v) {
-                return Ok(core.type_value(o.class, false));
+            if let Some((_, part)) = core.part_of(v) {
+                return Ok(core.type_value(part, false));
             }
             class_of_type_arg(&core, v).map(|c| core.type_value(c, false))
         })
@@ -363,8 +364,8 @@ pub(crate) fn register(lib: &mut Library) {
             if v.is_null() {
                 return Ok(Value::Bool(false));
             }
-            match core.obj_of(&v) {
-                Some(o) => Ok(Value::Bool(core.classes.is_subclass(o.class, class))),
+            match core.part_of(&v) {
+                Some((_, part)) => Ok(Value::Bool(core.classes.is_subclass(part, class))),
                 None => Err(YaqlError::mismatch()),
             }
         },

@@ -287,3 +287,86 @@ fn principal_classes_have_their_native_methods() {
          ('AttributeError', \"'DslException' object has no attribute 'get_property'\")]"
     );
 }
+
+const PARTS: &str = r#"Name: Outsider
+Methods:
+  probe:
+    Scope: Public
+    Body:
+      - $c: new(Child, base => b1, own => o1)
+      - $p: $c.cast(Base)
+      - trace([type($p), typeinfo($p).name, $p is Child, $p is Base, id($p) = id($c)])
+      - trace($c.own)
+      - Try:
+          - trace($p.own)
+        Catch:
+          - As: e
+            Do:
+              - trace([$e.name, $e.message])
+      - trace($p.base)
+      - trace($c.fromChild())
+      - trace($c.fromBase())
+---
+Name: Base
+Properties:
+  base: {Contract: $.string(), Usage: InOut}
+Methods:
+  fromBase:
+    Body:
+      - $.note: 'base note'
+      - Return: [$.note, $this.cast(Child).base]
+---
+Name: Child
+Extends: Base
+Properties:
+  own: {Contract: $.string(), Usage: InOut}
+Methods:
+  fromChild:
+    Body:
+      - $.note: 'child note'
+      - $p: $this.cast(Base)
+      - Try:
+          - trace($p.own)
+        Catch:
+          - As: e
+            Do:
+              - trace([$e.name, $e.message])
+      - Try:
+          - $p.base: b2
+          - trace([wrote, $.base])
+        Catch:
+          - As: e
+            Do:
+              - trace([$e.name, $e.message])
+      - Try:
+          - $.base: b3
+          - trace([wrote, $.base])
+        Catch:
+          - As: e
+            Do:
+              - trace([$e.name, $e.message])
+      - Try:
+          - trace($p.note)
+        Catch:
+          - As: e
+            Do:
+              - trace([$e.name, $e.message])
+      - Return: $.note
+"#;
+
+#[test]
+fn a_cast_is_the_part_of_its_class() {
+    // `$obj.cast(Base)` is the object's `Base` part: `type()`,
+    // `typeinfo()` and `is` answer `Base`; reads through it see what
+    // `Base` sees (not `Child`'s properties, not the caller's undeclared
+    // ones), and a write legal as `$.base` from a `Child` method is a
+    // `NoWriteAccessError` through the part (the caller is not compatible
+    // with it). Ids, the store and `Base`'s own reads are shared.
+    let (engine, traces) = engine(PARTS);
+    let root = load(&engine, "Outsider", vec![]).unwrap();
+    call(&engine, &root, "probe", vec![]).unwrap();
+    assert_eq!(
+        taken(&traces),
+        r#"[('Base', 'Base', False, True, True), 'o1', ('murano.dsl.exceptions.PropertyReadError', 'Property "own" in class "Base" cannot be read'), 'b1', ('murano.dsl.exceptions.PropertyReadError', 'Property "own" in class "Base" cannot be read'), ('murano.dsl.exceptions.NoWriteAccessError', 'Property "base" is immutable to the caller'), ('wrote', 'b3'), ('murano.dsl.exceptions.PropertyReadError', 'Property "note" in class "Base" cannot be read'), 'child note', ['base note', 'b3']]"#
+    );
+}
