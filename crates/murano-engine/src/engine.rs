@@ -1341,12 +1341,7 @@ impl Core {
                     };
                     let class_config = config.as_ref().and_then(|c| c.get(&key)).cloned();
                     let given = given.or(class_config);
-                    match self.apply_property_contract(
-                        prop,
-                        &scope,
-                        given.as_ref(),
-                        &obj.class_name,
-                    ) {
+                    match self.apply_declared_contracts(obj, prop, &scope, given.as_ref()) {
                         Ok(v) => {
                             lock(&obj.props).insert(prop.name.clone(), v);
                             used.insert(name.to_owned());
@@ -1402,6 +1397,74 @@ impl Core {
 
     /// A property value through its contract (`given` `None` is "no
     /// value": the default applies).
+    /// The value a property of `obj` takes at initialisation: its
+    /// declaration's contract, or when several classes of the object's
+    /// hierarchy declare the name, Murano's `set_property` chain (the
+    /// declaration the object's class resolves to transforms, the others
+    /// validate what they see at their turn, each with its own default).
+    fn apply_declared_contracts(
+        &self,
+        obj: &Arc<Obj>,
+        prop: &murano_dsl::model::Property,
+        scope: &Scope,
+        given: Option<&Value>,
+    ) -> Result<Value, EngineError> {
+        let specs = self
+            .classes
+            .registry()
+            .find_properties(obj.class, |m| m.name == prop.name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        if specs.len() <= 1 {
+            return self.apply_property_contract(prop, scope, given, &obj.class_name);
+        }
+        let ultimate = self.ultimate_property(obj.class, &prop.name)?;
+        let mut value = given.cloned();
+        for s in &specs {
+            let ctx = self.method_context(s.class, Some(obj));
+            let sc = self.scope(&ctx, Some(obj), s.class);
+            if (s.class, s.index) == ultimate {
+                value = Some(self.apply_property_contract_as(
+                    s.member,
+                    &sc,
+                    value.as_ref(),
+                    &obj.class_name,
+                    false,
+                )?);
+            } else if let Some(node) = &s.member.contract {
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                contract
+                    .validate(&sc, value.as_ref(), s.member.default.as_ref())
+                    .map_err(|e| self.unpark_contract(e))?;
+            }
+        }
+        let value = value.unwrap_or_default();
+        self.finalize_property(obj, ultimate, value)
+    }
+
+    /// The ultimate declaration's `finalize` of a value its unfinalized
+    /// transform made (see `Contract::finalize`).
+    fn finalize_property(
+        &self,
+        obj: &Arc<Obj>,
+        (class, index): (ClassId, usize),
+        value: Value,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let Some(node) = classes
+            .definition(class)
+            .and_then(|d| d.properties.get(index))
+            .and_then(|p| p.contract.as_ref())
+        else {
+            return Ok(value);
+        };
+        let ctx = self.method_context(class, Some(obj));
+        let scope = self.scope(&ctx, Some(obj), class);
+        let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+        contract
+            .finalize(&scope, &value)
+            .map_err(|e| self.unpark_contract(e))
+    }
+
     fn apply_property_contract(
         &self,
         prop: &murano_dsl::model::Property,
@@ -1409,21 +1472,36 @@ impl Core {
         given: Option<&Value>,
         class_name: &str,
     ) -> Result<Value, EngineError> {
+        self.apply_property_contract_as(prop, scope, given, class_name, true)
+    }
+
+    /// [`Core::apply_property_contract`], finalizing or not (see
+    /// `Contract::transform_unfinalized`).
+    fn apply_property_contract_as(
+        &self,
+        prop: &murano_dsl::model::Property,
+        scope: &Scope,
+        given: Option<&Value>,
+        class_name: &str,
+        finalize: bool,
+    ) -> Result<Value, EngineError> {
         match &prop.contract {
             Some(node) => {
                 let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
-                contract
-                    .transform(scope, given, prop.default.as_ref())
-                    .map(|t| t.value)
-                    .map_err(|e| {
-                        let mut e = self.unpark_contract(e);
-                        if e.python_type() == "ContractViolationException"
-                            && !e.message.contains(&prop.name)
-                        {
-                            e.message = format!("[{class_name}.{}] {}", prop.name, e.message);
-                        }
-                        e
-                    })
+                let t = if finalize {
+                    contract.transform(scope, given, prop.default.as_ref())
+                } else {
+                    contract.transform_unfinalized(scope, given, prop.default.as_ref())
+                };
+                t.map(|t| t.value).map_err(|e| {
+                    let mut e = self.unpark_contract(e);
+                    if e.python_type() == "ContractViolationException"
+                        && !e.message.contains(&prop.name)
+                    {
+                        e.message = format!("[{class_name}.{}] {}", prop.name, e.message);
+                    }
+                    e
+                })
             }
             None => match (given, &prop.default) {
                 (Some(v), _) => Ok(v.clone()),
@@ -1696,7 +1774,7 @@ impl Core {
             .registry()
             .find_property(start, name)
             .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
-        let Some(p) = found.first() else {
+        if found.is_empty() {
             if derived {
                 lock(&obj.private).insert((start.index(), name.to_owned()), value);
                 return Ok(());
@@ -1708,46 +1786,106 @@ impl Core {
                     classes.name(start)
                 ),
             ));
-        };
-        let usage = p.member.usage;
-        let writable = matches!(
-            usage,
-            PropertyUsage::Out
-                | PropertyUsage::InOut
-                | PropertyUsage::Runtime
-                | PropertyUsage::Static
-                | PropertyUsage::Config
-        );
+        }
+        // Every declaration of the name in the object's hierarchy (its
+        // parts, breadth first) is checked: write access against each,
+        // then the one the object's class resolves to transforms the
+        // value and the others validate it (Murano's `set_property`).
+        let specs = classes
+            .registry()
+            .find_properties(obj.class, |m| m.name == name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
         let allowed = lock(&self.state)
             .stack
             .last()
             .is_some_and(|f| f.allow_writes);
-        if caller.is_some() && !allowed && (!writable || !derived) {
+        let writable = |usage: PropertyUsage| {
+            matches!(
+                usage,
+                PropertyUsage::Out
+                    | PropertyUsage::InOut
+                    | PropertyUsage::Runtime
+                    | PropertyUsage::Static
+                    | PropertyUsage::Config
+            )
+        };
+        if caller.is_some()
+            && !allowed
+            && (!derived || specs.iter().any(|s| !writable(s.member.usage)))
+        {
             return Err(EngineError::dsl(
                 "NoWriteAccessError",
                 format!("Property \"{name}\" is immutable to the caller"),
             ));
         }
-        let value = match &p.member.contract {
-            Some(node) => {
-                let ctx = self.method_context(p.class, Some(obj));
-                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
-                let scope = self.scope(&ctx, Some(obj), p.class);
+        let ultimate = self.ultimate_property(obj.class, name)?;
+        let single = specs.len() == 1;
+        let mut value = value;
+        for s in &specs {
+            let ctx = self.method_context(s.class, Some(obj));
+            let scope = self.scope(&ctx, Some(obj), s.class);
+            let Some(node) = &s.member.contract else {
+                continue;
+            };
+            let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+            if (s.class, s.index) == ultimate {
+                let t = if single {
+                    contract.transform(&scope, Some(&value), None)
+                } else {
+                    contract.transform_unfinalized(&scope, Some(&value), None)
+                };
+                value = t.map_err(|e| self.unpark_contract(e))?.value;
+            } else {
                 contract
-                    .transform(&scope, Some(&value), None)
-                    .map_err(|e| self.unpark_contract(e))?
-                    .value
+                    .validate(&scope, Some(&value), None)
+                    .map_err(|e| self.unpark_contract(e))?;
             }
-            None => value,
-        };
-        if usage == PropertyUsage::Static {
+        }
+        if !single {
+            value = self.finalize_property(obj, ultimate, value)?;
+        }
+        let (class, index) = ultimate;
+        let usage = classes
+            .definition(class)
+            .and_then(|d| d.properties.get(index))
+            .map(|p| p.usage);
+        if usage == Some(PropertyUsage::Static) {
             lock(&self.state)
                 .statics
-                .insert((p.class.index(), name.to_owned()), value);
+                .insert((class.index(), name.to_owned()), value);
         } else {
             lock(&obj.props).insert(name.to_owned(), value);
         }
         Ok(())
+    }
+
+    /// The declaration of property `name` the class resolves to (Murano's
+    /// `find_single_property`): its class and index, or
+    /// `AmbiguousPropertyNameError` when unrelated parents declare it.
+    pub(crate) fn ultimate_property(
+        &self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<(ClassId, usize), EngineError> {
+        let found = self
+            .classes
+            .registry()
+            .find_property(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        match found.as_slice() {
+            [p] => Ok((p.class, p.index)),
+            [] => Err(EngineError::dsl(
+                "NoPropertyFound",
+                format!(
+                    "Property \"{name}\" is not found in class \"{}\"",
+                    self.classes.name(class)
+                ),
+            )),
+            _ => Err(EngineError::dsl(
+                "AmbiguousPropertyNameError",
+                format!("Found more than one property \"{name}\""),
+            )),
+        }
     }
 
     // ----- methods -------------------------------------------------------

@@ -370,3 +370,105 @@ fn a_cast_is_the_part_of_its_class() {
         r#"[('Base', 'Base', False, True, True), 'o1', ('murano.dsl.exceptions.PropertyReadError', 'Property "own" in class "Base" cannot be read'), 'b1', ('murano.dsl.exceptions.PropertyReadError', 'Property "own" in class "Base" cannot be read'), ('murano.dsl.exceptions.NoWriteAccessError', 'Property "base" is immutable to the caller'), ('wrote', 'b3'), ('murano.dsl.exceptions.PropertyReadError', 'Property "note" in class "Base" cannot be read'), 'child note', ['base note', 'b3']]"#
     );
 }
+
+const TWICE: &str = r#"Name: Maker
+Methods:
+  make:
+    Scope: Public
+    Body:
+      - $a: new(Gauge, level => '5')
+      - trace($a.level)
+      - Try:
+          - new(Gauge, level => 12)
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+      - trace($a.setLevel(3))
+      - Try:
+          - $a.setLevel(20)
+        Catch:
+          - As: e
+            Do:
+              - trace([$e.name, $a.level])
+---
+Name: Meter
+Properties:
+  level:
+    Contract: $.int().check($ < 10)
+    Usage: InOut
+---
+Name: Gauge
+Extends: Meter
+Properties:
+  level:
+    Contract: $.int()
+    Usage: InOut
+Methods:
+  setLevel:
+    Arguments:
+      - v: {Contract: $}
+    Body:
+      - $.level: $v
+      - Return: $.level
+"#;
+
+#[test]
+fn every_declaration_of_a_property_checks_its_values() {
+    // A property declared by a class and its parent: the child's
+    // declaration transforms a value, the parent's validates the result,
+    // at load and on every write.
+    let (engine, traces) = engine(TWICE);
+    let root = load(&engine, "Maker", vec![]).unwrap();
+    call(&engine, &root, "make", vec![]).unwrap();
+    assert_eq!(
+        taken(&traces),
+        r#"[5, 'murano.dsl.exceptions.ContractViolationException', 3, ('murano.dsl.exceptions.ContractViolationException', 3)]"#
+    );
+}
+
+const TEMPLATE_TWICE: &str = r#"Name: Planner
+Methods:
+  plan:
+    Scope: Public
+    Body:
+      - $d: new(Drafting, sketch => {size => 3})
+      - trace($d.sketch.keys().orderBy($).toList())
+      - trace($d.sketch.get(size))
+      - Try:
+          - new(Drafting, sketch => {size => 30})
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+---
+Name: Desk
+Properties:
+  sketch:
+    Contract: $.template('io.murano.Object')
+---
+Name: Drafting
+Extends: Desk
+Properties:
+  sketch:
+    Contract: $.template(Sheet, excludeProperties => [serial])
+---
+Name: Sheet
+Properties:
+  serial: {Contract: $.int().notNull()}
+  size: {Contract: $.int().check($ < 10)}
+"#;
+
+#[test]
+fn a_template_property_declared_twice_is_finalized_once() {
+    // The child's `template()` loads the object without making its model
+    // yet, the parent's `template()` validates that object, then the
+    // child's finalizes it into the model.
+    let (engine, traces) = engine(TEMPLATE_TWICE);
+    let root = load(&engine, "Planner", vec![]).unwrap();
+    call(&engine, &root, "plan", vec![]).unwrap();
+    assert_eq!(
+        taken(&traces),
+        r#"[['?', 'size'], 3, 'murano.dsl.exceptions.ContractViolationException']"#
+    );
+}

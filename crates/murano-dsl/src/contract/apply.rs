@@ -256,6 +256,9 @@ enum Mode {
     Transform,
     Validate,
     CheckType,
+    /// Murano's finalize context: every contract method returns its value
+    /// but `template()`, which turns its object into the object's model.
+    Finalize,
 }
 
 impl Contract {
@@ -331,9 +334,43 @@ impl Contract {
         data: Option<&Value>,
         default: Option<&Node>,
     ) -> Result<Transformed, ContractError> {
-        let value = self.execute(Mode::Transform, scope, data, default)?;
+        let value = self.execute(Mode::Transform, scope, data, default, true)?;
         let plain_dict = matches!(&self.spec, ContractSpec::Dict(d) if d.entries.is_empty());
         Ok(Transformed { value, plain_dict })
+    }
+
+    /// Murano's `Contract.transform(..., finalize=False)`: as
+    /// [`Contract::transform`], but a `template()` keeps the object it
+    /// loaded (no model yet); [`Contract::finalize`] finishes. Murano
+    /// transforms so when several classes of an object's hierarchy declare
+    /// a property, so that the others validate the object.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use murano_dsl::contract::{Contract, MemoryHost, Runtime, Scope};
+    /// use murano_yaql::eval::Value;
+    ///
+    /// let scope = Scope::new(Arc::new(Runtime::new(1, 0)), Arc::new(MemoryHost::new()));
+    /// let contract = Contract::parse_yaml("$.int()")?;
+    /// let t = contract.transform_unfinalized(&scope, Some(&Value::str("7")), None)?;
+    /// assert_eq!(contract.finalize(&scope, &t.value)?, Value::Int(7));
+    /// # Ok::<(), murano_dsl::contract::ContractError>(())
+    /// ```
+    pub fn transform_unfinalized(
+        &self,
+        scope: &Scope,
+        data: Option<&Value>,
+        default: Option<&Node>,
+    ) -> Result<Transformed, ContractError> {
+        let value = self.execute(Mode::Transform, scope, data, default, false)?;
+        let plain_dict = matches!(&self.spec, ContractSpec::Dict(d) if d.entries.is_empty());
+        Ok(Transformed { value, plain_dict })
+    }
+
+    /// Murano's `Contract.finalize`: what [`Contract::transform_unfinalized`]
+    /// left to do (a `template()`'s object becomes its model).
+    pub fn finalize(&self, scope: &Scope, data: &Value) -> Result<Value, ContractError> {
+        self.execute(Mode::Finalize, scope, Some(data), None, true)
     }
 
     /// Murano's `Contract.validate`: strict checks, no coercion (`string()`
@@ -357,7 +394,7 @@ impl Contract {
         data: Option<&Value>,
         default: Option<&Node>,
     ) -> Result<(), ContractError> {
-        self.execute(Mode::Validate, scope, data, default)
+        self.execute(Mode::Validate, scope, data, default, true)
             .map(|_| ())
     }
 
@@ -385,7 +422,7 @@ impl Contract {
         data: Option<&Value>,
         default: Option<&Node>,
     ) -> Result<bool, ContractError> {
-        match self.execute(Mode::CheckType, scope, data, default) {
+        match self.execute(Mode::CheckType, scope, data, default, true) {
             Ok(_) => Ok(true),
             Err(e) if e.is_violation() => Ok(false),
             Err(e) => Err(e),
@@ -398,6 +435,7 @@ impl Contract {
         scope: &Scope,
         data: Option<&Value>,
         default: Option<&Node>,
+        finalize: bool,
     ) -> Result<Value, ContractError> {
         let data = match data {
             Some(v) => v.clone(),
@@ -416,6 +454,7 @@ impl Contract {
         }
         let state = Arc::new(State {
             mode,
+            finalize,
             root: scope.context.clone(),
             host: scope.host.clone(),
             this: scope.this.clone(),
@@ -510,6 +549,9 @@ fn freeze(v: Value) -> Result<Value, ContractError> {
 /// What the contract functions of one application share.
 struct State {
     mode: Mode,
+    /// In `Transform` mode: whether `template()` finalizes (returns the
+    /// model) or keeps its object for [`Contract::finalize`].
+    finalize: bool,
     root: Context,
     host: Arc<dyn ObjectHost>,
     this: Option<Value>,
@@ -704,6 +746,34 @@ impl Mapper<'_> {
 /// receiver, as Murano's contract factories are).
 fn register_functions(context: &mut Context, state: &Arc<State>) {
     register_namespace_operator(context);
+    if state.mode == Mode::Finalize {
+        // Every contract method's `finalize()` returns its value, but
+        // `template()`'s.
+        for (name, params) in [
+            ("string", "value"),
+            ("int", "value"),
+            ("bool", "value"),
+            ("notNull", "value"),
+            ("check", "value, ~predicate, msg="),
+            ("class", "value, ~name, ~defaultName=, versionSpec="),
+            ("owned", "value"),
+            ("notOwned", "value"),
+        ] {
+            context.register(
+                FunctionDef::native(name, params, |call| Ok(call.value(0)?.clone())).method(),
+            );
+        }
+        let s = state.clone();
+        context.register(
+            FunctionDef::native(
+                "template",
+                "value, ~type, ~defaultType=, versionSpec=, excludeProperties=",
+                move |call| template(&s, call),
+            )
+            .method(),
+        );
+        return;
+    }
     let s = state.clone();
     context.register(
         FunctionDef::native("string", "value", move |call| string(&s, call.value(0)?)).method(),
@@ -945,6 +1015,7 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
         Mode::Validate | Mode::CheckType => {
             return class_validate(s, value, &class, version.as_deref())
         }
+        Mode::Finalize => return Ok(template_model(s, value, &excluded)),
         Mode::Transform => {}
     }
     let object = match &value {
@@ -967,19 +1038,30 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
         }
     };
     let object = class_validate(s, object, &class, version.as_deref())?;
-    // finalize(): the object's model, without the excluded properties.
+    if !s.finalize {
+        return Ok(object);
+    }
+    Ok(template_model(s, object, &excluded))
+}
+
+/// `template()`'s finalize: the object's model, without the excluded
+/// properties (anything but an object stays as it is).
+fn template_model(s: &State, object: Value, excluded: &[String]) -> Value {
+    if s.host.object_info(&object).is_none() {
+        return object;
+    }
     let model = s.host.serialize(&object).unwrap_or_default();
-    Ok(match model {
+    match model {
         Value::Dict(d) => {
             let mut d = (*d).clone();
-            for p in &excluded {
+            for p in excluded {
                 remove_path(&mut d, p);
             }
             Value::Dict(Arc::new(d))
         }
         Value::Null => Value::Dict(Arc::default()),
         other => other,
-    })
+    }
 }
 
 /// An object definition whose `excluded` properties (dotted paths into
