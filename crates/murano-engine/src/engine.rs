@@ -942,11 +942,26 @@ impl Core {
         default_class: Option<ClassId>,
         keep_ids: bool,
     ) -> Result<Value, EngineError> {
+        self.load_object_tree_by(model, owner, default_class, keep_ids, None)
+    }
+
+    /// [`Core::load_object_tree_as`] on behalf of code of class `caller`
+    /// (the class whose method calls `new()`, or that declares the
+    /// property or argument whose contract loads the model): see
+    /// [`Core::initialize_properties`].
+    pub(crate) fn load_object_tree_by(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
+        caller: Option<ClassId>,
+    ) -> Result<Value, EngineError> {
         if keep_ids {
-            return self.load_object_tree_in(model, owner, default_class, true);
+            return self.load_object_tree_in(model, owner, default_class, true, caller);
         }
         lock(&self.state).aliases.push(HashMap::new());
-        let r = self.load_object_tree_in(model, owner, default_class, false);
+        let r = self.load_object_tree_in(model, owner, default_class, false, caller);
         lock(&self.state).aliases.pop();
         r
     }
@@ -957,6 +972,7 @@ impl Core {
         owner: Option<&Arc<Obj>>,
         default_class: Option<ClassId>,
         keep_ids: bool,
+        caller: Option<ClassId>,
     ) -> Result<Value, EngineError> {
         // Pass 1: create every object of the tree, so references resolve.
         let mut created = Vec::new();
@@ -976,11 +992,13 @@ impl Core {
                 // objects loaded with it that it owns (its initialiser is
                 // queued after theirs).
                 let (pending, deferred) = self.with_deferred_inits(|| {
-                    let mut pending =
-                        vec![(obj.clone(), self.initialize_properties(&obj, &params)?)];
+                    let mut pending = vec![(
+                        obj.clone(),
+                        self.initialize_properties(&obj, &params, caller)?,
+                    )];
                     for (o, m) in &created {
                         if !o.initialized.load(Ordering::Relaxed) {
-                            pending.push((o.clone(), self.initialize_properties(o, m)?));
+                            pending.push((o.clone(), self.initialize_properties(o, m, None)?));
                         }
                     }
                     Ok(pending)
@@ -1193,8 +1211,19 @@ impl Core {
     /// arguments from the model, then `.init` of each class, parents
     /// first.
     pub(crate) fn initialize(&self, obj: &Arc<Obj>, model: &Value) -> Result<(), EngineError> {
+        self.initialize_by(obj, model, None)
+    }
+
+    /// [`Core::initialize`] on behalf of code of class `caller` (see
+    /// [`Core::initialize_properties`]).
+    pub(crate) fn initialize_by(
+        &self,
+        obj: &Arc<Obj>,
+        model: &Value,
+        caller: Option<ClassId>,
+    ) -> Result<(), EngineError> {
         let (inits, deferred) =
-            self.with_deferred_inits(|| self.initialize_properties(obj, model))?;
+            self.with_deferred_inits(|| self.initialize_properties(obj, model, caller))?;
         // Objects its properties loaded first (their initialisers were
         // queued before its own), owned objects before their owners.
         for (o, i) in post_order(deferred) {
@@ -1230,12 +1259,13 @@ impl Core {
         &self,
         obj: &Arc<Obj>,
         model: &Value,
+        caller: Option<ClassId>,
     ) -> Result<(), EngineError> {
         if lock(&self.state).loading == 0 {
-            return self.initialize(obj, model);
+            return self.initialize_by(obj, model, caller);
         }
         let (inits, deferred) =
-            self.with_deferred_inits(|| self.initialize_properties(obj, model))?;
+            self.with_deferred_inits(|| self.initialize_properties(obj, model, caller))?;
         let mut st = lock(&self.state);
         st.deferred_inits.extend(deferred);
         st.deferred_inits.push((obj.clone(), inits));
@@ -1244,10 +1274,20 @@ impl Core {
 
     /// The property part of [`Core::initialize`]: returns the `.init`
     /// calls to make (class, arguments), in the order Murano makes them.
+    ///
+    /// `caller`: the class of the code the load runs for (`None`: the
+    /// object's own class, as for a deployment model). Murano sets each
+    /// property through the part of the class declaring it, as that
+    /// caller: a caller compatible with the part (an ancestor of the
+    /// declaring class) that does not itself see the property gets the
+    /// model's value as an undeclared property of its own part, unchecked,
+    /// and the object's property stays unset (`new(Child, ...)` from a
+    /// method of `Child`'s parent).
     pub(crate) fn initialize_properties(
         &self,
         obj: &Arc<Obj>,
         model: &Value,
+        caller: Option<ClassId>,
     ) -> Result<Vec<InitCall>, EngineError> {
         if obj.initialized.swap(true, Ordering::Relaxed) {
             return Ok(Vec::new());
@@ -1339,6 +1379,21 @@ impl Core {
                     } else {
                         given
                     };
+                    if let Some(c) = caller.filter(|&c| {
+                        classes.is_subclass(class, c)
+                            && classes
+                                .registry()
+                                .find_property(c, name)
+                                .is_ok_and(|f| f.is_empty())
+                    }) {
+                        // (Without a value Murano stores its NO_VALUE
+                        // marker, which reads back without an error: null
+                        // here.)
+                        lock(&obj.private)
+                            .insert((c.index(), name.to_owned()), given.unwrap_or_default());
+                        used.insert(name.to_owned());
+                        continue;
+                    }
                     let class_config = config.as_ref().and_then(|c| c.get(&key)).cloned();
                     let given = given.or(class_config);
                     match self.apply_declared_contracts(obj, prop, &scope, given.as_ref()) {
@@ -2323,7 +2378,7 @@ impl ObjectHost for StoreHost {
                     .collect();
                 (st.objects.len(), pending)
             };
-            let r = core.load_object_tree_as(model, owner.as_ref(), default, false);
+            let r = core.load_object_tree_by(model, owner.as_ref(), default, false, self.class);
             for o in pending {
                 o.initialized.store(false, Ordering::Relaxed);
             }
@@ -2342,14 +2397,14 @@ impl ObjectHost for StoreHost {
                         _ => Dict::default(),
                     };
                     props.shift_remove(&Value::str("?"));
-                    core.defer_or_run_inits(&o, &Value::Dict(Arc::new(props)))
+                    core.defer_or_run_inits(&o, &Value::Dict(Arc::new(props)), self.class)
                         .map_err(fail)?;
                     return Ok(Value::Object(o));
                 }
             }
         }
         let keep_ids = false;
-        core.load_object_tree_as(model, owner.as_ref(), default, keep_ids)
+        core.load_object_tree_by(model, owner.as_ref(), default, keep_ids, self.class)
             .map_err(fail)
     }
 

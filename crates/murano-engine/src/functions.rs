@@ -610,7 +610,7 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
         // new(model, owner)
         let owner_value = args.get(1).cloned().or_else(|| kw("owner"));
         let owner = owner_value.as_ref().and_then(|o| core.obj_of(o));
-        return core.load_object_tree(&target, owner.as_ref(), false);
+        return core.load_object_tree_by(&target, owner.as_ref(), None, false, from);
     }
     let class = if let Some(t) = core.type_of_value(&target) {
         t.class
@@ -651,7 +651,7 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
     crate::object::lock(&core.state)
         .aliases
         .push(Default::default());
-    let r = core.initialize(&obj, &Value::Dict(Arc::new(props)));
+    let r = core.initialize_by(&obj, &Value::Dict(Arc::new(props)), from);
     crate::object::lock(&core.state).aliases.pop();
     r?;
     core.mark_loaded(std::iter::once(&obj));

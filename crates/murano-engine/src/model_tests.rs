@@ -472,3 +472,83 @@ fn a_template_property_declared_twice_is_finalized_once() {
         r#"[['?', 'size'], 3, 'murano.dsl.exceptions.ContractViolationException']"#
     );
 }
+
+const INIT_PARTS: &str = r#"Name: Animal
+Properties:
+  legs: {Contract: $.int()}
+  pet: {Contract: $.class(Animal)}
+Methods:
+  viaNew:
+    Scope: Public
+    Body:
+      - $cat: new(Cat, legs => 4, whiskers => long)
+      - trace($cat.describe())
+      - trace($cat.whiskers)
+      - trace(dump($cat, Inline).values().where($ != null).where($ != id($cat)).first())
+  viaOtherClass:
+    Scope: Public
+    Body:
+      - $m:
+          '?': {type: Cat, id: x1}
+          legs: 3
+          whiskers: short
+      - $h: new(Holder, pet => $m)
+      - trace($h.pet.describe())
+  viaOwnContract:
+    Scope: Public
+    Body:
+      - $m:
+          '?': {type: Cat, id: x2}
+          legs: 2
+          whiskers: mid
+      - $a: new(Animal, pet => $m)
+      - trace($a.pet.describe())
+---
+Name: Cat
+Extends: Animal
+Properties:
+  whiskers: {Contract: $.string()}
+Methods:
+  describe:
+    Body:
+      - Try:
+          - Return: [$.legs, $.whiskers]
+        Catch:
+          - As: e
+            Do:
+              - Return: [$.legs, $e.name]
+  make:
+    Scope: Public
+    Body:
+      - trace(new(Cat, legs => 1, whiskers => own).describe())
+---
+Name: Holder
+Properties:
+  pet: {Contract: $.class(Animal)}
+"#;
+
+#[test]
+fn model_values_reach_each_part_as_the_loading_class() {
+    // Murano sets each property of a new object through the part of its
+    // declaring class, as the class whose code loads the model: from a
+    // method (`new()`) or a property contract of `Cat`'s parent `Animal`,
+    // `whiskers` (which `Animal` does not see) becomes an undeclared
+    // property of the `Animal` part, and `Cat` finds its own unset; from
+    // an unrelated class (`Holder`) the value goes where it belongs.
+    let (engine, traces) = engine(INIT_PARTS);
+    let root = load(&engine, "Animal", vec![]).unwrap();
+    let mut out = Vec::new();
+    for m in ["viaNew", "viaOtherClass", "viaOwnContract"] {
+        call(&engine, &root, m, vec![]).unwrap();
+        out.push(taken(&traces));
+    }
+    assert_eq!(
+        out,
+        [
+            "[[4, 'murano.dsl.exceptions.UninitializedPropertyAccessError'], 'long', \
+             {'legs': 4, 'pet': None}]",
+            "[[3, 'short']]",
+            "[[2, 'murano.dsl.exceptions.UninitializedPropertyAccessError']]",
+        ]
+    );
+}
