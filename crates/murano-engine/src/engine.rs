@@ -2291,12 +2291,14 @@ struct StoreHost {
 }
 
 impl ObjectHost for StoreHost {
+    /// (A `cast()` value is its part: the part's class, as Murano's
+    /// contracts see the part's type.)
     fn object_info(&self, value: &Value) -> Option<ObjectInfo> {
         let core = self.core.upgrade()?;
-        let o = core.obj_of(value)?;
+        let (o, part) = core.part_of(value)?;
         Some(ObjectInfo {
             id: o.id.clone(),
-            class: o.class_name.clone(),
+            class: core.classes.name(part).to_owned(),
         })
     }
 

@@ -295,29 +295,27 @@ pub(crate) fn register(lib: &mut Library) {
         .extension(),
     );
 
-    // cast(object, type): the object seen as one of its classes.
+    // cast(object, type): the object seen as one of its classes, looked
+    // up from the part the value is (a part cannot be cast down again).
     lib.register(
         FunctionDef::native("cast", "object, type, versionSpec=", move |call| {
             let core = crate::engine::core_of(call)?;
-            let obj = core
-                .obj_of(call.value(0)?)
+            let (obj, part) = core
+                .part_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
             let target = call.value(1)?.clone();
             let class = class_of_type_arg(&core, &target)?;
             let name = core.classes.name(class).to_owned();
             let found = core
                 .classes
-                .mro(obj.class)
+                .mro(part)
                 .into_iter()
                 .find(|c| core.classes.name(*c) == name);
             match found {
                 Some(c) => Ok(core.cast_value(&obj, c)),
-                None => Err(core.park(EngineError::new(
-                    crate::error::ErrorKind::Host {
-                        type_name: "TypeError".into(),
-                        module: "builtins".into(),
-                    },
-                    format!("Cannot cast {} to {name}", obj.class_name),
+                None => Err(core.park(EngineError::dsl(
+                    "NoClassFound",
+                    format!("Class \"{name}\" is not found in "),
                 ))),
             }
         })

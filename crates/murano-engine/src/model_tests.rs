@@ -552,3 +552,75 @@ fn model_values_reach_each_part_as_the_loading_class() {
         ]
     );
 }
+
+const PARTS_PASSED: &str = r#"Name: Outsider
+Methods:
+  probe:
+    Scope: Public
+    Body:
+      - $c: new(Child, base => b1, own => o1)
+      - $p: $c.cast(Base)
+      - trace([$p = $c, id($p) = id($c)])
+      - Try:
+          - $p.cast(Child)
+        Catch:
+          - As: e
+            Do:
+              - trace([$e.name, $e.message])
+      - Try:
+          - trace($.takeChild($p))
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+      - trace($.takeBase($p))
+      - $h: new(Holder, item => $p)
+      - trace([type($h.item), $h.item = $c])
+      - trace($p.who())
+  takeChild:
+    Arguments:
+      - x: {Contract: $.class(Child)}
+    Body:
+      - Return: type($x)
+  takeBase:
+    Arguments:
+      - x: {Contract: $.class(Base)}
+    Body:
+      - Return: type($x)
+---
+Name: Holder
+Properties:
+  item: {Contract: $.class(Base)}
+---
+Name: Base
+Properties:
+  base: {Contract: $.string()}
+Methods:
+  who:
+    Body:
+      - Return: [base, type($this), type($)]
+---
+Name: Child
+Extends: Base
+Properties:
+  own: {Contract: $.string()}
+Methods:
+  who:
+    Body:
+      - Return: [child, type($this)]
+"#;
+
+#[test]
+fn a_part_is_what_contracts_calls_and_casts_see() {
+    // A part is not its object (`=`), shares its id, cannot be cast to a
+    // class its own class does not inherit from, fails a contract asking
+    // for the object's class, is stored as the part, and resolves methods
+    // from its class while `$this` is the whole object.
+    let (engine, traces) = engine(PARTS_PASSED);
+    let root = load(&engine, "Outsider", vec![]).unwrap();
+    call(&engine, &root, "probe", vec![]).unwrap();
+    assert_eq!(
+        taken(&traces),
+        r#"[(False, True), ('murano.dsl.exceptions.NoClassFound', 'Class "Child" is not found in '), 'murano.dsl.exceptions.ContractViolationException', 'Base', ('Base', False), ['base', 'Child', 'Child']]"#
+    );
+}
