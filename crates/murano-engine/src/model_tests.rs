@@ -624,3 +624,45 @@ fn a_part_is_what_contracts_calls_and_casts_see() {
         r#"[(False, True), ('murano.dsl.exceptions.NoClassFound', 'Class "Child" is not found in '), 'murano.dsl.exceptions.ContractViolationException', 'Base', ('Base', False), ['base', 'Child', 'Child']]"#
     );
 }
+
+const PART_HELD: &str = r#"Name: Outsider
+Methods:
+  probe:
+    Scope: Public
+    Body:
+      - $h: new(Holder)
+      - $c: new(Child, $h, base => b1, own => o1)
+      - $h.keep($c.cast(Base))
+      - $d: dump($h, Serializable)
+      - trace($d.item.get('?').type)
+      - trace($d.item.keys().orderBy($).toList())
+---
+Name: Holder
+Properties:
+  item: {Contract: $.class(Base), Usage: InOut}
+Methods:
+  keep:
+    Arguments:
+      - x: {Contract: $}
+    Body:
+      - $.item: $x
+---
+Name: Base
+Properties:
+  base: {Contract: $.string()}
+---
+Name: Child
+Extends: Base
+Properties:
+  own: {Contract: $.string()}
+"#;
+
+#[test]
+fn a_part_held_in_a_property_serialises_as_that_part() {
+    // A property holding `$c.cast(Base)` holds the part: a dump writes
+    // `Base`'s type and the properties `Base` sees.
+    let (engine, traces) = engine(PART_HELD);
+    let root = load(&engine, "Outsider", vec![]).unwrap();
+    call(&engine, &root, "probe", vec![]).unwrap();
+    assert_eq!(taken(&traces), "['Base/0.0.0@tests', ['?', 'base']]");
+}

@@ -222,7 +222,7 @@ fn object_part_dict(
     if actions {
         let mut acts = Dict::default();
         let mut seen = HashSet::new();
-        if let Ok(methods) = classes.registry().find_methods(obj.class, |m| {
+        if let Ok(methods) = classes.registry().find_methods(part, |m| {
             m.scope == MethodScope::Public || m.usage == MethodUsage::Action
         }) {
             for m in methods {
@@ -304,11 +304,13 @@ fn value(
     if depth > MAX_DEPTH {
         return Value::Null;
     }
-    if let Some(o) = core.obj_of(v) {
+    // (A part held in a property, `cast()` stored, is written as that
+    // part: Murano's `to_dictionary` on it.)
+    if let Some((o, part)) = core.part_of(v) {
         let owned = parent.is_some_and(|p| o.owner_id().as_deref() == Some(p.id.as_str()));
         let moved = !done.owned.contains(&o.id) && (!done.allow_refs || o.owner_id().is_none());
         if (owned || moved) && !done.emitted.contains(&o.id) {
-            return object_dict(core, &o, actions, done, depth + 1);
+            return object_part_dict(core, &o, part, actions, done, depth + 1);
         }
         return Value::str(&o.id);
     }
