@@ -1297,10 +1297,6 @@ impl Core {
             Value::Dict(d) => Some(d.clone()),
             _ => None,
         };
-        let config = lock(&self.state)
-            .class_configs
-            .get(&obj.class_name)
-            .cloned();
         let mro = classes.mro(obj.class);
         let mut used: HashSet<String> = HashSet::new();
         let mut init_args: Vec<(ClassId, Vec<(String, Value)>)> = Vec::new();
@@ -1308,6 +1304,12 @@ impl Core {
             let Some(def) = classes.definition(class) else {
                 continue;
             };
+            // Each part reads its own class's configuration (Murano's
+            // `MuranoObject._config` is per part).
+            let config = lock(&self.state)
+                .class_configs
+                .get(classes.name(class))
+                .cloned();
             let ctx = self.method_context(class, Some(obj));
             let scope = self.scope(&ctx, Some(obj), class);
             // Config properties.

@@ -666,3 +666,73 @@ fn a_part_held_in_a_property_serialises_as_that_part() {
     call(&engine, &root, "probe", vec![]).unwrap();
     assert_eq!(taken(&traces), "['Base/0.0.0@tests', ['?', 'base']]");
 }
+
+const CONFIGS: &str = r#"Name: Probe
+Methods:
+  run:
+    Scope: Public
+    Body:
+      - $k: new(Kid)
+      - trace([$k.readKid(), $k.readDad()])
+---
+Name: Dad
+Properties:
+  level: {Contract: $.string(), Usage: Config}
+  mood: {Contract: $.string(), Default: calm}
+Methods:
+  readDad:
+    Body:
+      - Return: [$.level, $.mood]
+---
+Name: Kid
+Extends: Dad
+Properties:
+  toy: {Contract: $.string(), Usage: Config}
+  color: {Contract: $.string(), Default: red}
+Methods:
+  readKid:
+    Body:
+      - Return: [$.toy, $.color]
+"#;
+
+#[test]
+fn each_part_reads_its_own_class_configuration() {
+    // A class configuration applies to the properties its class declares
+    // (`Config` values, replaced defaults); the parent's properties read
+    // the parent's configuration.
+    let mut out = Vec::new();
+    for configs in [
+        vec![(
+            "Kid",
+            vec![
+                ("level", "kidcfg"),
+                ("toy", "ball"),
+                ("mood", "happy"),
+                ("color", "blue"),
+            ],
+        )],
+        vec![
+            ("Dad", vec![("level", "dadcfg"), ("mood", "grumpy")]),
+            ("Kid", vec![("toy", "car")]),
+        ],
+    ] {
+        let (engine, traces) = engine(CONFIGS);
+        for (class, props) in configs {
+            let mut d = Dict::default();
+            for (k, v) in props {
+                d.insert(Value::str(k), Value::str(v));
+            }
+            engine.set_class_config(class, d);
+        }
+        let root = load(&engine, "Probe", vec![]).unwrap();
+        call(&engine, &root, "run", vec![]).unwrap();
+        out.push(taken(&traces));
+    }
+    assert_eq!(
+        out,
+        [
+            "[(['ball', 'blue'], [None, 'calm'])]",
+            "[(['car', 'red'], ['dadcfg', 'grumpy'])]"
+        ]
+    );
+}
