@@ -42,6 +42,7 @@ mod apply;
 mod engine;
 mod error;
 mod host;
+mod passkey;
 mod python;
 mod shared;
 mod spec;
@@ -51,6 +52,7 @@ mod tests;
 pub use apply::{Contract, Runtime, Scope, Transformed};
 pub use error::{ContractError, ContractErrorKind};
 pub use host::{MemoryHost, MemoryObject, ObjectHost, ObjectInfo};
+pub use passkey::{is_passkey, passkey, ContractPasskey};
 pub use spec::{
     class_name_of, ChainCall, ContractSpec, DictContract, DictKey, ExprContract, ListContract,
 };

@@ -32,6 +32,8 @@ pub struct ClassSet {
     /// Classes Murano cannot create because a parent (or a parent's
     /// parent) does not resolve, with the error of the first such name.
     broken: HashMap<ClassId, LookupError>,
+    /// The native methods of the principal classes (`crate::principal`).
+    principal: std::collections::HashSet<(ClassId, String)>,
 }
 
 /// Collects packages and class definitions for a [`ClassSet`].
@@ -42,6 +44,10 @@ pub struct ClassSetBuilder {
     files: Vec<(usize, String)>,
     count: usize,
     formats: HashMap<PackageId, (u32, u32)>,
+    /// The package [`ClassSetBuilder::add_system_classes`] was given.
+    system_package: Option<PackageId>,
+    /// Principal natives added so far: class index and method names.
+    principal: Vec<(usize, Vec<String>)>,
 }
 
 impl ClassSetBuilder {
@@ -82,18 +88,29 @@ impl ClassSetBuilder {
         Ok(ClassDefinition::from_documents(&file.documents, Some(path)))
     }
 
-    /// Adds a class definition read from `path` to a package.
+    /// Adds a class definition read from `path` to a package. In the
+    /// system package (see [`ClassSetBuilder::add_system_classes`]),
+    /// `io.murano.Object` and `io.murano.Exception` get the methods
+    /// Murano implements in Python (`setAttr`/`getAttr`, `toString`).
     pub fn add_class(
         &mut self,
         package: PackageId,
         path: &str,
-        class: ClassDefinition,
+        mut class: ClassDefinition,
     ) -> Result<(), EngineError> {
+        let natives = if self.system_package == Some(package) {
+            crate::principal::merge_into(&mut class)?
+        } else {
+            Vec::new()
+        };
         let id = self
             .builder
             .add_class(package, class)
             .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
         self.files.push((id.index(), path.to_owned()));
+        if !natives.is_empty() {
+            self.principal.push((id.index(), natives));
+        }
         self.count += 1;
         Ok(())
     }
@@ -102,8 +119,11 @@ impl ClassSetBuilder {
     /// Murano registers its Python classes into `io.murano`:
     /// `io.murano.system.GC` (static `collect()`, `isDestroyed(object)`,
     /// `isDoomed(object)`, `subscribeDestruction(publisher, subscriber,
-    /// handler)`, `unsubscribeDestruction(...)`).
+    /// handler)`, `unsubscribeDestruction(...)`). The package becomes the
+    /// system package: the principal classes added to it afterwards get
+    /// their native methods (see [`ClassSetBuilder::add_class`]).
     pub fn add_system_classes(&mut self, package: PackageId) -> Result<(), EngineError> {
+        self.system_package = Some(package);
         let path = crate::gc::GC_CLASS_NAME;
         for class in ClassSetBuilder::parse_file(crate::gc::GC_CLASS.as_bytes(), path)? {
             self.add_class(package, path, class)?;
@@ -124,9 +144,15 @@ impl ClassSetBuilder {
     pub fn build(self) -> ClassSet {
         let registry = self.builder.build();
         let mut files = HashMap::new();
+        let mut principal = std::collections::HashSet::new();
         for class in registry.classes() {
             if let Some((_, path)) = self.files.iter().find(|(i, _)| *i == class.index()) {
                 files.insert(class, path.clone());
+            }
+            for (_, names) in self.principal.iter().filter(|(i, _)| *i == class.index()) {
+                for n in names {
+                    principal.insert((class, n.clone()));
+                }
             }
         }
         let broken = broken_classes(&registry);
@@ -138,6 +164,7 @@ impl ClassSetBuilder {
             libraries: std::sync::OnceLock::new(),
             libraries12: std::sync::OnceLock::new(),
             formats: self.formats,
+            principal,
         }
     }
 }
@@ -213,6 +240,12 @@ impl ClassSet {
             crate::functions::register_method_dispatch(&mut dispatch, self);
             (base, dispatch)
         })
+    }
+
+    /// Whether method `name` of `class` is a native method of a principal
+    /// class (`crate::principal`).
+    pub(crate) fn is_principal_native(&self, class: ClassId, name: &str) -> bool {
+        self.principal.contains(&(class, name.to_owned()))
     }
 
     /// Whether a package declared format 1.2 or later.

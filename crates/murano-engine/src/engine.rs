@@ -942,11 +942,26 @@ impl Core {
         default_class: Option<ClassId>,
         keep_ids: bool,
     ) -> Result<Value, EngineError> {
+        self.load_object_tree_by(model, owner, default_class, keep_ids, None)
+    }
+
+    /// [`Core::load_object_tree_as`] on behalf of code of class `caller`
+    /// (the class whose method calls `new()`, or that declares the
+    /// property or argument whose contract loads the model): see
+    /// [`Core::initialize_properties`].
+    pub(crate) fn load_object_tree_by(
+        &self,
+        model: &Value,
+        owner: Option<&Arc<Obj>>,
+        default_class: Option<ClassId>,
+        keep_ids: bool,
+        caller: Option<ClassId>,
+    ) -> Result<Value, EngineError> {
         if keep_ids {
-            return self.load_object_tree_in(model, owner, default_class, true);
+            return self.load_object_tree_in(model, owner, default_class, true, caller);
         }
         lock(&self.state).aliases.push(HashMap::new());
-        let r = self.load_object_tree_in(model, owner, default_class, false);
+        let r = self.load_object_tree_in(model, owner, default_class, false, caller);
         lock(&self.state).aliases.pop();
         r
     }
@@ -957,6 +972,7 @@ impl Core {
         owner: Option<&Arc<Obj>>,
         default_class: Option<ClassId>,
         keep_ids: bool,
+        caller: Option<ClassId>,
     ) -> Result<Value, EngineError> {
         // Pass 1: create every object of the tree, so references resolve.
         let mut created = Vec::new();
@@ -976,15 +992,32 @@ impl Core {
                 // objects loaded with it that it owns (its initialiser is
                 // queued after theirs).
                 let (pending, deferred) = self.with_deferred_inits(|| {
-                    let mut pending =
-                        vec![(obj.clone(), self.initialize_properties(&obj, &params)?)];
+                    let mut pending = vec![(
+                        obj.clone(),
+                        self.initialize_properties(&obj, &params, caller)?,
+                    )];
                     for (o, m) in &created {
                         if !o.initialized.load(Ordering::Relaxed) {
-                            pending.push((o.clone(), self.initialize_properties(o, m)?));
+                            pending.push((o.clone(), self.initialize_properties(o, m, None)?));
                         }
                     }
                     Ok(pending)
                 })?;
+                // A load nested in another's property initialisation (a
+                // contract loading an inline object model): Murano's
+                // initialisation store queues its initialisers behind the
+                // outer load's, so every property of the whole model is
+                // set before any `.init` runs.
+                {
+                    let mut st = lock(&self.state);
+                    if st.loading > 0 {
+                        st.deferred_inits.extend(deferred);
+                        st.deferred_inits.extend(post_order(pending));
+                        drop(st);
+                        self.mark_loaded(created.iter().map(|(o, _)| o));
+                        return Ok(Value::Object(obj));
+                    }
+                }
                 // Objects a contract initialised queued their `.init`
                 // (owned objects first) as they were reached: that order,
                 // then the others, owners last (the root at the end).
@@ -1178,8 +1211,19 @@ impl Core {
     /// arguments from the model, then `.init` of each class, parents
     /// first.
     pub(crate) fn initialize(&self, obj: &Arc<Obj>, model: &Value) -> Result<(), EngineError> {
+        self.initialize_by(obj, model, None)
+    }
+
+    /// [`Core::initialize`] on behalf of code of class `caller` (see
+    /// [`Core::initialize_properties`]).
+    pub(crate) fn initialize_by(
+        &self,
+        obj: &Arc<Obj>,
+        model: &Value,
+        caller: Option<ClassId>,
+    ) -> Result<(), EngineError> {
         let (inits, deferred) =
-            self.with_deferred_inits(|| self.initialize_properties(obj, model))?;
+            self.with_deferred_inits(|| self.initialize_properties(obj, model, caller))?;
         // Objects its properties loaded first (their initialisers were
         // queued before its own), owned objects before their owners.
         for (o, i) in post_order(deferred) {
@@ -1215,12 +1259,13 @@ impl Core {
         &self,
         obj: &Arc<Obj>,
         model: &Value,
+        caller: Option<ClassId>,
     ) -> Result<(), EngineError> {
         if lock(&self.state).loading == 0 {
-            return self.initialize(obj, model);
+            return self.initialize_by(obj, model, caller);
         }
         let (inits, deferred) =
-            self.with_deferred_inits(|| self.initialize_properties(obj, model))?;
+            self.with_deferred_inits(|| self.initialize_properties(obj, model, caller))?;
         let mut st = lock(&self.state);
         st.deferred_inits.extend(deferred);
         st.deferred_inits.push((obj.clone(), inits));
@@ -1229,10 +1274,20 @@ impl Core {
 
     /// The property part of [`Core::initialize`]: returns the `.init`
     /// calls to make (class, arguments), in the order Murano makes them.
+    ///
+    /// `caller`: the class of the code the load runs for (`None`: the
+    /// object's own class, as for a deployment model). Murano sets each
+    /// property through the part of the class declaring it, as that
+    /// caller: a caller compatible with the part (an ancestor of the
+    /// declaring class) that does not itself see the property gets the
+    /// model's value as an undeclared property of its own part, unchecked,
+    /// and the object's property stays unset (`new(Child, ...)` from a
+    /// method of `Child`'s parent).
     pub(crate) fn initialize_properties(
         &self,
         obj: &Arc<Obj>,
         model: &Value,
+        caller: Option<ClassId>,
     ) -> Result<Vec<InitCall>, EngineError> {
         if obj.initialized.swap(true, Ordering::Relaxed) {
             return Ok(Vec::new());
@@ -1242,10 +1297,6 @@ impl Core {
             Value::Dict(d) => Some(d.clone()),
             _ => None,
         };
-        let config = lock(&self.state)
-            .class_configs
-            .get(&obj.class_name)
-            .cloned();
         let mro = classes.mro(obj.class);
         let mut used: HashSet<String> = HashSet::new();
         let mut init_args: Vec<(ClassId, Vec<(String, Value)>)> = Vec::new();
@@ -1253,6 +1304,12 @@ impl Core {
             let Some(def) = classes.definition(class) else {
                 continue;
             };
+            // Each part reads its own class's configuration (Murano's
+            // `MuranoObject._config` is per part).
+            let config = lock(&self.state)
+                .class_configs
+                .get(classes.name(class))
+                .cloned();
             let ctx = self.method_context(class, Some(obj));
             let scope = self.scope(&ctx, Some(obj), class);
             // Config properties.
@@ -1324,14 +1381,24 @@ impl Core {
                     } else {
                         given
                     };
+                    if let Some(c) = caller.filter(|&c| {
+                        classes.is_subclass(class, c)
+                            && classes
+                                .registry()
+                                .find_property(c, name)
+                                .is_ok_and(|f| f.is_empty())
+                    }) {
+                        // (Without a value Murano stores its NO_VALUE
+                        // marker, which reads back without an error: null
+                        // here.)
+                        lock(&obj.private)
+                            .insert((c.index(), name.to_owned()), given.unwrap_or_default());
+                        used.insert(name.to_owned());
+                        continue;
+                    }
                     let class_config = config.as_ref().and_then(|c| c.get(&key)).cloned();
                     let given = given.or(class_config);
-                    match self.apply_property_contract(
-                        prop,
-                        &scope,
-                        given.as_ref(),
-                        &obj.class_name,
-                    ) {
+                    match self.apply_declared_contracts(obj, prop, &scope, given.as_ref()) {
                         Ok(v) => {
                             lock(&obj.props).insert(prop.name.clone(), v);
                             used.insert(name.to_owned());
@@ -1387,6 +1454,74 @@ impl Core {
 
     /// A property value through its contract (`given` `None` is "no
     /// value": the default applies).
+    /// The value a property of `obj` takes at initialisation: its
+    /// declaration's contract, or when several classes of the object's
+    /// hierarchy declare the name, Murano's `set_property` chain (the
+    /// declaration the object's class resolves to transforms, the others
+    /// validate what they see at their turn, each with its own default).
+    fn apply_declared_contracts(
+        &self,
+        obj: &Arc<Obj>,
+        prop: &murano_dsl::model::Property,
+        scope: &Scope,
+        given: Option<&Value>,
+    ) -> Result<Value, EngineError> {
+        let specs = self
+            .classes
+            .registry()
+            .find_properties(obj.class, |m| m.name == prop.name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        if specs.len() <= 1 {
+            return self.apply_property_contract(prop, scope, given, &obj.class_name);
+        }
+        let ultimate = self.ultimate_property(obj.class, &prop.name)?;
+        let mut value = given.cloned();
+        for s in &specs {
+            let ctx = self.method_context(s.class, Some(obj));
+            let sc = self.scope(&ctx, Some(obj), s.class);
+            if (s.class, s.index) == ultimate {
+                value = Some(self.apply_property_contract_as(
+                    s.member,
+                    &sc,
+                    value.as_ref(),
+                    &obj.class_name,
+                    false,
+                )?);
+            } else if let Some(node) = &s.member.contract {
+                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+                contract
+                    .validate(&sc, value.as_ref(), s.member.default.as_ref())
+                    .map_err(|e| self.unpark_contract(e))?;
+            }
+        }
+        let value = value.unwrap_or_default();
+        self.finalize_property(obj, ultimate, value)
+    }
+
+    /// The ultimate declaration's `finalize` of a value its unfinalized
+    /// transform made (see `Contract::finalize`).
+    fn finalize_property(
+        &self,
+        obj: &Arc<Obj>,
+        (class, index): (ClassId, usize),
+        value: Value,
+    ) -> Result<Value, EngineError> {
+        let classes = self.classes.clone();
+        let Some(node) = classes
+            .definition(class)
+            .and_then(|d| d.properties.get(index))
+            .and_then(|p| p.contract.as_ref())
+        else {
+            return Ok(value);
+        };
+        let ctx = self.method_context(class, Some(obj));
+        let scope = self.scope(&ctx, Some(obj), class);
+        let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+        contract
+            .finalize(&scope, &value)
+            .map_err(|e| self.unpark_contract(e))
+    }
+
     fn apply_property_contract(
         &self,
         prop: &murano_dsl::model::Property,
@@ -1394,21 +1529,36 @@ impl Core {
         given: Option<&Value>,
         class_name: &str,
     ) -> Result<Value, EngineError> {
+        self.apply_property_contract_as(prop, scope, given, class_name, true)
+    }
+
+    /// [`Core::apply_property_contract`], finalizing or not (see
+    /// `Contract::transform_unfinalized`).
+    fn apply_property_contract_as(
+        &self,
+        prop: &murano_dsl::model::Property,
+        scope: &Scope,
+        given: Option<&Value>,
+        class_name: &str,
+        finalize: bool,
+    ) -> Result<Value, EngineError> {
         match &prop.contract {
             Some(node) => {
                 let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
-                contract
-                    .transform(scope, given, prop.default.as_ref())
-                    .map(|t| t.value)
-                    .map_err(|e| {
-                        let mut e = self.unpark_contract(e);
-                        if e.python_type() == "ContractViolationException"
-                            && !e.message.contains(&prop.name)
-                        {
-                            e.message = format!("[{class_name}.{}] {}", prop.name, e.message);
-                        }
-                        e
-                    })
+                let t = if finalize {
+                    contract.transform(scope, given, prop.default.as_ref())
+                } else {
+                    contract.transform_unfinalized(scope, given, prop.default.as_ref())
+                };
+                t.map(|t| t.value).map_err(|e| {
+                    let mut e = self.unpark_contract(e);
+                    if e.python_type() == "ContractViolationException"
+                        && !e.message.contains(&prop.name)
+                    {
+                        e.message = format!("[{class_name}.{}] {}", prop.name, e.message);
+                    }
+                    e
+                })
             }
             None => match (given, &prop.default) {
                 (Some(v), _) => Ok(v.clone()),
@@ -1444,7 +1594,18 @@ impl Core {
 
     /// `$obj.name` from YAQL: `None` (with the error parked) on failure.
     pub(crate) fn read_property_from_yaql(&self, obj: &Obj, name: &str) -> Option<Value> {
-        match self.read_property(obj, name) {
+        self.read_part_from_yaql(obj, obj.class, name)
+    }
+
+    /// [`Core::read_property_from_yaql`] through the object's part `part`
+    /// (a `cast()` value).
+    pub(crate) fn read_part_from_yaql(
+        &self,
+        obj: &Obj,
+        part: ClassId,
+        name: &str,
+    ) -> Option<Value> {
+        match self.read_property_as(obj, part, name) {
             Ok(v) => Some(v),
             Err(e) => {
                 lock(&self.state).pending = Some(e);
@@ -1457,19 +1618,48 @@ impl Core {
     /// (Murano's `caller_class.is_compatible(obj)`): then the lookup
     /// starts at the caller's class and undeclared names are the caller's
     /// own.
-    fn access(&self, obj: &Obj) -> (Option<ClassId>, bool) {
+    /// `part` is the class of the part the access goes through (the
+    /// object's own class, or the class a `cast()` selected): Murano asks
+    /// whether the caller is compatible with that part.
+    fn access(&self, part: ClassId) -> (Option<ClassId>, bool) {
         let caller = self.caller_class();
-        let derived = caller.is_some_and(|c| self.classes.is_subclass(obj.class, c));
+        let derived = caller.is_some_and(|c| self.classes.is_subclass(part, c));
         (caller, derived)
+    }
+
+    /// The object a value is and the part of it the value selects: the
+    /// class a `cast()` chose, or the object's own class.
+    pub(crate) fn part_of(&self, v: &Value) -> Option<(Arc<Obj>, ClassId)> {
+        if let Some(c) = self.cast_of(v) {
+            return Some(c);
+        }
+        self.obj_of(v).map(|o| {
+            let class = o.class;
+            (o, class)
+        })
     }
 
     /// Reads a property with Murano's access rules
     /// (`MuranoObject.get_property`).
     pub(crate) fn read_property(&self, obj: &Obj, name: &str) -> Result<Value, EngineError> {
-        let (caller, derived) = self.access(obj);
+        self.read_property_as(obj, obj.class, name)
+    }
+
+    /// [`Core::read_property`] through the part `part` of the object (its
+    /// own class or a `cast()` one): the lookup starts at the caller's
+    /// class when the caller is compatible with the part, else at the
+    /// part's class, so a property the part's class does not see cannot
+    /// be read through it.
+    pub(crate) fn read_property_as(
+        &self,
+        obj: &Obj,
+        part: ClassId,
+        name: &str,
+    ) -> Result<Value, EngineError> {
+        let (caller, derived) = self.access(part);
         let start = match caller {
             Some(c) if derived => c,
-            _ => obj.class,
+            _ => part,
         };
         let registry = self.classes.registry();
         let found = registry
@@ -1616,8 +1806,23 @@ impl Core {
         name: &str,
         value: Value,
     ) -> Result<(), EngineError> {
+        self.write_property_as(obj, obj.class, name, value)
+    }
+
+    /// [`Core::write_property`] through the part `part` of the object:
+    /// the lookup starts at the object's class (or the caller's when the
+    /// caller is compatible with the part), and only a compatible caller
+    /// may write, so a write legal as `$.name` is a `NoWriteAccessError`
+    /// through a `cast()` to a parent class.
+    pub(crate) fn write_property_as(
+        &self,
+        obj: &Arc<Obj>,
+        part: ClassId,
+        name: &str,
+        value: Value,
+    ) -> Result<(), EngineError> {
         let classes = self.classes.clone();
-        let (caller, derived) = self.access(obj);
+        let (caller, derived) = self.access(part);
         let start = match caller {
             Some(c) if derived => c,
             _ => obj.class,
@@ -1626,7 +1831,7 @@ impl Core {
             .registry()
             .find_property(start, name)
             .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
-        let Some(p) = found.first() else {
+        if found.is_empty() {
             if derived {
                 lock(&obj.private).insert((start.index(), name.to_owned()), value);
                 return Ok(());
@@ -1638,46 +1843,106 @@ impl Core {
                     classes.name(start)
                 ),
             ));
-        };
-        let usage = p.member.usage;
-        let writable = matches!(
-            usage,
-            PropertyUsage::Out
-                | PropertyUsage::InOut
-                | PropertyUsage::Runtime
-                | PropertyUsage::Static
-                | PropertyUsage::Config
-        );
+        }
+        // Every declaration of the name in the object's hierarchy (its
+        // parts, breadth first) is checked: write access against each,
+        // then the one the object's class resolves to transforms the
+        // value and the others validate it (Murano's `set_property`).
+        let specs = classes
+            .registry()
+            .find_properties(obj.class, |m| m.name == name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
         let allowed = lock(&self.state)
             .stack
             .last()
             .is_some_and(|f| f.allow_writes);
-        if caller.is_some() && !allowed && (!writable || !derived) {
+        let writable = |usage: PropertyUsage| {
+            matches!(
+                usage,
+                PropertyUsage::Out
+                    | PropertyUsage::InOut
+                    | PropertyUsage::Runtime
+                    | PropertyUsage::Static
+                    | PropertyUsage::Config
+            )
+        };
+        if caller.is_some()
+            && !allowed
+            && (!derived || specs.iter().any(|s| !writable(s.member.usage)))
+        {
             return Err(EngineError::dsl(
                 "NoWriteAccessError",
                 format!("Property \"{name}\" is immutable to the caller"),
             ));
         }
-        let value = match &p.member.contract {
-            Some(node) => {
-                let ctx = self.method_context(p.class, Some(obj));
-                let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
-                let scope = self.scope(&ctx, Some(obj), p.class);
+        let ultimate = self.ultimate_property(obj.class, name)?;
+        let single = specs.len() == 1;
+        let mut value = value;
+        for s in &specs {
+            let ctx = self.method_context(s.class, Some(obj));
+            let scope = self.scope(&ctx, Some(obj), s.class);
+            let Some(node) = &s.member.contract else {
+                continue;
+            };
+            let contract = Contract::from_node(node).map_err(|e| self.unpark_contract(e))?;
+            if (s.class, s.index) == ultimate {
+                let t = if single {
+                    contract.transform(&scope, Some(&value), None)
+                } else {
+                    contract.transform_unfinalized(&scope, Some(&value), None)
+                };
+                value = t.map_err(|e| self.unpark_contract(e))?.value;
+            } else {
                 contract
-                    .transform(&scope, Some(&value), None)
-                    .map_err(|e| self.unpark_contract(e))?
-                    .value
+                    .validate(&scope, Some(&value), None)
+                    .map_err(|e| self.unpark_contract(e))?;
             }
-            None => value,
-        };
-        if usage == PropertyUsage::Static {
+        }
+        if !single {
+            value = self.finalize_property(obj, ultimate, value)?;
+        }
+        let (class, index) = ultimate;
+        let usage = classes
+            .definition(class)
+            .and_then(|d| d.properties.get(index))
+            .map(|p| p.usage);
+        if usage == Some(PropertyUsage::Static) {
             lock(&self.state)
                 .statics
-                .insert((p.class.index(), name.to_owned()), value);
+                .insert((class.index(), name.to_owned()), value);
         } else {
             lock(&obj.props).insert(name.to_owned(), value);
         }
         Ok(())
+    }
+
+    /// The declaration of property `name` the class resolves to (Murano's
+    /// `find_single_property`): its class and index, or
+    /// `AmbiguousPropertyNameError` when unrelated parents declare it.
+    pub(crate) fn ultimate_property(
+        &self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<(ClassId, usize), EngineError> {
+        let found = self
+            .classes
+            .registry()
+            .find_property(class, name)
+            .map_err(|e| EngineError::dsl("DslInvalidOperationError", e.to_string()))?;
+        match found.as_slice() {
+            [p] => Ok((p.class, p.index)),
+            [] => Err(EngineError::dsl(
+                "NoPropertyFound",
+                format!(
+                    "Property \"{name}\" is not found in class \"{}\"",
+                    self.classes.name(class)
+                ),
+            )),
+            _ => Err(EngineError::dsl(
+                "AmbiguousPropertyNameError",
+                format!("Found more than one property \"{name}\""),
+            )),
+        }
     }
 
     // ----- methods -------------------------------------------------------
@@ -1846,7 +2111,27 @@ impl Core {
         // file is its name), not a host's class of the same name.
         let builtin = classes.name(class) == crate::gc::GC_CLASS_NAME
             && classes.file(class) == Some(crate::gc::GC_CLASS_NAME);
+        let principal = classes.is_principal_native(class, &method.name);
         let result = match native {
+            _ if principal => {
+                let args: Vec<(String, Value)> = method
+                    .arguments
+                    .iter()
+                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+                    .collect();
+                let caller = {
+                    let st = lock(&self.state);
+                    st.stack.len().checked_sub(2).map(|i| st.stack[i].class)
+                };
+                crate::principal::call(
+                    self,
+                    classes.name(class),
+                    &method.name,
+                    this.map(|o| o.id.as_str()),
+                    caller,
+                    &args,
+                )
+            }
             _ if builtin => {
                 let args: Vec<(String, Value)> = method
                     .arguments
@@ -2008,12 +2293,14 @@ struct StoreHost {
 }
 
 impl ObjectHost for StoreHost {
+    /// (A `cast()` value is its part: the part's class, as Murano's
+    /// contracts see the part's type.)
     fn object_info(&self, value: &Value) -> Option<ObjectInfo> {
         let core = self.core.upgrade()?;
-        let o = core.obj_of(value)?;
+        let (o, part) = core.part_of(value)?;
         Some(ObjectInfo {
             id: o.id.clone(),
-            class: o.class_name.clone(),
+            class: core.classes.name(part).to_owned(),
         })
     }
 
@@ -2095,7 +2382,7 @@ impl ObjectHost for StoreHost {
                     .collect();
                 (st.objects.len(), pending)
             };
-            let r = core.load_object_tree_as(model, owner.as_ref(), default, false);
+            let r = core.load_object_tree_by(model, owner.as_ref(), default, false, self.class);
             for o in pending {
                 o.initialized.store(false, Ordering::Relaxed);
             }
@@ -2114,14 +2401,14 @@ impl ObjectHost for StoreHost {
                         _ => Dict::default(),
                     };
                     props.shift_remove(&Value::str("?"));
-                    core.defer_or_run_inits(&o, &Value::Dict(Arc::new(props)))
+                    core.defer_or_run_inits(&o, &Value::Dict(Arc::new(props)), self.class)
                         .map_err(fail)?;
                     return Ok(Value::Object(o));
                 }
             }
         }
         let keep_ids = false;
-        core.load_object_tree_as(model, owner.as_ref(), default, keep_ids)
+        core.load_object_tree_by(model, owner.as_ref(), default, keep_ids, self.class)
             .map_err(fail)
     }
 

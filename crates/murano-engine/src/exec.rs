@@ -640,21 +640,21 @@ impl Executor<'_> {
             self.core.write_static_property(t.class, prop, nv)?;
             return Ok(current);
         }
-        if let Some(obj) = self.core.obj_of(&current) {
+        if let Some((obj, part)) = self.core.part_of(&current) {
             let TargetStep::Attribute(prop) = step else {
                 return Err(EngineError::not_supported("indexing an object"));
             };
             let old = if rest.is_empty() {
                 Value::Null
             } else {
-                match self.core.read_property(&obj, prop) {
+                match self.core.read_property_as(&obj, part, prop) {
                     Ok(v) => v,
                     Err(e) if e.python_type() == "UninitializedPropertyAccessError" => Value::Null,
                     Err(e) => return Err(e),
                 }
             };
             let nv = self.set_path(old, rest, value, ctx)?;
-            self.core.write_property(&obj, prop, nv)?;
+            self.core.write_property_as(&obj, part, prop, nv)?;
             return Ok(current);
         }
         let key = match step {

@@ -172,8 +172,9 @@ pub(crate) fn register(lib: &mut Library) {
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            if let Some(o) = core.obj_of(v) {
-                return Ok(Value::str(&o.class_name));
+            // (a `cast()` value: the class of that part)
+            if let Some((_, part)) = core.part_of(v) {
+                return Ok(Value::str(core.classes.name(part)));
             }
             class_of_type_arg(&core, v).map(|c| core.type_value(c, true))
         })
@@ -220,8 +221,8 @@ pub(crate) fn register(lib: &mut Library) {
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            if let Some(o) = core.obj_of(v) {
-                return Ok(core.type_value(o.class, false));
+            if let Some((_, part)) = core.part_of(v) {
+                return Ok(core.type_value(part, false));
             }
             class_of_type_arg(&core, v).map(|c| core.type_value(c, false))
         })
@@ -294,29 +295,27 @@ pub(crate) fn register(lib: &mut Library) {
         .extension(),
     );
 
-    // cast(object, type): the object seen as one of its classes.
+    // cast(object, type): the object seen as one of its classes, looked
+    // up from the part the value is (a part cannot be cast down again).
     lib.register(
         FunctionDef::native("cast", "object, type, versionSpec=", move |call| {
             let core = crate::engine::core_of(call)?;
-            let obj = core
-                .obj_of(call.value(0)?)
+            let (obj, part) = core
+                .part_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
             let target = call.value(1)?.clone();
             let class = class_of_type_arg(&core, &target)?;
             let name = core.classes.name(class).to_owned();
             let found = core
                 .classes
-                .mro(obj.class)
+                .mro(part)
                 .into_iter()
                 .find(|c| core.classes.name(*c) == name);
             match found {
                 Some(c) => Ok(core.cast_value(&obj, c)),
-                None => Err(core.park(EngineError::new(
-                    crate::error::ErrorKind::Host {
-                        type_name: "TypeError".into(),
-                        module: "builtins".into(),
-                    },
-                    format!("Cannot cast {} to {name}", obj.class_name),
+                None => Err(core.park(EngineError::dsl(
+                    "NoClassFound",
+                    format!("Class \"{name}\" is not found in "),
                 ))),
             }
         })
@@ -351,41 +350,6 @@ pub(crate) fn register(lib: &mut Library) {
         );
     }
 
-    // `io.murano.Object`'s native part: $obj.setAttr(name, value, owner)
-    // and $obj.getAttr(name, default, owner), keyed by the calling
-    // method's class unless `owner` names one.
-    lib.register(
-        FunctionDef::native("setAttr", "object, name, value, owner=", move |call| {
-            let core = crate::engine::core_of(call)?;
-            let obj = core
-                .obj_of(call.value(0)?)
-                .ok_or_else(YaqlError::mismatch)?;
-            let name = call.string(1)?.to_owned();
-            let value = call.value(2)?.clone();
-            let owner = attr_owner(&core, call.opt(3)?)?;
-            let value = match core.obj_of(&value) {
-                Some(o) => Value::str(&o.id),
-                None => value,
-            };
-            core.set_attribute(&obj.id, &owner, &name, value);
-            Ok(Value::Null)
-        })
-        .method(),
-    );
-    lib.register(
-        FunctionDef::native("getAttr", "object, name, default=, owner=", move |call| {
-            let core = crate::engine::core_of(call)?;
-            let obj = core
-                .obj_of(call.value(0)?)
-                .ok_or_else(YaqlError::mismatch)?;
-            let name = call.string(1)?.to_owned();
-            let default = call.opt(2)?.cloned().unwrap_or_default();
-            let owner = attr_owner(&core, call.opt(3)?)?;
-            Ok(core.attribute(&obj.id, &owner, &name).unwrap_or(default))
-        })
-        .method(),
-    );
-
     // `obj is :Type`: whether the object is an instance of the class.
     lib.register(FunctionDef::native(
         "#operator_is",
@@ -398,8 +362,8 @@ pub(crate) fn register(lib: &mut Library) {
             if v.is_null() {
                 return Ok(Value::Bool(false));
             }
-            match core.obj_of(&v) {
-                Some(o) => Ok(Value::Bool(core.classes.is_subclass(o.class, class))),
+            match core.part_of(&v) {
+                Some((_, part)) => Ok(Value::Bool(core.classes.is_subclass(part, class))),
                 None => Err(YaqlError::mismatch()),
             }
         },
@@ -430,7 +394,18 @@ pub(crate) fn register(lib: &mut Library) {
                     ))
                 }
             };
-            Ok(crate::serialize::dump(&core, &obj, mode))
+            // Unless `ignoreUpcasts` is false, a cast object dumps whole.
+            // (a Python `bool` parameter: anything else matches no overload).
+            let ignore_upcasts = match call.opt(2)? {
+                None => true,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(YaqlError::mismatch()),
+            };
+            let part = match core.cast_of(call.value(0)?) {
+                Some((_, class)) if !ignore_upcasts => class,
+                _ => obj.class,
+            };
+            Ok(crate::serialize::dump_part(&core, &obj, part, mode))
         },
     ));
 
@@ -633,7 +608,7 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
         // new(model, owner)
         let owner_value = args.get(1).cloned().or_else(|| kw("owner"));
         let owner = owner_value.as_ref().and_then(|o| core.obj_of(o));
-        return core.load_object_tree(&target, owner.as_ref(), false);
+        return core.load_object_tree_by(&target, owner.as_ref(), None, false, from);
     }
     let class = if let Some(t) = core.type_of_value(&target) {
         t.class
@@ -674,7 +649,7 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
     crate::object::lock(&core.state)
         .aliases
         .push(Default::default());
-    let r = core.initialize(&obj, &Value::Dict(Arc::new(props)));
+    let r = core.initialize_by(&obj, &Value::Dict(Arc::new(props)), from);
     crate::object::lock(&core.state).aliases.pop();
     r?;
     core.mark_loaded(std::iter::once(&obj));
@@ -783,24 +758,6 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
         kwargs,
     )
     .map_err(|e| core.park(e))
-}
-
-/// The class an attribute belongs to: `owner` when given, else the class
-/// of the running method.
-fn attr_owner(core: &Arc<Core>, owner: Option<&Value>) -> Result<String, YaqlError> {
-    if let Some(v) = owner.filter(|v| !v.is_null()) {
-        if let Some(t) = core.type_of_value(v) {
-            return Ok(core.classes.name(t.class).to_owned());
-        }
-        if let Value::Str(s) = v {
-            let from = core.current_frame().map(|f| f.class);
-            let c = core.classes.resolve(from, s).map_err(|e| core.park(e))?;
-            return Ok(core.classes.name(c).to_owned());
-        }
-        return Err(YaqlError::mismatch());
-    }
-    let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
-    Ok(core.classes.name(frame.class).to_owned())
 }
 
 /// The methods of `io.murano.system.Logger`'s native part.

@@ -148,9 +148,12 @@ mod gc;
 pub mod host;
 mod locks;
 mod mock;
+#[cfg(test)]
+mod model_tests;
 mod object;
 mod parallel;
 mod patch;
+mod principal;
 mod pyset;
 mod reflection;
 mod sched;

@@ -140,8 +140,11 @@ pub struct ObjectView {
     pub name: Option<Value>,
 }
 
-/// An object seen as one of its classes (`cast()`, `super()`): calls on
-/// it resolve methods from that class; everything else is the object's.
+/// An object seen as one of its classes (`cast()`, `super()`): Murano's
+/// part of the object for that class. Calls on it resolve methods from
+/// that class; property reads and writes through it see what that class
+/// sees (see `Core::read_property_as`); `type()`, `typeinfo()` and `is`
+/// answer that class. The property store is the object's.
 pub(crate) struct CastObj {
     pub(crate) obj: Arc<Obj>,
     pub(crate) class: ClassId,
@@ -159,6 +162,7 @@ impl HostObject for CastObj {
     }
 
     fn property(&self, name: &str) -> Option<Value> {
-        self.obj.property(name)
+        let core = self.obj.core.upgrade()?;
+        core.read_part_from_yaql(&self.obj, self.class, name)
     }
 }

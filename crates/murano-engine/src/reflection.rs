@@ -48,6 +48,14 @@ impl HostObject for ReflObj {
         let core = self.core.upgrade()?;
         refl_property(&core, &self.what, name)
     }
+
+    /// `str()` of a version is its text (semantic_version's `__str__`).
+    fn py_str(&self) -> Option<String> {
+        match &self.what {
+            Refl::Version(text, _) => Some(text.clone()),
+            _ => None,
+        }
+    }
 }
 
 /// Makes a reflection value.

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use murano_dsl::model::{MethodScope, MethodUsage, PropertyUsage};
+use murano_dsl::registry::ClassId;
 use murano_yaql::eval::{Dict, Value};
 
 use crate::engine::Core;
@@ -107,6 +108,12 @@ pub(crate) enum DumpMode {
 /// `dump(obj, type)`: the object and what it owns, in that form; objects
 /// owned elsewhere are written as their ids.
 pub(crate) fn dump(core: &Core, root: &Arc<Obj>, mode: DumpMode) -> Value {
+    dump_part(core, root, root.class, mode)
+}
+
+/// [`dump`] of one part of an object (`dump($obj.cast(T), mode, false)`):
+/// the part's class and the properties it sees.
+pub(crate) fn dump_part(core: &Core, root: &Arc<Obj>, part: ClassId, mode: DumpMode) -> Value {
     let mut owned = HashSet::new();
     owned_closure(core, root, &mut owned, 0);
     let mut done = Walk {
@@ -116,7 +123,7 @@ pub(crate) fn dump(core: &Core, root: &Arc<Obj>, mode: DumpMode) -> Value {
         mode,
         allow_refs: true,
     };
-    object_dict(core, root, false, &mut done, 0)
+    object_part_dict(core, root, part, false, &mut done, 0)
 }
 
 /// Objects written under their owner, starting from `obj`.
@@ -175,18 +182,29 @@ fn serialized_as_reference(core: &Core, class: murano_dsl::registry::ClassId, na
 }
 
 fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, depth: usize) -> Value {
+    object_part_dict(core, obj, obj.class, actions, done, depth)
+}
+
+/// [`object_dict`] of one part of the object (Murano's `to_dictionary` on
+/// the part `cast()` selects): its class names the type, and only the
+/// properties that class and its ancestors declare are written.
+fn object_part_dict(
+    core: &Core,
+    obj: &Arc<Obj>,
+    part: ClassId,
+    actions: bool,
+    done: &mut Walk,
+    depth: usize,
+) -> Value {
     done.emitted.insert(obj.id.clone());
     let classes = &core.classes;
     let mut header = Dict::default();
     match done.mode {
         DumpMode::Serializable => {
-            header.insert(
-                Value::str("type"),
-                Value::str(&classes.type_string(obj.class)),
-            );
+            header.insert(Value::str("type"), Value::str(&classes.type_string(part)));
         }
         DumpMode::Mixed => {
-            header.insert(Value::str("type"), core.type_value(obj.class, false));
+            header.insert(Value::str("type"), core.type_value(part, false));
         }
         DumpMode::Inline => {}
     }
@@ -204,7 +222,7 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
     if actions {
         let mut acts = Dict::default();
         let mut seen = HashSet::new();
-        if let Ok(methods) = classes.registry().find_methods(obj.class, |m| {
+        if let Ok(methods) = classes.registry().find_methods(part, |m| {
             m.scope == MethodScope::Public || m.usage == MethodUsage::Action
         }) {
             for m in methods {
@@ -236,7 +254,7 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
     let props = lock(&obj.props).clone();
     let declared = classes
         .registry()
-        .find_properties(obj.class, |_| true)
+        .find_properties(part, |_| true)
         .unwrap_or_default();
     let mut seen = HashSet::new();
     for p in declared {
@@ -255,7 +273,7 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
             // value is written as its id where references are allowed.
             let reference = done.allow_refs
                 && core.obj_of(v).is_some()
-                && serialized_as_reference(core, obj.class, name);
+                && serialized_as_reference(core, part, name);
             let sv = match core.obj_of(v) {
                 Some(o) if reference => Value::str(&o.id),
                 _ => value(core, v, Some(obj), actions, done, depth + 1),
@@ -266,10 +284,7 @@ fn object_dict(core: &Core, obj: &Arc<Obj>, actions: bool, done: &mut Walk, dept
     if done.mode == DumpMode::Inline {
         out.shift_remove(&Value::str("?"));
         let mut inline = Dict::default();
-        inline.insert(
-            core.type_value(obj.class, false),
-            Value::Dict(Arc::new(out)),
-        );
+        inline.insert(core.type_value(part, false), Value::Dict(Arc::new(out)));
         inline.insert(Value::str("id"), Value::str(&obj.id));
         inline.insert(Value::str("name"), obj.name.clone());
         inline.insert(Value::str("metadata"), obj.metadata.clone());
@@ -289,11 +304,13 @@ fn value(
     if depth > MAX_DEPTH {
         return Value::Null;
     }
-    if let Some(o) = core.obj_of(v) {
+    // (A part held in a property, `cast()` stored, is written as that
+    // part: Murano's `to_dictionary` on it.)
+    if let Some((o, part)) = core.part_of(v) {
         let owned = parent.is_some_and(|p| o.owner_id().as_deref() == Some(p.id.as_str()));
         let moved = !done.owned.contains(&o.id) && (!done.allow_refs || o.owner_id().is_none());
         if (owned || moved) && !done.emitted.contains(&o.id) {
-            return object_dict(core, &o, actions, done, depth + 1);
+            return object_part_dict(core, &o, part, actions, done, depth + 1);
         }
         return Value::str(&o.id);
     }

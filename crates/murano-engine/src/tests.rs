@@ -141,6 +141,7 @@ fn engine_with(limits: Limits, natives: Vec<crate::NativeMethod>) -> (Engine, Va
     let mut b = ClassSetBuilder::new();
     let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
     let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+    b.add_system_classes(core).unwrap();
     let core_classes = "Name: io.murano.Object\n---\nName: io.murano.system.Logger\n---\nName: io.murano.Exception\n\
         Properties: {name: {Contract: $, Usage: Runtime}, message: {Contract: $, Usage: Runtime}, cause: {Contract: $, Usage: Runtime}}\n";
     for def in ClassSetBuilder::parse_file(core_classes.as_bytes(), "Object.yaml").unwrap() {

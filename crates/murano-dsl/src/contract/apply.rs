@@ -256,6 +256,9 @@ enum Mode {
     Transform,
     Validate,
     CheckType,
+    /// Murano's finalize context: every contract method returns its value
+    /// but `template()`, which turns its object into the object's model.
+    Finalize,
 }
 
 impl Contract {
@@ -331,9 +334,43 @@ impl Contract {
         data: Option<&Value>,
         default: Option<&Node>,
     ) -> Result<Transformed, ContractError> {
-        let value = self.execute(Mode::Transform, scope, data, default)?;
+        let value = self.execute(Mode::Transform, scope, data, default, true)?;
         let plain_dict = matches!(&self.spec, ContractSpec::Dict(d) if d.entries.is_empty());
         Ok(Transformed { value, plain_dict })
+    }
+
+    /// Murano's `Contract.transform(..., finalize=False)`: as
+    /// [`Contract::transform`], but a `template()` keeps the object it
+    /// loaded (no model yet); [`Contract::finalize`] finishes. Murano
+    /// transforms so when several classes of an object's hierarchy declare
+    /// a property, so that the others validate the object.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use murano_dsl::contract::{Contract, MemoryHost, Runtime, Scope};
+    /// use murano_yaql::eval::Value;
+    ///
+    /// let scope = Scope::new(Arc::new(Runtime::new(1, 0)), Arc::new(MemoryHost::new()));
+    /// let contract = Contract::parse_yaml("$.int()")?;
+    /// let t = contract.transform_unfinalized(&scope, Some(&Value::str("7")), None)?;
+    /// assert_eq!(contract.finalize(&scope, &t.value)?, Value::Int(7));
+    /// # Ok::<(), murano_dsl::contract::ContractError>(())
+    /// ```
+    pub fn transform_unfinalized(
+        &self,
+        scope: &Scope,
+        data: Option<&Value>,
+        default: Option<&Node>,
+    ) -> Result<Transformed, ContractError> {
+        let value = self.execute(Mode::Transform, scope, data, default, false)?;
+        let plain_dict = matches!(&self.spec, ContractSpec::Dict(d) if d.entries.is_empty());
+        Ok(Transformed { value, plain_dict })
+    }
+
+    /// Murano's `Contract.finalize`: what [`Contract::transform_unfinalized`]
+    /// left to do (a `template()`'s object becomes its model).
+    pub fn finalize(&self, scope: &Scope, data: &Value) -> Result<Value, ContractError> {
+        self.execute(Mode::Finalize, scope, Some(data), None, true)
     }
 
     /// Murano's `Contract.validate`: strict checks, no coercion (`string()`
@@ -357,7 +394,7 @@ impl Contract {
         data: Option<&Value>,
         default: Option<&Node>,
     ) -> Result<(), ContractError> {
-        self.execute(Mode::Validate, scope, data, default)
+        self.execute(Mode::Validate, scope, data, default, true)
             .map(|_| ())
     }
 
@@ -385,7 +422,7 @@ impl Contract {
         data: Option<&Value>,
         default: Option<&Node>,
     ) -> Result<bool, ContractError> {
-        match self.execute(Mode::CheckType, scope, data, default) {
+        match self.execute(Mode::CheckType, scope, data, default, true) {
             Ok(_) => Ok(true),
             Err(e) if e.is_violation() => Ok(false),
             Err(e) => Err(e),
@@ -398,6 +435,7 @@ impl Contract {
         scope: &Scope,
         data: Option<&Value>,
         default: Option<&Node>,
+        finalize: bool,
     ) -> Result<Value, ContractError> {
         let data = match data {
             Some(v) => v.clone(),
@@ -406,8 +444,17 @@ impl Contract {
                 None => Value::Null,
             },
         };
+        // The passkey of a template's excluded property passes unchecked
+        // (`check_type` says no).
+        if super::passkey::is_passkey(&data) {
+            return match mode {
+                Mode::CheckType => Err(ContractError::violation(String::new())),
+                _ => Ok(data),
+            };
+        }
         let state = Arc::new(State {
             mode,
+            finalize,
             root: scope.context.clone(),
             host: scope.host.clone(),
             this: scope.this.clone(),
@@ -502,6 +549,9 @@ fn freeze(v: Value) -> Result<Value, ContractError> {
 /// What the contract functions of one application share.
 struct State {
     mode: Mode,
+    /// In `Transform` mode: whether `template()` finalizes (returns the
+    /// model) or keeps its object for [`Contract::finalize`].
+    finalize: bool,
     root: Context,
     host: Arc<dyn ObjectHost>,
     this: Option<Value>,
@@ -533,6 +583,9 @@ struct Mapper<'a> {
 
 impl Mapper<'_> {
     fn map(&self, data: Value, spec: &ContractSpec, path: &str) -> Result<Value, ContractError> {
+        if super::passkey::is_passkey(&data) {
+            return Ok(data);
+        }
         match spec {
             ContractSpec::Expression(e) => self.map_expression(data, e, path),
             ContractSpec::Dict(d) => self.map_dict(data, d, path),
@@ -693,6 +746,34 @@ impl Mapper<'_> {
 /// receiver, as Murano's contract factories are).
 fn register_functions(context: &mut Context, state: &Arc<State>) {
     register_namespace_operator(context);
+    if state.mode == Mode::Finalize {
+        // Every contract method's `finalize()` returns its value, but
+        // `template()`'s.
+        for (name, params) in [
+            ("string", "value"),
+            ("int", "value"),
+            ("bool", "value"),
+            ("notNull", "value"),
+            ("check", "value, ~predicate, msg="),
+            ("class", "value, ~name, ~defaultName=, versionSpec="),
+            ("owned", "value"),
+            ("notOwned", "value"),
+        ] {
+            context.register(
+                FunctionDef::native(name, params, |call| Ok(call.value(0)?.clone())).method(),
+            );
+        }
+        let s = state.clone();
+        context.register(
+            FunctionDef::native(
+                "template",
+                "value, ~type, ~defaultType=, versionSpec=, excludeProperties=",
+                move |call| template(&s, call),
+            )
+            .method(),
+        );
+        return;
+    }
     let s = state.clone();
     context.register(
         FunctionDef::native("string", "value", move |call| string(&s, call.value(0)?)).method(),
@@ -934,12 +1015,13 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
         Mode::Validate | Mode::CheckType => {
             return class_validate(s, value, &class, version.as_deref())
         }
+        Mode::Finalize => return Ok(template_model(s, value, &excluded)),
         Mode::Transform => {}
     }
     let object = match &value {
         Value::Null => return Ok(Value::Null),
         Value::Dict(d) => {
-            let model = without_properties(d, &excluded);
+            let model = with_passkeys(d, &excluded);
             s.lift(s.host.load_object(
                 &Value::Dict(Arc::new(model)),
                 s.owner.as_ref(),
@@ -956,26 +1038,41 @@ fn template(s: &State, call: &mut Call<'_>) -> Result<Value, YaqlError> {
         }
     };
     let object = class_validate(s, object, &class, version.as_deref())?;
-    // finalize(): the object's model, without the excluded properties.
+    if !s.finalize {
+        return Ok(object);
+    }
+    Ok(template_model(s, object, &excluded))
+}
+
+/// `template()`'s finalize: the object's model, without the excluded
+/// properties (anything but an object stays as it is).
+fn template_model(s: &State, object: Value, excluded: &[String]) -> Value {
+    if s.host.object_info(&object).is_none() {
+        return object;
+    }
     let model = s.host.serialize(&object).unwrap_or_default();
-    Ok(match model {
+    match model {
         Value::Dict(d) => {
             let mut d = (*d).clone();
-            for p in &excluded {
+            for p in excluded {
                 remove_path(&mut d, p);
             }
             Value::Dict(Arc::new(d))
         }
         Value::Null => Value::Dict(Arc::default()),
         other => other,
-    })
+    }
 }
 
-/// An object definition without the `excluded` properties (dotted paths
-/// into nested mappings), in any of its forms: `{":Class": {props}, ...}`
-/// (the properties under the type key, a type name or reference, as in Murano's
-/// `parse_object_definition`), or the properties beside a `?` header.
-fn without_properties(model: &Dict, excluded: &[String]) -> Dict {
+/// An object definition whose `excluded` properties (dotted paths into
+/// nested mappings) hold the contract passkey, as Murano's
+/// `patch_dict(props, path, passkey)`: a top-level name is set whether
+/// given or not, a nested one only where its parent mappings exist. In
+/// any of the definition's forms: `{":Class": {props}, ...}` (the
+/// properties under the type key, a type name or reference, as in
+/// Murano's `parse_object_definition`), or the properties beside a `?`
+/// header.
+fn with_passkeys(model: &Dict, excluded: &[String]) -> Dict {
     let mut model = model.clone();
     if excluded.is_empty() {
         return model;
@@ -991,24 +1088,40 @@ fn without_properties(model: &Dict, excluded: &[String]) -> Dict {
         .cloned();
     match type_key {
         Some(key) => {
-            if let Some(Value::Dict(props)) = model.get(&key) {
-                let mut props = (**props).clone();
-                for p in excluded {
-                    remove_path(&mut props, p);
-                }
-                model.insert(key, Value::Dict(Arc::new(props)));
+            let mut props = match model.get(&key) {
+                Some(Value::Dict(props)) => (**props).clone(),
+                _ => Dict::default(),
+            };
+            for p in excluded {
+                set_path(&mut props, p, super::passkey::passkey());
             }
+            model.insert(key, Value::Dict(Arc::new(props)));
         }
         None => {
             for p in excluded {
-                remove_path(&mut model, p);
+                set_path(&mut model, p, super::passkey::passkey());
             }
         }
     }
     model
 }
 
-/// Removes `a.b.c` from nested mappings (Murano's `patch_dict`).
+/// Sets `path` (dotted) in nested mappings that exist.
+fn set_path(d: &mut Dict, path: &str, value: Value) {
+    match path.split_once('.') {
+        None => {
+            d.insert(Value::str(path), value);
+        }
+        Some((head, rest)) => {
+            if let Some(Value::Dict(inner)) = d.get(&Value::str(head)) {
+                let mut inner = (**inner).clone();
+                set_path(&mut inner, rest, value);
+                d.insert(Value::str(head), Value::Dict(Arc::new(inner)));
+            }
+        }
+    }
+}
+
 fn remove_path(d: &mut Dict, path: &str) {
     match path.split_once('.') {
         None => {
@@ -1062,21 +1175,58 @@ mod exclusion_tests {
             ("y", Value::Int(2)),
         ])));
         let props = dict(&[("a", Value::Int(1)), ("b", inner)]);
-        let excluded = vec!["a".to_owned(), "b.y".to_owned(), "missing.z".to_owned()];
-        // Properties beside a header.
+        let excluded = vec![
+            "a".to_owned(),
+            "b.y".to_owned(),
+            "missing.z".to_owned(),
+            "c".to_owned(),
+        ];
+        let shown = |d: Dict| {
+            // The passkey shows as `<<Contract Passkey> object>`.
+            format!("{:?}", Value::Dict(Arc::new(d))).replace("<<Contract Passkey> object>", "KEY")
+        };
+        // Properties beside a header: the excluded ones hold the passkey
+        // (a top-level one even when absent, a nested one only where its
+        // parent mapping is given).
         let mut full = props.clone();
         full.insert(Value::str("?"), Value::Dict(Arc::default()));
-        let out = without_properties(&full, &excluded);
+        let out = with_passkeys(&full, &excluded);
         assert_eq!(
-            format!("{:?}", Value::Dict(Arc::new(out))),
-            "{'b': {'x': 1}, '?': {}}"
+            shown(out),
+            "{'a': KEY, 'b': {'x': 1, 'y': KEY}, '?': {}, 'c': KEY}"
         );
         // Properties under a type key.
         let short = dict(&[(":Class", Value::Dict(Arc::new(props)))]);
-        let out = without_properties(&short, &excluded);
+        let out = with_passkeys(&short, &excluded);
         assert_eq!(
-            format!("{:?}", Value::Dict(Arc::new(out))),
-            "{':Class': {'b': {'x': 1}}}"
+            shown(out),
+            "{':Class': {'a': KEY, 'b': {'x': 1, 'y': KEY}, 'c': KEY}}"
+        );
+    }
+
+    #[test]
+    fn the_passkey_passes_every_contract_but_check_type() {
+        use crate::contract::{passkey, MemoryHost, Runtime, Scope};
+        let scope = Scope::new(Arc::new(Runtime::new(1, 0)), Arc::new(MemoryHost::new()));
+        let key = passkey();
+        for text in ["$.int().notNull()", "[$.string()]", "{a: $.int()}", "1"] {
+            let c = Contract::parse_yaml(text).unwrap();
+            let out = c.transform(&scope, Some(&key), None).unwrap().value;
+            assert!(crate::contract::is_passkey(&out), "{text}");
+            assert!(c.validate(&scope, Some(&key), None).is_ok(), "{text}");
+            assert!(!c.check_type(&scope, Some(&key), None).unwrap(), "{text}");
+        }
+        // Inside a structure too.
+        let c = Contract::parse_yaml("{a: $.int().notNull(), b: $.int()}").unwrap();
+        let mut d = Dict::default();
+        d.insert(Value::str("a"), key);
+        d.insert(Value::str("b"), Value::str("7"));
+        let out = c
+            .transform(&scope, Some(&Value::Dict(Arc::new(d))), None)
+            .unwrap();
+        assert_eq!(
+            format!("{:?}", out.value).replace("<<Contract Passkey> object>", "KEY"),
+            "{'a': KEY, 'b': 7}"
         );
     }
 }

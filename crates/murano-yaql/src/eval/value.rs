@@ -130,6 +130,11 @@ pub trait HostObject: fmt::Debug + Send + Sync {
         let _ = key;
         None
     }
+    /// Python's `str()` of the object when its class defines `__str__`
+    /// (a version's text); `None` (the default) prints `<type object>`.
+    fn py_str(&self) -> Option<String> {
+        None
+    }
     /// The object as `Any`, so a host can find its own objects' concrete
     /// type again (`None` by default).
     fn as_any(&self) -> Option<&dyn std::any::Any> {
@@ -349,7 +354,14 @@ impl Value {
     /// structure can print exponentially long: the text stops at
     /// [`DEFAULT_MAX_STRING_LEN`](crate::eval::DEFAULT_MAX_STRING_LEN)
     /// bytes and ends with `...` there. [`Value::repr_within`] gives an
-    /// error instead.
+    /// error instead. Strings are quoted as Python quotes them:
+    ///
+    /// ```
+    /// use murano_yaql::eval::Value;
+    /// assert_eq!(Value::str("abc").repr(), "'abc'");
+    /// assert_eq!(Value::str("it's").repr(), "\"it's\"");
+    /// assert_eq!(Value::str("a'b\"c").repr(), "'a\\'b\"c'");
+    /// ```
     pub fn repr(&self) -> String {
         let mut out = Printer::new(crate::eval::DEFAULT_MAX_STRING_LEN);
         match self.write_repr(&mut out) {
@@ -406,10 +418,19 @@ impl Value {
     fn write_repr_inner(&self, out: &mut Printer) -> Result<(), Error> {
         match self {
             Value::Str(s) => {
-                out.push('\'')?;
+                // Python quotes with `"` when the text has a `'` and no `"`.
+                let quote = if s.contains('\'') && !s.contains('"') {
+                    '"'
+                } else {
+                    '\''
+                };
+                out.push(quote)?;
                 for c in s.chars() {
                     match c {
-                        '\'' => out.push_str("\\'")?,
+                        c if c == quote => {
+                            out.push('\\')?;
+                            out.push(c)?;
+                        }
                         '\\' => out.push_str("\\\\")?,
                         '\n' => out.push_str("\\n")?,
                         '\t' => out.push_str("\\t")?,
@@ -417,7 +438,7 @@ impl Value {
                         c => out.push(c)?,
                     }
                 }
-                out.push('\'')?;
+                out.push(quote)?;
             }
             Value::Null => out.push_str("None")?,
             Value::Bool(true) => out.push_str("True")?,
@@ -606,7 +627,9 @@ impl Value {
             Value::Context(_) => "<yaql.language.contexts.Context object>".into(),
             Value::Regex(r) => format!("re.compile({})", Value::str(&r.source).repr()),
             Value::Match(_) => "<re.Match object>".into(),
-            Value::Object(o) => format!("<{} object>", o.type_name()),
+            Value::Object(o) => o
+                .py_str()
+                .unwrap_or_else(|| format!("<{} object>", o.type_name())),
             Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_) => self.repr(),
         }
     }
