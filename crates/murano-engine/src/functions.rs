@@ -693,7 +693,9 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
         let recv = call.value(0)?.clone();
         if let Some((obj, class)) = core.cast_of(&recv) {
             if !core.has_method(class, name) {
-                return Err(YaqlError::mismatch());
+                // (as for the object itself: extension methods, or no
+                // such method)
+                return extension(core, name, recv, call);
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;

@@ -736,3 +736,50 @@ fn each_part_reads_its_own_class_configuration() {
         ]
     );
 }
+
+const PART_CALLS: &str = r#"Name: Outsider
+Methods:
+  probe:
+    Scope: Public
+    Body:
+      - $c: new(Child, base => b1)
+      - $p: $c.cast(Base)
+      - trace($p.shared())
+      - trace($c.shared())
+      - trace($p.callsVirtual())
+      - trace(:Base.counter)
+      - trace($p.counter)
+---
+Name: Base
+Properties:
+  base: {Contract: $.string()}
+  counter: {Contract: $.int(), Usage: Static, Default: 7}
+Methods:
+  shared:
+    Body:
+      - Return: base
+  callsVirtual:
+    Body:
+      - Return: $.shared()
+---
+Name: Child
+Extends: Base
+Methods:
+  onlyChild:
+    Body:
+      - Return: child
+  shared:
+    Body:
+      - Return: child
+"#;
+
+#[test]
+fn a_part_resolves_methods_from_its_class_and_this_stays_whole() {
+    // `$c.cast(Base).shared()` runs `Base`'s method; inside it `$` is the
+    // whole object, so its own calls are virtual again; a static
+    // property reads the same through the part.
+    let (engine, traces) = engine(PART_CALLS);
+    let root = load(&engine, "Outsider", vec![]).unwrap();
+    call(&engine, &root, "probe", vec![]).unwrap();
+    assert_eq!(taken(&traces), r#"['base', 'child', 'child', 7, 7]"#);
+}
