@@ -555,6 +555,12 @@ impl Core {
         class.is_some_and(|c| self.classes.runtime_version(c) >= (1, 2))
     }
 
+    /// Whether the running method's class is of format 1.2 or later.
+    pub(crate) fn current_is_format_12(&self) -> bool {
+        let class = lock(&self.state).stack.last().map(|f| f.class);
+        self.is_format_12(class)
+    }
+
     /// The YAQL library of a class's package format.
     pub(crate) fn library_for(&self, class: Option<ClassId>) -> Arc<Library> {
         if self.is_format_12(class) {

@@ -693,7 +693,9 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
         let recv = call.value(0)?.clone();
         if let Some((obj, class)) = core.cast_of(&recv) {
             if !core.has_method(class, name) {
-                return Err(YaqlError::mismatch());
+                // (as for the object itself: extension methods, or no
+                // such method)
+                return extension(core, name, recv, call);
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
@@ -744,7 +746,7 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
     };
     let class = frame.this.as_ref().map_or(frame.class, |o| o.class);
     if !core.has_method(class, name) {
-        return Err(YaqlError::mismatch());
+        return Err(unknown(core, name, false));
     }
     let args = args_from(call, 0)?;
     let kwargs = kwargs_from(call)?;
@@ -845,7 +847,56 @@ fn extension(
             .run_method(None, class, index, args, kwargs)
             .map_err(|e| core.park(e));
     }
-    Err(YaqlError::mismatch())
+    Err(unknown(core, name, true))
+}
+
+/// A call by the name of a MuranoPL method that nothing in reach
+/// declares: in Murano only the contexts of the receiver's class and of
+/// the running method's class register methods, so the name is unknown
+/// (`NoMethodRegisteredException` / `NoFunctionRegisteredException`)
+/// unless a YAQL function of that name exists (then the other overloads
+/// are tried: no match is `NoMatchingMethodException`).
+fn unknown(core: &Arc<Core>, name: &str, method: bool) -> YaqlError {
+    // The engine's library (YAQL, Murano's and the host's functions, then
+    // these dispatchers): another overload of the name is a YAQL function.
+    let kind = |f: &murano_yaql::eval::FunctionDef| {
+        if method {
+            f.is_method()
+        } else {
+            f.is_function()
+        }
+    };
+    let library = match core.library12.get() {
+        Some(l12) if core.current_is_format_12() => Some(l12),
+        _ => core.library.get(),
+    };
+    let all = library.map_or(0, |l| l.overloads_of(name).filter(|f| kind(f)).count());
+    let dispatchers = core
+        .classes
+        .libraries()
+        .1
+        .overloads_of(name)
+        .filter(|f| kind(f))
+        .count();
+    // Murano's type context of the running method's class registers its
+    // (and its ancestors') methods too: a name declared there is known.
+    let in_caller = core
+        .current_frame()
+        .is_some_and(|f| core.has_method(f.class, name));
+    if all > dispatchers || in_caller {
+        return YaqlError::mismatch();
+    }
+    if method {
+        YaqlError::new(
+            murano_yaql::eval::ErrorKind::NoMethodRegistered,
+            format!("Unknown method \"{name}\""),
+        )
+    } else {
+        YaqlError::new(
+            murano_yaql::eval::ErrorKind::NoFunctionRegistered,
+            format!("Unknown function \"{name}\""),
+        )
+    }
 }
 
 /// `bind()` (`murano/engine/system/yaql_functions.py`).

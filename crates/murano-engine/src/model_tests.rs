@@ -736,3 +736,127 @@ fn each_part_reads_its_own_class_configuration() {
         ]
     );
 }
+
+const PART_CALLS: &str = r#"Name: Outsider
+Methods:
+  probe:
+    Scope: Public
+    Body:
+      - $c: new(Child, base => b1)
+      - $p: $c.cast(Base)
+      - trace($p.shared())
+      - trace($c.shared())
+      - trace($p.callsVirtual())
+      - trace(:Base.counter)
+      - trace($p.counter)
+---
+Name: Base
+Properties:
+  base: {Contract: $.string()}
+  counter: {Contract: $.int(), Usage: Static, Default: 7}
+Methods:
+  shared:
+    Body:
+      - Return: base
+  callsVirtual:
+    Body:
+      - Return: $.shared()
+---
+Name: Child
+Extends: Base
+Methods:
+  onlyChild:
+    Body:
+      - Return: child
+  shared:
+    Body:
+      - Return: child
+"#;
+
+#[test]
+fn a_part_resolves_methods_from_its_class_and_this_stays_whole() {
+    // `$c.cast(Base).shared()` runs `Base`'s method; inside it `$` is the
+    // whole object, so its own calls are virtual again; a static
+    // property reads the same through the part.
+    let (engine, traces) = engine(PART_CALLS);
+    let root = load(&engine, "Outsider", vec![]).unwrap();
+    call(&engine, &root, "probe", vec![]).unwrap();
+    assert_eq!(taken(&traces), r#"['base', 'child', 'child', 7, 7]"#);
+}
+
+const UNKNOWN_METHODS: &str = r#"Name: Outsider
+Methods:
+  probe:
+    Scope: Public
+    Body:
+      - $c: new(Child)
+      - Try:
+          - trace($c.onlyOther())
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+      - Try:
+          - trace('abc'.onlyOther())
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+      - Try:
+          - trace($c.keys())
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+      - Try:
+          - trace($c.join(x))
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+      - trace(list(a, b).join(x))
+      - Try:
+          - trace($c.mine())
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+      - Try:
+          - trace(onlyOther())
+        Catch:
+          - As: e
+            Do:
+              - trace($e.name)
+  mine:
+    Body:
+      - Return: mine
+---
+Name: Child
+---
+Name: Other
+Methods:
+  onlyOther:
+    Body:
+      - Return: other
+  join:
+    Arguments:
+      - s: {Contract: $}
+    Body:
+      - Return: other
+"#;
+
+#[test]
+fn a_method_only_other_classes_declare_is_not_registered() {
+    // Murano registers a class's methods in its own type context: calling
+    // a name that neither the receiver's class, nor the calling class,
+    // nor YAQL knows is `NoMethodRegisteredException` (or
+    // `NoFunctionRegisteredException`); a known name that does not apply
+    // is `NoMatchingMethodException`.
+    let (engine, traces) = engine(UNKNOWN_METHODS);
+    let root = load(&engine, "Outsider", vec![]).unwrap();
+    call(&engine, &root, "probe", vec![]).unwrap();
+    assert_eq!(
+        taken(&traces),
+        r#"['yaql.language.exceptions.NoMethodRegisteredException', 'yaql.language.exceptions.NoMethodRegisteredException', 'yaql.language.exceptions.NoMatchingMethodException', 'yaql.language.exceptions.NoMatchingMethodException', 'axb', 'yaql.language.exceptions.NoMatchingMethodException', 'yaql.language.exceptions.NoFunctionRegisteredException']"#
+    );
+}
