@@ -378,6 +378,12 @@ impl Executor<'_> {
                 extra,
                 cause,
             } => {
+                // Murano's `Throw` takes its stack trace before it evaluates
+                // its names, message, extra or cause: the frame points at
+                // the `Throw` instruction itself, not at the expression of
+                // its `Message:` (an error raised while evaluating those
+                // keeps the position of its own expression).
+                let frames = crate::trace::capture(self.core);
                 let frame = self.core.current_frame();
                 let class = frame.as_ref().map(|f| f.class);
                 let mut resolved = Vec::new();
@@ -433,6 +439,7 @@ impl Executor<'_> {
                     message,
                 );
                 e.cause = cause;
+                e.frames = frames;
                 Err(e)
             }
             InstructionKind::Rethrow => match self.handling.last() {
