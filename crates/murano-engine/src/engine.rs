@@ -997,18 +997,38 @@ impl Core {
                 // runs the `.init`s, an object's after those of the
                 // objects loaded with it that it owns (its initialiser is
                 // queued after theirs).
+                // A root set up before (the objects of `ObjectsCopy` that
+                // are also in `Objects`) is not walked again here: the
+                // other objects of its model are then set up on their own.
+                let walked = !obj.initialized.load(Ordering::Relaxed);
                 let (pending, deferred) = self.with_deferred_inits(|| {
                     let mut pending = vec![(
                         obj.clone(),
                         self.initialize_properties(&obj, &params, caller)?,
                     )];
-                    for (o, m) in &created {
-                        if !o.initialized.load(Ordering::Relaxed) {
-                            pending.push((o.clone(), self.initialize_properties(o, m, None)?));
+                    if !walked {
+                        for (o, m) in &created {
+                            if !o.initialized.load(Ordering::Relaxed) {
+                                pending.push((o.clone(), self.initialize_properties(o, m, None)?));
+                            }
                         }
                     }
                     Ok(pending)
                 })?;
+                // Murano makes an object of a model only when a `class()`
+                // contract reaches its definition: one that the walk from
+                // the root did not reach (under a `template()` or a
+                // plain-data contract) never exists, so it is neither
+                // initialised nor kept.
+                let created: Vec<(Arc<Obj>, Value)> = if walked {
+                    let (reached, unreached): (Vec<_>, Vec<_>) = created
+                        .into_iter()
+                        .partition(|(o, _)| o.initialized.load(Ordering::Relaxed));
+                    crate::unreached::forget(self, unreached.iter().map(|(o, _)| o));
+                    reached
+                } else {
+                    created
+                };
                 // A load nested in another's property initialisation (a
                 // contract loading an inline object model): Murano's
                 // initialisation store queues its initialisers behind the
@@ -1436,18 +1456,30 @@ impl Core {
         Ok(init_args)
     }
 
-    /// Runs the `.init` calls [`Core::initialize_properties`] returned:
-    /// parents first (not for dry runs).
+    /// Runs the `.init` calls [`Core::initialize_properties`] returned, in
+    /// Murano's order (see `crate::init_order`: parents first, a class
+    /// reached along several inheritance paths once per path, without
+    /// arguments after the first); not for dry runs.
     pub(crate) fn run_inits(
         &self,
         obj: &Arc<Obj>,
         init_args: Vec<InitCall>,
     ) -> Result<(), EngineError> {
         let classes = self.classes.clone();
-        if lock(&self.state).dry_run > 0 {
+        if lock(&self.state).dry_run > 0 || init_args.is_empty() {
             return Ok(());
         }
-        for (class, args) in init_args.into_iter().rev() {
+        let has_init: HashSet<ClassId> = init_args.iter().map(|(c, _)| *c).collect();
+        let mut args_of: HashMap<ClassId, Vec<(String, Value)>> = init_args.into_iter().collect();
+        for (class, first) in crate::init_order::init_sequence(classes.registry(), obj.class)? {
+            if !has_init.contains(&class) {
+                continue;
+            }
+            let args = if first {
+                args_of.remove(&class).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             let Some(def) = classes.definition(class) else {
                 continue;
             };

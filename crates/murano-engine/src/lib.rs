@@ -146,6 +146,7 @@ mod format;
 mod functions;
 mod gc;
 pub mod host;
+mod init_order;
 mod locks;
 mod mock;
 #[cfg(test)]
@@ -163,6 +164,7 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 mod trace;
+mod unreached;
 
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
