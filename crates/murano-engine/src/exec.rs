@@ -333,8 +333,12 @@ impl Executor<'_> {
                 }
             }
             InstructionKind::Parallel { body, limit } => {
-                // Murano's ParallelMacro: `Limit` or one thread per branch,
+                // Murano's ParallelMacro: nothing for no branches (no
+                // pool, no switch); else `Limit` or one thread per branch,
                 // each branch in a child context of its own.
+                if body.is_empty() {
+                    return Ok(Flow::Normal);
+                }
                 let limit = match limit {
                     Some(l) => match self.eval(l, ctx)? {
                         Value::Null => body.len(),

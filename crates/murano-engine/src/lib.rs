@@ -145,6 +145,7 @@ mod exec;
 mod format;
 mod functions;
 mod gc;
+mod greenpool;
 pub mod host;
 mod init_order;
 mod locks;

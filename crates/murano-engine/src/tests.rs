@@ -111,6 +111,18 @@ Methods:
               - sleep(0)
               - $log: $log + [b2]
       - Return: $log
+  emptyMapYields:
+    Scope: Public
+    Body:
+      - $log: []
+      - Parallel:
+          - Do:
+              - $log: $log + [a1]
+              - $none: list().pselect($)
+              - $log: $log + [a2]
+          - Do:
+              - $log: $log + [b1]
+      - Return: $log
   held:
     Scope: Public
     Body:
@@ -242,6 +254,14 @@ fn block_constructs() {
 fn parallel_branches_interleave_at_sleeps() {
     let out = call(Limits::default(), "interleave", vec![]).unwrap();
     assert_eq!(format!("{out:?}"), "['a1', 'b1', 'a2', 'b2']");
+}
+
+#[test]
+fn an_empty_pselect_lets_the_other_branches_run() {
+    // eventlet's GreenPool.imap spawns a mapper and waits even for no
+    // items, so the other branch runs first.
+    let out = call(Limits::default(), "emptyMapYields", vec![]).unwrap();
+    assert_eq!(format!("{out:?}"), "['a1', 'b1', 'a2']");
 }
 
 #[test]
