@@ -84,6 +84,8 @@ pub(crate) struct State {
     pub(crate) stack: Vec<Frame>,
     pub(crate) fuel_used: u64,
     pub(crate) next_id: u64,
+    /// Where object ids come from instead of `next_id` (`Engine::set_id_source`).
+    pub(crate) id_source: Option<crate::ids::IdSource>,
     pub(crate) pending: Option<EngineError>,
     pub(crate) root: Option<Arc<Obj>>,
     pub(crate) attributes: Vec<(String, String, String, Value)>,
@@ -876,6 +878,10 @@ impl Core {
 
     /// A fresh object id (a 32-digit hex string, as Murano's uuid4 ids).
     pub(crate) fn generate_id(&self) -> String {
+        let source = lock(&self.state).id_source.clone();
+        if let Some(source) = source {
+            return source();
+        }
         let mut st = lock(&self.state);
         st.next_id += 1;
         let n = st.next_id;
@@ -1068,7 +1074,7 @@ impl Core {
         }
     }
 
-    fn header(model: &Value) -> Option<&Dict> {
+    pub(crate) fn header(model: &Value) -> Option<&Dict> {
         match model {
             Value::Dict(d) => match d.get(&Value::str("?")) {
                 Some(Value::Dict(h)) => Some(h),
@@ -2183,10 +2189,14 @@ impl Core {
                     Some(o) => Some(Value::Object(o.clone())),
                     None => static_receiver.map(|o| Value::Object(o) as Value),
                 };
+                // Murano's native stubs pass `to_mutable` arguments.
                 let args: Vec<(String, Value)> = method
                     .arguments
                     .iter()
-                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+                    .filter_map(|a| {
+                        ctx.get(&a.name)
+                            .map(|v| (a.name.clone(), crate::mutable::to_mutable(v)))
+                    })
                     .collect();
                 body(&crate::NativeCall {
                     receiver: receiver.as_ref(),
@@ -2420,7 +2430,14 @@ impl ObjectHost for StoreHost {
                     .collect();
                 (st.objects.len(), pending)
             };
-            let r = core.load_object_tree_by(model, owner.as_ref(), default, false, self.class);
+            // Inside a model load that keeps its ids (no `new()` scope
+            // under way), Murano's dry run keeps them too: the template's
+            // objects take their model ids and draw none (`crate::ids`).
+            let keep_ids = {
+                let st = lock(&core.state);
+                st.aliases.is_empty() && st.loading > 0
+            };
+            let r = core.load_object_tree_by(model, owner.as_ref(), default, keep_ids, self.class);
             for o in pending {
                 o.initialized.store(false, Ordering::Relaxed);
             }
@@ -2445,6 +2462,7 @@ impl ObjectHost for StoreHost {
                 }
             }
         }
+        crate::ids::temporary_object_id(&core, model);
         let keep_ids = false;
         core.load_object_tree_by(model, owner.as_ref(), default, keep_ids, self.class)
             .map_err(fail)

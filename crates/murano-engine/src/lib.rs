@@ -145,10 +145,12 @@ mod exec;
 mod format;
 mod functions;
 mod gc;
+mod ids;
 mod greenpool;
 pub mod host;
 mod init_order;
 mod locks;
+mod mutable;
 mod mock;
 #[cfg(test)]
 mod model_tests;
@@ -170,6 +172,7 @@ mod unreached;
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
+pub use ids::IdSource;
 pub use object::ObjectView;
 
 /// The body of a native method.
