@@ -345,7 +345,9 @@ impl Engine {
             st.stack.clear();
             st.pending = None;
         }
-        match receiver {
+        // Callers from outside get mutable values (lists), as Murano's
+        // object interface gives them (`to_mutable`).
+        let result = match receiver {
             Receiver::Object(v) => {
                 let obj = core.obj_of(v).ok_or_else(|| {
                     EngineError::dsl("NoObjectFoundError", "receiver is not an object")
@@ -356,7 +358,8 @@ impl Engine {
                 let class = core.classes.resolve(None, name)?;
                 core.invoke(None, class, method, args, kwargs, true)
             }
-        }
+        };
+        result.map(|v| crate::mutable::to_mutable(&v))
     }
 
     /// A thread-switch point (a host's `yield()`, Murano's `sleep(0)`):

@@ -81,7 +81,7 @@ pub(crate) fn evaluate(
             frame.locals.pop();
         }
     }
-    r
+    r.map(|v| crate::mutable::freeze(&v))
 }
 
 /// Murano's `helpers.evaluate` of a YAML value: expressions evaluated,

@@ -31,8 +31,10 @@ impl Engine {
 /// while a load is under way).
 pub(crate) fn temporary_object_id(core: &crate::engine::Core, model: &murano_yaql::eval::Value) {
     let loading = lock(&core.state).loading > 0;
-    let has_id = crate::engine::Core::header(model)
-        .is_some_and(|h| h.get(&murano_yaql::eval::Value::str("id")).is_some_and(|v| !v.is_null()));
+    let has_id = crate::engine::Core::header(model).is_some_and(|h| {
+        h.get(&murano_yaql::eval::Value::str("id"))
+            .is_some_and(|v| !v.is_null())
+    });
     if loading && !has_id {
         let _ = core.generate_id();
     }
@@ -101,7 +103,12 @@ mod tests {
         let before = n.load(Ordering::Relaxed);
         for _ in 0..2 {
             engine
-                .call(&crate::Receiver::Object(root.clone()), "run", vec![], vec![])
+                .call(
+                    &crate::Receiver::Object(root.clone()),
+                    "run",
+                    vec![],
+                    vec![],
+                )
                 .unwrap();
         }
         assert_eq!(n.load(Ordering::Relaxed), before + 1);

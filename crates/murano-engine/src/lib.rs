@@ -145,15 +145,15 @@ mod exec;
 mod format;
 mod functions;
 mod gc;
-mod ids;
 mod greenpool;
 pub mod host;
+mod ids;
 mod init_order;
 mod locks;
-mod mutable;
 mod mock;
 #[cfg(test)]
 mod model_tests;
+mod mutable;
 mod object;
 mod parallel;
 mod patch;
