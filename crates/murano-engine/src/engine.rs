@@ -1046,8 +1046,12 @@ impl Core {
                 {
                     let mut st = lock(&self.state);
                     if st.loading > 0 {
-                        st.deferred_inits.extend(deferred);
-                        st.deferred_inits.extend(post_order(pending));
+                        // A dry run (`template()`) runs no `.init`, now or
+                        // later.
+                        if st.dry_run == 0 {
+                            st.deferred_inits.extend(deferred);
+                            st.deferred_inits.extend(post_order(pending));
+                        }
                         drop(st);
                         self.mark_loaded(created.iter().map(|(o, _)| o));
                         return Ok(Value::Object(obj));
