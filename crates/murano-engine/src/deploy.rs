@@ -577,7 +577,7 @@ mod tests {
                      - $reporter.report($this, 'pushed')\n      \
                      - $agent: new(sys:Agent, host => $this)\n      \
                      - $resources: new(sys:Resources)\n      \
-                     - Return: $agent.call({Scripts => ['run.sh']}, $resources)\n",
+                     - Return: $agent.call({FormatVersion => '2.0.0', Scripts => {run => {Type => Application, EntryPoint => 'run.sh'}}}, $resources)\n",
                 ),
                 ("Resources/scripts/run.sh", "echo hi\n"),
             ]),
@@ -606,8 +606,11 @@ mod tests {
         let plans = &plan.recording.agent_plans;
         assert_eq!(plans.len(), 1);
         assert_eq!(plans[0]["queue"], "eapp1-happ1");
-        assert_eq!(plans[0]["plan"]["Scripts"][0], "ZWNobyBoaQo=");
-        assert_eq!(plans[0]["plan"]["Stamp"], 1);
+        let p = &plans[0]["plan"];
+        let file = p["Scripts"]["run"]["EntryPoint"].as_str().unwrap();
+        assert_eq!(p["Files"][file]["Body"], "echo hi\n");
+        assert_eq!(p["Files"][file]["BodyType"], "Text");
+        assert_eq!(p["Stamp"], 1);
         assert_eq!(plan.recording.reports[0]["text"], "pushed");
         let methods: Vec<&str> = plan
             .recording

@@ -84,6 +84,8 @@ pub(crate) struct State {
     pub(crate) stack: Vec<Frame>,
     pub(crate) fuel_used: u64,
     pub(crate) next_id: u64,
+    /// Where object ids come from instead of `next_id` (`Engine::set_id_source`).
+    pub(crate) id_source: Option<crate::ids::IdSource>,
     pub(crate) pending: Option<EngineError>,
     pub(crate) root: Option<Arc<Obj>>,
     pub(crate) attributes: Vec<(String, String, String, Value)>,
@@ -343,7 +345,9 @@ impl Engine {
             st.stack.clear();
             st.pending = None;
         }
-        match receiver {
+        // Callers from outside get mutable values (lists), as Murano's
+        // object interface gives them (`to_mutable`).
+        let result = match receiver {
             Receiver::Object(v) => {
                 let obj = core.obj_of(v).ok_or_else(|| {
                     EngineError::dsl("NoObjectFoundError", "receiver is not an object")
@@ -354,7 +358,8 @@ impl Engine {
                 let class = core.classes.resolve(None, name)?;
                 core.invoke(None, class, method, args, kwargs, true)
             }
-        }
+        };
+        result.map(|v| crate::mutable::to_mutable(&v))
     }
 
     /// A thread-switch point (a host's `yield()`, Murano's `sleep(0)`):
@@ -876,6 +881,10 @@ impl Core {
 
     /// A fresh object id (a 32-digit hex string, as Murano's uuid4 ids).
     pub(crate) fn generate_id(&self) -> String {
+        let source = lock(&self.state).id_source.clone();
+        if let Some(source) = source {
+            return source();
+        }
         let mut st = lock(&self.state);
         st.next_id += 1;
         let n = st.next_id;
@@ -997,18 +1006,38 @@ impl Core {
                 // runs the `.init`s, an object's after those of the
                 // objects loaded with it that it owns (its initialiser is
                 // queued after theirs).
+                // A root set up before (the objects of `ObjectsCopy` that
+                // are also in `Objects`) is not walked again here: the
+                // other objects of its model are then set up on their own.
+                let walked = !obj.initialized.load(Ordering::Relaxed);
                 let (pending, deferred) = self.with_deferred_inits(|| {
                     let mut pending = vec![(
                         obj.clone(),
                         self.initialize_properties(&obj, &params, caller)?,
                     )];
-                    for (o, m) in &created {
-                        if !o.initialized.load(Ordering::Relaxed) {
-                            pending.push((o.clone(), self.initialize_properties(o, m, None)?));
+                    if !walked {
+                        for (o, m) in &created {
+                            if !o.initialized.load(Ordering::Relaxed) {
+                                pending.push((o.clone(), self.initialize_properties(o, m, None)?));
+                            }
                         }
                     }
                     Ok(pending)
                 })?;
+                // Murano makes an object of a model only when a `class()`
+                // contract reaches its definition: one that the walk from
+                // the root did not reach (under a `template()` or a
+                // plain-data contract) never exists, so it is neither
+                // initialised nor kept.
+                let created: Vec<(Arc<Obj>, Value)> = if walked {
+                    let (reached, unreached): (Vec<_>, Vec<_>) = created
+                        .into_iter()
+                        .partition(|(o, _)| o.initialized.load(Ordering::Relaxed));
+                    crate::unreached::forget(self, unreached.iter().map(|(o, _)| o));
+                    reached
+                } else {
+                    created
+                };
                 // A load nested in another's property initialisation (a
                 // contract loading an inline object model): Murano's
                 // initialisation store queues its initialisers behind the
@@ -1017,8 +1046,12 @@ impl Core {
                 {
                     let mut st = lock(&self.state);
                     if st.loading > 0 {
-                        st.deferred_inits.extend(deferred);
-                        st.deferred_inits.extend(post_order(pending));
+                        // A dry run (`template()`) runs no `.init`, now or
+                        // later.
+                        if st.dry_run == 0 {
+                            st.deferred_inits.extend(deferred);
+                            st.deferred_inits.extend(post_order(pending));
+                        }
                         drop(st);
                         self.mark_loaded(created.iter().map(|(o, _)| o));
                         return Ok(Value::Object(obj));
@@ -1048,7 +1081,7 @@ impl Core {
         }
     }
 
-    fn header(model: &Value) -> Option<&Dict> {
+    pub(crate) fn header(model: &Value) -> Option<&Dict> {
         match model {
             Value::Dict(d) => match d.get(&Value::str("?")) {
                 Some(Value::Dict(h)) => Some(h),
@@ -1436,18 +1469,30 @@ impl Core {
         Ok(init_args)
     }
 
-    /// Runs the `.init` calls [`Core::initialize_properties`] returned:
-    /// parents first (not for dry runs).
+    /// Runs the `.init` calls [`Core::initialize_properties`] returned, in
+    /// Murano's order (see `crate::init_order`: parents first, a class
+    /// reached along several inheritance paths once per path, without
+    /// arguments after the first); not for dry runs.
     pub(crate) fn run_inits(
         &self,
         obj: &Arc<Obj>,
         init_args: Vec<InitCall>,
     ) -> Result<(), EngineError> {
         let classes = self.classes.clone();
-        if lock(&self.state).dry_run > 0 {
+        if lock(&self.state).dry_run > 0 || init_args.is_empty() {
             return Ok(());
         }
-        for (class, args) in init_args.into_iter().rev() {
+        let has_init: HashSet<ClassId> = init_args.iter().map(|(c, _)| *c).collect();
+        let mut args_of: HashMap<ClassId, Vec<(String, Value)>> = init_args.into_iter().collect();
+        for (class, first) in crate::init_order::init_sequence(classes.registry(), obj.class)? {
+            if !has_init.contains(&class) {
+                continue;
+            }
+            let args = if first {
+                args_of.remove(&class).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             let Some(def) = classes.definition(class) else {
                 continue;
             };
@@ -2151,10 +2196,14 @@ impl Core {
                     Some(o) => Some(Value::Object(o.clone())),
                     None => static_receiver.map(|o| Value::Object(o) as Value),
                 };
+                // Murano's native stubs pass `to_mutable` arguments.
                 let args: Vec<(String, Value)> = method
                     .arguments
                     .iter()
-                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+                    .filter_map(|a| {
+                        ctx.get(&a.name)
+                            .map(|v| (a.name.clone(), crate::mutable::to_mutable(v)))
+                    })
                     .collect();
                 body(&crate::NativeCall {
                     receiver: receiver.as_ref(),
@@ -2388,7 +2437,14 @@ impl ObjectHost for StoreHost {
                     .collect();
                 (st.objects.len(), pending)
             };
-            let r = core.load_object_tree_by(model, owner.as_ref(), default, false, self.class);
+            // Inside a model load that keeps its ids (no `new()` scope
+            // under way), Murano's dry run keeps them too: the template's
+            // objects take their model ids and draw none (`crate::ids`).
+            let keep_ids = {
+                let st = lock(&core.state);
+                st.aliases.is_empty() && st.loading > 0
+            };
+            let r = core.load_object_tree_by(model, owner.as_ref(), default, keep_ids, self.class);
             for o in pending {
                 o.initialized.store(false, Ordering::Relaxed);
             }
@@ -2413,6 +2469,7 @@ impl ObjectHost for StoreHost {
                 }
             }
         }
+        crate::ids::temporary_object_id(&core, model);
         let keep_ids = false;
         core.load_object_tree_by(model, owner.as_ref(), default, keep_ids, self.class)
             .map_err(fail)

@@ -81,7 +81,7 @@ pub(crate) fn evaluate(
             frame.locals.pop();
         }
     }
-    r
+    r.map(|v| crate::mutable::freeze(&v))
 }
 
 /// Murano's `helpers.evaluate` of a YAML value: expressions evaluated,
@@ -333,8 +333,12 @@ impl Executor<'_> {
                 }
             }
             InstructionKind::Parallel { body, limit } => {
-                // Murano's ParallelMacro: `Limit` or one thread per branch,
+                // Murano's ParallelMacro: nothing for no branches (no
+                // pool, no switch); else `Limit` or one thread per branch,
                 // each branch in a child context of its own.
+                if body.is_empty() {
+                    return Ok(Flow::Normal);
+                }
                 let limit = match limit {
                     Some(l) => match self.eval(l, ctx)? {
                         Value::Null => body.len(),
@@ -378,6 +382,12 @@ impl Executor<'_> {
                 extra,
                 cause,
             } => {
+                // Murano's `Throw` takes its stack trace before it evaluates
+                // its names, message, extra or cause: the frame points at
+                // the `Throw` instruction itself, not at the expression of
+                // its `Message:` (an error raised while evaluating those
+                // keeps the position of its own expression).
+                let frames = crate::trace::capture(self.core);
                 let frame = self.core.current_frame();
                 let class = frame.as_ref().map(|f| f.class);
                 let mut resolved = Vec::new();
@@ -433,6 +443,7 @@ impl Executor<'_> {
                     message,
                 );
                 e.cause = cause;
+                e.frames = frames;
                 Err(e)
             }
             InstructionKind::Rethrow => match self.handling.last() {

@@ -21,6 +21,11 @@
 //! | `serialize` | objects back to an object model (`Objects`, `ObjectsCopy`, `_actions`) | `serializer.py` |
 //! | [`error`] | typed errors: MuranoPL exceptions, Murano's engine exceptions by Python class, host exceptions, limits, "not supported yet" | `exceptions.py` |
 //! | `trace` | the frames an error records: the whole call chain down to its root (a native method that called back into MuranoPL starts a new chain) | `stack_trace.py` |
+//! | `greenpool` | how `Parallel`/`pselect` start their green threads: eventlet's `GreenPool.imap` (mapper thread, queue, slots, stop thread) as a state machine over the scheduler's run queue (`sched`, `parallel`) | `helpers.parallel_select`, eventlet `greenpool.py` |
+//! | `init_order` | the order of `.init` calls: parents first in `Extends` order, a class reached along several paths once per path | `MuranoObject.initialize` |
+//! | `ids` | one id sequence with the host (`Engine::set_id_source`), and the ids Murano draws that the engine has no object for (first-pass temporary objects, meta objects) | `helpers.generate_id` |
+//! | `mutable` | frozen expression results (lists as tuples) and mutable values for natives and callers | `helpers.evaluate(freeze=True)`, `dsl.to_mutable` |
+//! | `unreached` | model definitions no `class()` contract reached are dropped after a load | `InitializationObjectStore` |
 //! | `mock` | method mocks (`inject`, `withOriginal`): the one hook the YAQL method dispatch goes through | `engine/mock_context_manager.py` |
 //! | [`testing`] | the test runner: discovery, Murano's filters, a fresh engine per test, `setUp`/`tearDown`, the `TestFixture` natives, a host without a cloud | `cmd/test_runner.py`, `engine/system/test_fixture.py` |
 //!
@@ -145,11 +150,15 @@ mod exec;
 mod format;
 mod functions;
 mod gc;
+mod greenpool;
 pub mod host;
+mod ids;
+mod init_order;
 mod locks;
 mod mock;
 #[cfg(test)]
 mod model_tests;
+mod mutable;
 mod object;
 mod parallel;
 mod patch;
@@ -163,10 +172,12 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 mod trace;
+mod unreached;
 
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
+pub use ids::IdSource;
 pub use object::ObjectView;
 
 /// The body of a native method.

@@ -85,6 +85,9 @@ impl Core {
             .registry()
             .method_meta(class, &method.name)
             .unwrap_or_default();
+        // Murano instantiates the method's meta objects (each an object
+        // with an id of its own) the first time it looks for these settings.
+        crate::ids::meta_object_ids(self, metas.len());
         let mut spec = SyncSpec::default();
         if let Some(m) = metas
             .iter()

@@ -1,8 +1,8 @@
 //! `Parallel` branches and `pselect` items as green threads, as Murano's
-//! `parallel_select` runs them on an eventlet `GreenPool`: at most `limit`
-//! at a time, each started at the back of the run queue, the next one
-//! started when one ends; the caller waits for all of them, then gets the
-//! results in order or the first error in order.
+//! `parallel_select` runs them on an eventlet `GreenPool` (`imap`): at
+//! most `limit` at a time, started by the pool's mapper when it runs (see
+//! `crate::greenpool` for the order); the caller waits for all of them,
+//! then gets the results in order or the first error in order.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
@@ -11,7 +11,7 @@ use std::thread::{Builder, Scope};
 use crate::engine::{Core, Frame, ThreadState};
 use crate::error::{EngineError, LimitKind};
 use crate::object::lock;
-use crate::sched::{ThreadId, WaitKind};
+use crate::sched::{PoolId, ThreadId, WaitKind};
 
 /// Stack of a branch's OS thread: room for [`crate::Limits`]' call depth
 /// as on the caller's thread (only what is touched is ever allocated).
@@ -23,7 +23,7 @@ type Branch<'a, T> = dyn Fn(usize) -> Result<T, EngineError> + Sync + 'a;
 /// The branches of one `Parallel`/`pselect` call.
 struct Group<'a, T> {
     core: &'a Core,
-    parent: ThreadId,
+    pool: PoolId,
     parent_stack: Vec<Frame>,
     branch: &'a Branch<'a, T>,
     n: usize,
@@ -31,8 +31,8 @@ struct Group<'a, T> {
 }
 
 struct Progress<T> {
-    started: usize,
-    finished: usize,
+    /// Items whose OS thread was asked for.
+    made: usize,
     results: Vec<Option<Result<T, EngineError>>>,
 }
 
@@ -48,34 +48,32 @@ impl Core {
         limit: usize,
         branch: &Branch<'_, T>,
     ) -> Result<Vec<T>, EngineError> {
-        if n == 0 {
-            return Ok(Vec::new());
-        }
         let room = self.limits.max_threads.saturating_sub(self.sched.live());
         let limit = limit.min(room).max(1);
         let parent = self.sched.current();
+        // Even with no items the pool's mapper and stop thread run before
+        // the caller goes on: an empty `pselect` lets the others run.
+        let pool = self.sched.open_pool(parent, n, limit);
         let group = Group {
             core: self,
-            parent,
+            pool,
             parent_stack: lock(&self.state).stack.clone(),
             branch,
             n,
             progress: Mutex::new(Progress {
-                started: 0,
-                finished: 0,
+                made: 0,
                 results: (0..n).map(|_| None).collect(),
             }),
         };
         std::thread::scope(|s| {
             for _ in 0..limit.min(n) {
-                group.start_next(s);
+                group.make_next(s);
             }
-            if lock(&group.progress).finished < n {
-                // Cannot fail: branches were started, and a waiting
-                // parent is never the one a deadlock is reported to.
-                let _ = self.switch_thread(|sc| sc.wait(parent, WaitKind::Join));
-            }
+            // Cannot fail: the pool's mapper is queued, and a waiting
+            // parent is never the one a deadlock is reported to.
+            let _ = self.switch_thread(|sc| sc.wait(parent, WaitKind::Join));
         });
+        self.sched.close_pool(pool);
         let progress = group
             .progress
             .into_inner()
@@ -107,20 +105,21 @@ impl Core {
 }
 
 impl<'a, T: Send> Group<'a, T> {
-    /// Starts the next branch not started yet, on its own OS thread queued
-    /// at the back of the run queue.
-    fn start_next<'scope>(&'scope self, s: &'scope Scope<'scope, '_>)
+    /// Makes the OS thread of the next item (registered, waiting for the
+    /// baton; the pool's mapper queues it). When the system refuses a
+    /// thread, that item fails and the next one is tried.
+    fn make_next<'scope>(&'scope self, s: &'scope Scope<'scope, '_>)
     where
         'a: 'scope,
     {
         loop {
             let index = {
                 let mut p = lock(&self.progress);
-                if p.started >= self.n {
+                if p.made >= self.n {
                     return;
                 }
-                p.started += 1;
-                p.started - 1
+                p.made += 1;
+                p.made - 1
             };
             let sched = &self.core.sched;
             let id = sched.register();
@@ -130,20 +129,17 @@ impl<'a, T: Send> Group<'a, T> {
                 .spawn_scoped(s, move || self.run(s, id, index));
             match spawned {
                 Ok(_) => {
-                    sched.start(id);
+                    sched.pool_thread(self.pool, index, Some(id));
                     return;
                 }
                 Err(e) => {
-                    // The system refuses threads: this branch fails, the
-                    // next one is tried.
                     sched.forget();
                     let error = EngineError::limit(
                         LimitKind::Threads,
                         format!("cannot start a green thread: {e}"),
                     );
-                    if self.finish(index, Err(error)) {
-                        return;
-                    }
+                    lock(&self.progress).results[index] = Some(Err(error));
+                    sched.pool_thread(self.pool, index, None);
                 }
             }
         }
@@ -163,23 +159,9 @@ impl<'a, T: Send> Group<'a, T> {
             ))
         });
         drop(core.take_thread_state());
-        self.start_next(s);
-        self.finish(index, result);
+        self.make_next(s);
+        lock(&self.progress).results[index] = Some(result);
+        core.sched.pool_item_ended(self.pool, index);
         core.sched.exit(id);
-    }
-
-    /// Records a branch's result; true when it was the last one (the
-    /// parent is then woken).
-    fn finish(&self, index: usize, result: Result<T, EngineError>) -> bool {
-        let last = {
-            let mut p = lock(&self.progress);
-            p.results[index] = Some(result);
-            p.finished += 1;
-            p.finished == self.n
-        };
-        if last {
-            self.core.sched.wake(self.parent);
-        }
-        last
     }
 }

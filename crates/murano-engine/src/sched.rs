@@ -11,9 +11,10 @@
 //! are. Time is virtual: `sleep(5)` moves a clock, no one waits for real.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Condvar, Mutex};
 
+use crate::greenpool::{Effect, Pool, PoolEvent};
 use crate::object::lock;
 
 /// A green thread's number (0: the thread that called into the engine).
@@ -32,6 +33,17 @@ pub(crate) enum WaitKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Deadlock;
 
+/// An entry of the run queue: a green thread, or a happening of a pool
+/// (see `crate::greenpool`), which runs inside the hand-over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Entry {
+    Thread(ThreadId),
+    Pool(u64, PoolEvent),
+}
+
+/// A pool's number.
+pub(crate) type PoolId = u64;
+
 #[derive(Default)]
 struct Queue {
     /// The thread holding the baton.
@@ -40,8 +52,11 @@ struct Queue {
     clock: u64,
     /// Arrival counter: ties in wake-up time run first come, first served.
     arrivals: u64,
-    /// Runnable threads: (wake-up time, arrival, thread).
-    ready: BinaryHeap<Reverse<(u64, u64, ThreadId)>>,
+    /// Runnable threads and due happenings: (wake-up time, arrival, entry).
+    ready: BinaryHeap<Reverse<(u64, u64, Entry)>>,
+    /// The `Parallel`/`pselect` pools being waited for.
+    pools: HashMap<PoolId, Pool>,
+    last_pool: PoolId,
     /// Waiting threads, in the order they began waiting.
     blocked: Vec<(ThreadId, WaitKind)>,
     /// A thread given the baton to fail with [`Deadlock`].
@@ -53,9 +68,26 @@ struct Queue {
 
 impl Queue {
     fn push(&mut self, id: ThreadId, delay: u64) {
+        self.push_entry(Entry::Thread(id), delay);
+    }
+
+    fn push_entry(&mut self, entry: Entry, delay: u64) {
         self.arrivals += 1;
         let at = self.clock.saturating_add(delay);
-        self.ready.push(Reverse((at, self.arrivals, id)));
+        self.ready.push(Reverse((at, self.arrivals, entry)));
+    }
+
+    /// Queues what a pool asked for; the thread to run now, if any.
+    fn apply(&mut self, pool: PoolId, effects: Vec<Effect>) -> Option<ThreadId> {
+        let mut resume = None;
+        for e in effects {
+            match e {
+                Effect::Start(id) => self.push(id, 0),
+                Effect::Schedule(ev) => self.push_entry(Entry::Pool(pool, ev), 0),
+                Effect::Resume(id) => resume = Some(id),
+            }
+        }
+        resume
     }
 
     /// Gives the baton to the next runnable thread; with none, to the
@@ -63,10 +95,25 @@ impl Queue {
     /// [`Deadlock`] (threads waiting on their branches wait on threads
     /// that, down the line, wait on a lock). False: nobody can run.
     fn hand_over(&mut self) -> bool {
-        if let Some(Reverse((at, _, id))) = self.ready.pop() {
+        while let Some(Reverse((at, _, entry))) = self.ready.pop() {
             self.clock = self.clock.max(at);
-            self.current = id;
-            return true;
+            match entry {
+                Entry::Thread(id) => {
+                    self.current = id;
+                    return true;
+                }
+                Entry::Pool(pid, ev) => {
+                    let mut out = Vec::new();
+                    if let Some(pool) = self.pools.get_mut(&pid) {
+                        pool.on(ev, &mut out);
+                    }
+                    if let Some(id) = self.apply(pid, out) {
+                        self.blocked.retain(|(b, _)| *b != id);
+                        self.current = id;
+                        return true;
+                    }
+                }
+            }
         }
         let victim = self
             .blocked
@@ -117,6 +164,7 @@ impl Scheduler {
     }
 
     /// Queues a registered thread to run.
+    #[cfg(test)]
     pub(crate) fn start(&self, id: ThreadId) {
         lock(&self.queue).push(id, 0);
     }
@@ -173,6 +221,44 @@ impl Scheduler {
             q.blocked.remove(i);
             q.push(id, 0);
         }
+    }
+
+    /// `caller` is about to wait for `n` items run at most `limit` at a
+    /// time as eventlet's `GreenPool.imap` runs them (`crate::greenpool`):
+    /// the pool's mapper is queued. The caller then [`Scheduler::wait`]s
+    /// until the pool resumes it.
+    pub(crate) fn open_pool(&self, caller: ThreadId, n: usize, limit: usize) -> PoolId {
+        let mut q = lock(&self.queue);
+        q.last_pool += 1;
+        let pid = q.last_pool;
+        q.pools.insert(pid, Pool::new(caller, n, limit));
+        q.push_entry(Entry::Pool(pid, PoolEvent::Mapper), 0);
+        pid
+    }
+
+    /// The green thread of a pool's item `index` (registered, not
+    /// started: the pool's mapper starts it), or `None` when it could not
+    /// be made.
+    pub(crate) fn pool_thread(&self, pool: PoolId, index: usize, id: Option<ThreadId>) {
+        if let Some(p) = lock(&self.queue).pools.get_mut(&pool) {
+            p.thread_made(index, id);
+        }
+    }
+
+    /// A pool's item `index` ended (before its thread [`Scheduler::exit`]s).
+    pub(crate) fn pool_item_ended(&self, pool: PoolId, index: usize) {
+        let mut q = lock(&self.queue);
+        let mut out = Vec::new();
+        if let Some(p) = q.pools.get_mut(&pool) {
+            p.ended(index, &mut out);
+        }
+        // Ending never resumes the caller directly (its wake-up is queued).
+        let _ = q.apply(pool, out);
+    }
+
+    /// Forgets a pool whose caller has resumed.
+    pub(crate) fn close_pool(&self, pool: PoolId) {
+        lock(&self.queue).pools.remove(&pool);
     }
 
     /// `me` ends: the baton goes to the next thread.

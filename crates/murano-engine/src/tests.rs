@@ -111,6 +111,18 @@ Methods:
               - sleep(0)
               - $log: $log + [b2]
       - Return: $log
+  emptyMapYields:
+    Scope: Public
+    Body:
+      - $log: []
+      - Parallel:
+          - Do:
+              - $log: $log + [a1]
+              - $none: list().pselect($)
+              - $log: $log + [a2]
+          - Do:
+              - $log: $log + [b1]
+      - Return: $log
   held:
     Scope: Public
     Body:
@@ -121,6 +133,17 @@ Methods:
     Arguments: [{n: {Contract: $.int()}}]
     Body:
       - Return: range(0, $n).pselect(sleep($ mod 3)).len()
+  throwing:
+    Scope: Public
+    Body:
+      - $x: 1
+      - Throw: failed
+        Message: format('failed {0}', $x)
+  throwingBadly:
+    Scope: Public
+    Body:
+      - Throw: failed
+        Message: $.nope
   parallel:
     Scope: Public
     Body:
@@ -231,6 +254,14 @@ fn block_constructs() {
 fn parallel_branches_interleave_at_sleeps() {
     let out = call(Limits::default(), "interleave", vec![]).unwrap();
     assert_eq!(format!("{out:?}"), "['a1', 'b1', 'a2', 'b2']");
+}
+
+#[test]
+fn an_empty_pselect_lets_the_other_branches_run() {
+    // eventlet's GreenPool.imap spawns a mapper and waits even for no
+    // items, so the other branch runs first.
+    let out = call(Limits::default(), "emptyMapYields", vec![]).unwrap();
+    assert_eq!(format!("{out:?}"), "['a1', 'b1', 'a2']");
 }
 
 #[test]
@@ -354,4 +385,131 @@ fn config_and_random_names() {
     // Only io.murano's classes see config().
     let e = call(&outsider, "read").unwrap_err();
     assert_eq!(e.python_type(), "NoFunctionRegisteredException", "{e}");
+}
+
+#[test]
+fn a_throw_frame_points_at_the_throw_not_at_its_message() {
+    // Murano takes the trace before it evaluates `Message:`.
+    let e = call(Limits::default(), "throwing", vec![]).unwrap_err();
+    assert_eq!(e.message, "failed 1");
+    let frame = &e.frames[0];
+    assert_eq!(
+        (frame.method.as_str(), frame.instruction.as_deref()),
+        ("throwing", None)
+    );
+    let throw_line = CLASSES
+        .lines()
+        .position(|l| l.contains("Throw: failed"))
+        .unwrap() as u32
+        + 1;
+    assert_eq!(frame.line, throw_line);
+    // An error raised by the message's expression is at that expression.
+    let e = call(Limits::default(), "throwingBadly", vec![]).unwrap_err();
+    let frame = &e.frames[0];
+    assert_eq!(frame.method, "throwingBadly");
+    assert_eq!(frame.instruction.as_deref(), Some("$.nope"));
+    assert_eq!(frame.line, throw_line + 6);
+}
+
+const TEMPLATE_CLASSES: &str = r#"
+Name: Inst
+Properties:
+  name: {Contract: $.string().notNull()}
+  size: {Contract: $.int().notNull(), Default: 1}
+---
+Name: Holder
+Properties:
+  tpl:
+    Contract: $.template(Inst, excludeProperties => [name])
+  strict:
+    Contract: $.template(Inst)
+Methods:
+  make:
+    Scope: Public
+    Body:
+      - $t: $.tpl
+      - $t.name: made
+      - Return: [$.tpl.containsKey(name), $.tpl.size, new($t).name]
+---
+Name: Base
+Properties:
+  count: {Contract: $.int(), Default: 0, Usage: InOut}
+Methods:
+  .init:
+    Body:
+      - $.count: $.count + 1
+---
+Name: Left
+Extends: Base
+---
+Name: Right
+Extends: Base
+---
+Name: Diamond
+Extends: [Left, Right]
+Methods:
+  count:
+    Scope: Public
+    Body:
+      - Return: $.count
+"#;
+
+fn load_root(model: Value) -> Result<(Engine, Value), EngineError> {
+    let mut b = ClassSetBuilder::new();
+    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+    for def in ClassSetBuilder::parse_file(b"Name: io.murano.Object\n", "Object.yaml").unwrap() {
+        b.add_class(core, "Object.yaml", def).unwrap();
+    }
+    for def in ClassSetBuilder::parse_file(TEMPLATE_CLASSES.as_bytes(), "T.yaml").unwrap() {
+        b.add_class(pkg, "T.yaml", def).unwrap();
+    }
+    let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
+    let mut objects = Dict::default();
+    objects.insert(Value::str("Objects"), model);
+    let root = engine.load_model(&Value::Dict(Arc::new(objects)))?.unwrap();
+    Ok((engine, root))
+}
+
+fn header(ty: &str, id: &str) -> (Value, Value) {
+    (
+        Value::str("?"),
+        Value::dict([
+            (Value::str("type"), Value::str(ty)),
+            (Value::str("id"), Value::str(id)),
+        ]),
+    )
+}
+
+#[test]
+fn template_excluded_properties_are_not_checked_and_not_kept() {
+    // `name` is notNull and missing: excluded, it neither fails the load
+    // nor appears in the template.
+    let tpl = Value::dict([header("Inst", "i1")]);
+    let model = Value::dict([header("Holder", "h"), (Value::str("tpl"), tpl.clone())]);
+    let (engine, root) = load_root(model).unwrap();
+    let out = engine
+        .call(&Receiver::Object(root), "make", vec![], vec![])
+        .unwrap();
+    assert_eq!(format!("{out:?}"), "[False, 1, 'made']");
+    // The template keeps its model (its id included), without `name`.
+    let text = format!("{:?}", engine.serialized_model());
+    assert!(
+        text.contains("'tpl': {'?': {'type': 'Inst/0.0.0@t', 'id': 'i1', 'name': None, 'metadata': None}, 'size': 1}"),
+        "{text}"
+    );
+    // Without the exclusion the missing name is a violation.
+    let model = Value::dict([header("Holder", "h"), (Value::str("strict"), tpl)]);
+    let e = load_root(model).unwrap_err();
+    assert_eq!(e.python_type(), "ContractViolationException", "{e}");
+    assert!(e.message.contains("notNull"), "{e}");
+}
+
+#[test]
+fn a_class_reached_along_two_paths_runs_its_init_twice() {
+    let (engine, root) = load_root(Value::dict([header("Diamond", "d")])).unwrap();
+    let out = engine
+        .call(&Receiver::Object(root), "count", vec![], vec![])
+        .unwrap();
+    assert_eq!(out, Value::Int(2));
 }

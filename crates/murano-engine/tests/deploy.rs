@@ -169,7 +169,12 @@ impl Ids {
         let after = &rest[placeholder.len()..];
         let id_len = id_token_len(actual_rest);
         if id_len == 0 {
-            return false;
+            // Literal text that looks like a placeholder (`plugin="ldap@1.12"`
+            // in a resource file): no generated id there.
+            return match actual_rest.strip_prefix(placeholder) {
+                Some(a) => self.string_at(after, a),
+                None => false,
+            };
         }
         let (id, tail) = actual_rest.split_at(id_len);
         self.bind(placeholder, id) && self.string_at(after, tail)

@@ -47,6 +47,35 @@ pub(crate) fn text_of(bytes: &[u8]) -> Result<String, HostError> {
     Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
+/// Murano's `dsl_iterators_limit` (default 2000): the most items a value
+/// may have when a host object's Python code receives it from a MuranoPL
+/// call (`dsl.to_mutable` limits every iterable it converts).
+pub(crate) const DSL_ITERATORS_LIMIT: usize = 2000;
+
+/// The base64 text Murano's Agent makes of a file read in binary mode.
+///
+/// The Agent reads through the `Resources` object's call interface, whose
+/// result goes through `to_mutable` (yaql's `convert_output_data`): Python
+/// `bytes` are an iterable there, so the body arrives as a list of
+/// integers, and `base64.encode_as_text` of a list fails with Python's
+/// `TypeError` — or, above [`DSL_ITERATORS_LIMIT`] bytes, the conversion
+/// itself fails with yaql's `CollectionTooLargeException`. Either way no
+/// binary file ever reaches a plan (Murano at the reference commit).
+pub(crate) fn base64_of_binary_read(bytes: &[u8]) -> Result<String, HostError> {
+    if bytes.len() > DSL_ITERATORS_LIMIT {
+        return Err(HostError::new(
+            "CollectionTooLargeException",
+            "yaql.language.exceptions",
+            format!("Collection length exceeds {DSL_ITERATORS_LIMIT} elements"),
+        ));
+    }
+    Err(HostError::new(
+        "TypeError",
+        "builtins",
+        "a bytes-like object is required, not 'list'",
+    ))
+}
+
 /// Builds the plan for `template` with the next `stamp`.
 pub(crate) fn build_plan(
     template: &Value,
@@ -85,7 +114,7 @@ pub(crate) fn build_plan(
         for name in names {
             let path = format!("scripts/{}", name.py_str());
             let bytes = env.read(&path, true)?;
-            bodies.push(s(&murano_dsl::yaml::base64::encode(&bytes)));
+            bodies.push(s(&base64_of_binary_read(&bytes)?));
         }
         t.insert(s("Scripts"), Value::List(Arc::new(bodies)));
         t.insert(s("Stamp"), Value::Int(stamp));
@@ -245,10 +274,7 @@ fn place_file(
         let (body_type, body) = if is_base64(&value) && value.len() >= 2 {
             let inner = &value[1..value.len() - 1];
             let bytes = env.read(&format!("scripts/{inner}"), true)?;
-            (
-                "Base64",
-                format!("{}\n", murano_dsl::yaml::base64::encode(&bytes)),
-            )
+            ("Base64", format!("{}\n", base64_of_binary_read(&bytes)?))
         } else {
             let bytes = env.read(&format!("scripts/{value}"), false)?;
             ("Text", text_of(&bytes)?)
@@ -287,21 +313,38 @@ mod tests {
     }
 
     #[test]
-    fn v1_plans_carry_base64_bodies() {
-        let out = build_plan(&plan(r#"{"Scripts": ["a.sh"]}"#), 1, &mut Env(0)).unwrap();
+    fn v1_plans_fail_on_their_binary_read_like_murano() {
+        // The body comes back from `Resources.string(binary=True)` as a
+        // list of ints, which base64 refuses.
+        let e = build_plan(&plan(r#"{"Scripts": ["a.sh"]}"#), 1, &mut Env(0)).unwrap_err();
+        assert_eq!(e.type_name, "TypeError");
+        assert_eq!(e.message, "a bytes-like object is required, not 'list'");
+        // No scripts: nothing read, the stamp is set.
+        let out = build_plan(&plan(r#"{"Scripts": []}"#), 1, &mut Env(0)).unwrap();
         let Value::Dict(d) = out else { panic!() };
-        assert_eq!(
-            d[&s("Scripts")],
-            Value::List(Arc::new(vec![s("ZWNobyBhDQo=")]))
-        );
+        assert_eq!(d[&s("Scripts")], Value::List(Arc::new(vec![])));
         assert_eq!(d[&s("Stamp")], Value::Int(1));
+    }
+
+    #[test]
+    fn binary_reads_fail_as_in_murano_whatever_their_size() {
+        for n in [0, 1, DSL_ITERATORS_LIMIT] {
+            let e = base64_of_binary_read(&vec![7; n]).unwrap_err();
+            assert_eq!(
+                (e.type_name.as_str(), e.module.as_str()),
+                ("TypeError", "builtins")
+            );
+        }
+        let e = base64_of_binary_read(&vec![7; DSL_ITERATORS_LIMIT + 1]).unwrap_err();
+        assert_eq!(e.type_name, "CollectionTooLargeException");
+        assert_eq!(e.message, "Collection length exceeds 2000 elements");
     }
 
     #[test]
     fn v2_plans_reference_files_by_id() {
         let t = plan(
             r#"{"FormatVersion": "2.0.0", "Scripts": {"run": {"Type": "Application",
-            "EntryPoint": "a.sh", "Files": ["<b.bin>", "a.sh", {"x": "http://h/x.tgz"}]}}}"#,
+            "EntryPoint": "a.sh", "Files": ["a.sh", {"x": "http://h/x.tgz"}]}}}"#,
         );
         let out = build_plan(&t, 3, &mut Env(0)).unwrap();
         let Value::Dict(d) = out else { panic!() };
@@ -310,20 +353,23 @@ mod tests {
         let Value::Dict(files) = &d[&s("Files")] else {
             panic!()
         };
-        assert_eq!(files.len(), 3);
+        assert_eq!(files.len(), 2);
         let Value::Dict(a) = &files[&s("id2")] else {
             panic!()
         };
         assert_eq!(a[&s("Body")], s("echo a\n"));
-        let Value::Dict(b) = &files[&s("id3")] else {
-            panic!()
-        };
-        assert_eq!(b[&s("Body")], s("AAEC\n"));
-        assert_eq!(b[&s("BodyType")], s("Base64"));
-        let Value::Dict(x) = &files[&s("id4")] else {
+        assert_eq!(a[&s("BodyType")], s("Text"));
+        let Value::Dict(x) = &files[&s("id3")] else {
             panic!()
         };
         assert_eq!(x[&s("Type")], s("Downloadable"));
+        // A `<name>` (base64) file is read in binary mode and fails.
+        let t = plan(
+            r#"{"FormatVersion": "2.0.0", "Scripts": {"run": {"Type": "Application",
+            "EntryPoint": "a.sh", "Files": ["<b.bin>"]}}}"#,
+        );
+        let e = build_plan(&t, 3, &mut Env(0)).unwrap_err();
+        assert_eq!(e.type_name, "TypeError");
     }
 
     #[test]

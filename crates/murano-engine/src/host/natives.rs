@@ -402,6 +402,10 @@ impl SystemClasses {
     /// and [`SystemClasses::functions`]).
     pub fn attach(&self, engine: &Engine) {
         *lock(&self.inner.engine) = Some(engine.clone());
+        // One id sequence for the engine's objects and the host's ids, as
+        // Murano's uuid4 (see `crate::ids`).
+        let host = self.inner.host.clone();
+        engine.set_id_source(Arc::new(move || host.generate_id()));
         if let Value::Dict(config) = self.inner.host.config() {
             engine.set_config((*config).clone());
         }

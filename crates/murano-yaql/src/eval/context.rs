@@ -385,6 +385,27 @@ mod tests {
     }
 
     #[test]
+    fn a_property_nobody_defines_is_an_unknown_function() {
+        // yaql's `get_property` delegates to `#property#name`: with no such
+        // function that is `NoFunctionRegisteredException` (null, numbers,
+        // strings alike), not a mismatch of `#operator_.`.
+        let ctx = Context::new(Arc::new(Library::standard(false)));
+        for expr in ["null.stdout", "1.stdout", "'a'.stdout"] {
+            let err = Engine::standard()
+                .compile(expr)
+                .unwrap()
+                .evaluate(&ctx)
+                .unwrap_err();
+            assert_eq!(err.python_name(), "NoFunctionRegisteredException", "{expr}");
+            assert_eq!(
+                err.message(),
+                "Unknown function \"#property#stdout\"",
+                "{expr}"
+            );
+        }
+    }
+
+    #[test]
     fn overloads_are_listed_with_their_signatures() {
         let lib = Library::standard(false);
         let set: Vec<Vec<&str>> = lib

@@ -600,15 +600,12 @@ impl Interp {
                 )))
             }
             _ => {
+                // yaql's `get_property` calls `#property#name` through a
+                // delegate: with no such function registered that is
+                // `NoFunctionRegisteredException` (`Unknown function
+                // "#property#name"`), in yaql 2.0 as in 3.2.
                 let fname = format!("#property#{name}");
                 self.call_values(&fname, ctx, vec![recv], Vec::new(), false)
-                    .map_err(|e| match e.kind() {
-                        ErrorKind::NoFunctionRegistered => Error::new(
-                            ErrorKind::NoMatchingFunction,
-                            format!("No function \"{DOT}\" matches supplied arguments"),
-                        ),
-                        _ => e,
-                    })
             }
         }
     }
