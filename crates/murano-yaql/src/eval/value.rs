@@ -418,12 +418,7 @@ impl Value {
     fn write_repr_inner(&self, out: &mut Printer) -> Result<(), Error> {
         match self {
             Value::Str(s) => {
-                // Python quotes with `"` when the text has a `'` and no `"`.
-                let quote = if s.contains('\'') && !s.contains('"') {
-                    '"'
-                } else {
-                    '\''
-                };
+                let quote = repr_quote(s);
                 out.push(quote)?;
                 for c in s.chars() {
                     match c {
@@ -566,9 +561,10 @@ impl Value {
         };
         let len = match self {
             Value::Str(s) => {
+                let quote = repr_quote(s) as u8;
                 let escapes = s
                     .bytes()
-                    .filter(|b| matches!(b, b'\'' | b'\\' | b'\n' | b'\t' | b'\r'))
+                    .filter(|&b| b == quote || matches!(b, b'\\' | b'\n' | b'\t' | b'\r'))
                     .count();
                 s.len() + escapes + 2
             }
@@ -873,5 +869,15 @@ mod tests {
         assert_eq!(Value::Int(1), Value::Float(1.0));
         assert_eq!(Value::Bool(true), Value::Int(1));
         assert_ne!(Value::tuple(vec![]), Value::List(Arc::new(vec![])));
+    }
+}
+
+/// The quote Python's `repr` puts around a string: `"` when the text has
+/// a `'` and no `"`, else `'` (and that quote is escaped inside).
+fn repr_quote(s: &str) -> char {
+    if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
     }
 }
