@@ -1141,3 +1141,43 @@ pub fn validate_values(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Limits, Template, Value};
+
+    fn values(text: &str, user: &[(&str, &str)]) -> crate::Result<Vec<(String, Value)>> {
+        let t = Template::load(text, &Limits::default())?;
+        let user: Vec<(String, Value)> = user
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Value::Str((*v).to_owned())))
+            .collect();
+        t.parameter_values(&user)
+    }
+
+    /// Python's `re` accepts a quantifier on a lookaround (`(?=x)*`):
+    /// the pattern compiles and matches as Heat's `re.match` does.
+    #[test]
+    fn quantified_lookaround_patterns_compile_as_in_python() {
+        let text = "heat_template_version: 2015-10-15\n\
+                    parameters:\n  host:\n    type: string\n    constraints:\n\
+                    \x20     - allowed_pattern: '[a-z]+(?=[.][a-z])*\\.[a-z]+'\n\
+                    \x20 code:\n    type: string\n    constraints:\n\
+                    \x20     - allowed_pattern: '(?=[A-Z]){1,3}[A-Z0-9]+'\n";
+        let t = Template::load(text, &Limits::default()).unwrap();
+        assert!(t.schemas().is_ok());
+        assert!(values(text, &[("host", "web.example"), ("code", "X1")]).is_ok());
+        // `{1,3}` keeps the assertion: the first character must be a capital.
+        let e = values(text, &[("host", "web.example"), ("code", "1X")]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Parameter 'code' is invalid: \"1X\" does not match pattern \"(?=[A-Z]){1,3}[A-Z0-9]+\""
+        );
+        // `*` allows no repetition: only the rest of the pattern counts.
+        let e = values(text, &[("host", "web"), ("code", "X1")]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Parameter 'host' is invalid: \"web\" does not match pattern \"[a-z]+(?=[.][a-z])*\\.[a-z]+\""
+        );
+    }
+}
