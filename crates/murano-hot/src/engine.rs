@@ -63,8 +63,10 @@ impl Snip {
     fn is_str(&self) -> bool {
         matches!(self, Snip::Data(Value::Str(_)))
     }
+    /// A mapping, parsed or already resolved (the arguments `make_url`
+    /// checks again after resolving them).
     fn is_map(&self) -> bool {
-        matches!(self, Snip::Map(_))
+        matches!(self, Snip::Map(_) | Snip::Data(Value::Map(_)))
     }
     fn is_call(&self) -> bool {
         matches!(self, Snip::Call(_))
@@ -381,9 +383,10 @@ impl<'a> Env<'a> {
     // ---------------------------------------------------------------
     // Conditions
 
-    fn parsed_conditions(&self) -> Result<()> {
-        if self.conditions.borrow().is_some() {
-            return Ok(());
+    /// Parses every condition definition once (the first error is kept).
+    pub(crate) fn parsed_conditions(&self) -> Result<()> {
+        if let Some(done) = self.conditions.borrow().as_ref() {
+            return done.as_ref().map(|_| ()).map_err(Clone::clone);
         }
         let mut parsed = Vec::new();
         let mut result = Ok(());
@@ -782,15 +785,34 @@ fn check_condition_type(name: &str, c: &Snip) -> Result<()> {
     if matches!(c, Snip::Data(Value::Bool(_)) | Snip::Call(_)) {
         return Ok(());
     }
-    let shown = match c {
-        Snip::Data(v) => v.py_str(),
-        _ => "<definition>".to_owned(),
+    let shown = match snip_data(c) {
+        Some(v) => v.py_str(),
+        None => "<definition>".to_owned(),
     };
     Err(HeatError::validation(
         "Condition validation error",
         Vec::new(),
         format!("The definition of condition \"{name}\" is invalid: {shown}"),
     ))
+}
+
+/// The data a parsed snippet holds when it calls no function (Python
+/// shows such a definition as the plain dict or list).
+fn snip_data(s: &Snip) -> Option<Value> {
+    match s {
+        Snip::Data(v) => Some(v.clone()),
+        Snip::List(l) => l
+            .iter()
+            .map(snip_data)
+            .collect::<Option<Vec<_>>>()
+            .map(Value::List),
+        Snip::Map(m) => m
+            .iter()
+            .map(|(k, v)| snip_data(v).map(|v| (k.clone(), v)))
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Map),
+        Snip::Call(_) | Snip::Absent => None,
+    }
 }
 
 pub(crate) fn check_make_url_args(name: &str, m: &[(Value, Snip)]) -> Result<()> {

@@ -866,13 +866,43 @@ fn split_list(s: &str) -> Value {
     Value::List(s.split(',').map(|p| Value::Str(p.to_owned())).collect())
 }
 
+/// `json.loads(json.dumps(v))` for a value `json.dumps` accepts: keys
+/// become strings as `json.dumps` writes them (a repeated key keeps its
+/// first place and its last value), everything else stays.
+fn json_round_trip(v: &Value) -> Value {
+    match v {
+        Value::List(l) => Value::List(l.iter().map(json_round_trip).collect()),
+        Value::Map(m) => {
+            let mut out: Vec<(Value, Value)> = Vec::with_capacity(m.len());
+            for (k, x) in m {
+                let key = match k {
+                    Value::Str(s) => s.clone(),
+                    other => other
+                        .json_dumps()
+                        .map(|t| t.trim_matches('"').to_owned())
+                        .unwrap_or_default(),
+                };
+                let x = json_round_trip(x);
+                match out.iter_mut().find(|(k, _)| k.as_str() == Some(&key)) {
+                    Some(slot) => slot.1 = x,
+                    None => out.push((Value::Str(key), x)),
+                }
+            }
+            Value::Map(out)
+        }
+        other => other.clone(),
+    }
+}
+
 /// A JSON parameter's `parse`: strings are parsed as JSON, other values
 /// go through `json.dumps` and back.
 fn parse_json_param(v: &Value) -> Result<Value> {
     let text = match v {
         Value::Str(s) => s.clone(),
         other => match other.json_dumps() {
-            Some(t) => t,
+            // `json.loads(json.dumps(x))`, without the text (whose NaN and
+            // infinities, nested anywhere, Python reads back).
+            Some(_) => return Ok(json_round_trip(other)),
             None => {
                 return Err(HeatError::new(
                     ErrorClass::ValueError,
@@ -890,17 +920,80 @@ fn parse_json_param(v: &Value) -> Result<Value> {
     match serde_json::from_str::<serde_json::Value>(&text) {
         Ok(j) => Ok(Value::from_json(&j)),
         Err(e) => {
-            // Python accepts NaN and the infinities.
-            match text.trim() {
-                "NaN" => Ok(Value::Float(f64::NAN)),
-                "Infinity" => Ok(Value::Float(f64::INFINITY)),
-                "-Infinity" => Ok(Value::Float(f64::NEG_INFINITY)),
+            // Python also reads NaN and the infinities, anywhere a value
+            // may stand.
+            let marked = mark_python_constants(&text);
+            match serde_json::from_str::<serde_json::Value>(&marked) {
+                Ok(j) if marked != text => Ok(unmark_python_constants(Value::from_json(&j))),
                 _ => Err(HeatError::new(
                     ErrorClass::ValueError,
                     format!("Value must be valid JSON: {e}"),
                 )),
             }
         }
+    }
+}
+
+/// The strings standing for Python's JSON constants while serde reads
+/// the text (NUL-delimited: a JSON text can only spell them escaped).
+const PY_JSON_CONSTANTS: [(&str, &str, f64); 3] = [
+    ("-Infinity", "\\u0000-inf\\u0000", f64::NEG_INFINITY),
+    ("Infinity", "\\u0000inf\\u0000", f64::INFINITY),
+    ("NaN", "\\u0000nan\\u0000", f64::NAN),
+];
+
+/// Replaces `NaN`, `Infinity` and `-Infinity` outside strings by marked
+/// strings.
+fn mark_python_constants(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_str = false;
+    let mut escaped = false;
+    let mut rest = text;
+    'outer: while let Some(c) = rest.chars().next() {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_str = false;
+            }
+        } else if c == '"' {
+            in_str = true;
+        } else {
+            for (token, mark, _) in PY_JSON_CONSTANTS {
+                if let Some(after) = rest.strip_prefix(token) {
+                    out.push('"');
+                    out.push_str(mark);
+                    out.push('"');
+                    rest = after;
+                    continue 'outer;
+                }
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+fn unmark_python_constants(v: Value) -> Value {
+    match v {
+        Value::Str(s) => {
+            for (_, mark, x) in PY_JSON_CONSTANTS {
+                if s == mark.replace("\\u0000", "\0") {
+                    return Value::Float(x);
+                }
+            }
+            Value::Str(s)
+        }
+        Value::List(l) => Value::List(l.into_iter().map(unmark_python_constants).collect()),
+        Value::Map(m) => Value::Map(
+            m.into_iter()
+                .map(|(k, x)| (k, unmark_python_constants(x)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -1090,7 +1183,7 @@ pub fn schemata(
         Some(v) if !v.truthy() => &[],
         Some(other) => {
             return Err(HeatError::new(
-                ErrorClass::ValueError,
+                ErrorClass::AttributeError_,
                 format!("'{}' object has no attribute 'items'", other.type_name()),
             ))
         }
@@ -1140,4 +1233,88 @@ pub fn validate_values(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Limits, Template, Value};
+
+    fn values(text: &str, user: &[(&str, &str)]) -> crate::Result<Vec<(String, Value)>> {
+        let t = Template::load(text, &Limits::default())?;
+        let user: Vec<(String, Value)> = user
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Value::Str((*v).to_owned())))
+            .collect();
+        t.parameter_values(&user)
+    }
+
+    /// Python's `re` accepts a quantifier on a lookaround (`(?=x)*`):
+    /// the pattern compiles and matches as Heat's `re.match` does.
+    #[test]
+    fn quantified_lookaround_patterns_compile_as_in_python() {
+        let text = "heat_template_version: 2015-10-15\n\
+                    parameters:\n  host:\n    type: string\n    constraints:\n\
+                    \x20     - allowed_pattern: '[a-z]+(?=[.][a-z])*\\.[a-z]+'\n\
+                    \x20 code:\n    type: string\n    constraints:\n\
+                    \x20     - allowed_pattern: '(?=[A-Z]){1,3}[A-Z0-9]+'\n";
+        let t = Template::load(text, &Limits::default()).unwrap();
+        assert!(t.schemas().is_ok());
+        assert!(values(text, &[("host", "web.example"), ("code", "X1")]).is_ok());
+        // `{1,3}` keeps the assertion: the first character must be a capital.
+        let e = values(text, &[("host", "web.example"), ("code", "1X")]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Parameter 'code' is invalid: \"1X\" does not match pattern \"(?=[A-Z]){1,3}[A-Z0-9]+\""
+        );
+        // `*` allows no repetition: only the rest of the pattern counts.
+        let e = values(text, &[("host", "web"), ("code", "X1")]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Parameter 'host' is invalid: \"web\" does not match pattern \"[a-z]+(?=[.][a-z])*\\.[a-z]+\""
+        );
+    }
+}
+
+#[cfg(test)]
+mod json_tests {
+    use crate::{Limits, Template, Value};
+
+    /// A JSON parameter reads NaN and the infinities wherever they stand,
+    /// from a string or from a default YAML gave as data.
+    #[test]
+    fn json_parameters_read_python_constants_anywhere() {
+        let text = "heat_template_version: 2013-05-23\n\
+                    parameters:\n  a:\n    type: json\n    default: {x: .inf, y: [1, .nan]}\n";
+        let t = Template::load(text, &Limits::default()).unwrap();
+        let got = t.parameter_values(&[]).unwrap();
+        let Value::Map(m) = &got[0].1 else {
+            panic!("{got:?}")
+        };
+        assert_eq!(m[0].1, Value::Float(f64::INFINITY));
+        let user = vec![(
+            "a".to_owned(),
+            Value::Str("{\"x\": -Infinity, \"s\": \"NaN\"}".into()),
+        )];
+        let got = t.parameter_values(&user).unwrap();
+        let Value::Map(m) = &got[0].1 else {
+            panic!("{got:?}")
+        };
+        assert_eq!(m[0].1, Value::Float(f64::NEG_INFINITY));
+        assert_eq!(m[1].1, Value::Str("NaN".into()));
+        let bad = vec![("a".to_owned(), Value::Str("[Nan]".into()))];
+        assert!(t.parameter_values(&bad).is_err());
+    }
+
+    /// A parameters section that is a list fails as Heat's `.items()` call.
+    #[test]
+    fn a_parameters_list_is_an_attribute_error() {
+        let t = Template::load(
+            "heat_template_version: 2013-05-23\nparameters: [a]\n",
+            &Limits::default(),
+        )
+        .unwrap();
+        let e = t.schemas().unwrap_err();
+        assert_eq!(e.class.python_name(), "AttributeError");
+        assert_eq!(e.message(), "'list' object has no attribute 'items'");
+    }
 }

@@ -1373,3 +1373,77 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{resolve_template, Resolved};
+    use crate::{Limits, Template, Value};
+
+    fn load(text: &str) -> Template {
+        Template::load(text, &Limits::default()).unwrap()
+    }
+
+    /// Heat parses every condition before it reads the outputs or the
+    /// resource definitions: a bad condition is their error too.
+    #[test]
+    fn condition_errors_come_before_outputs_and_resources() {
+        let t = load(
+            "heat_template_version: 2016-10-14\n\
+             conditions:\n  a: {and: x}\n  b: {equals: [1, 1]}\n\
+             resources:\n  r: {type: OS::Heat::None}\n\
+             outputs:\n  o: {value: {if: [b, 1, 2]}}\n",
+        );
+        let r = resolve_template(&t, &[]).unwrap();
+        for e in [&r.outputs_error, &r.resource_definitions_error] {
+            let e = e.as_ref().expect("an error");
+            assert_eq!(e.path, vec!["conditions.a.and".to_owned()]);
+            assert_eq!(
+                e.message(),
+                "conditions.a.and: Arguments to \"and\" must be a list of conditions"
+            );
+        }
+    }
+
+    /// `make_url` checks its resolved arguments again: a query mapping
+    /// stays a mapping.
+    #[test]
+    fn make_url_accepts_a_resolved_query_map() {
+        let t = load(
+            "heat_template_version: 2017-09-01\n\
+             outputs:\n  u: {value: {make_url: {scheme: http, host: example.com, path: /a b, query: {x: \"1 2\"}}}}\n",
+        );
+        let r = resolve_template(&t, &[]).unwrap();
+        match &r.outputs[0].1 {
+            Resolved::Value(v) => {
+                assert_eq!(*v, Value::Str("http://example.com/a%20b?x=1+2".into()))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A resources section that is a list fails as Heat's `.items()` call.
+    #[test]
+    fn a_resources_list_is_an_attribute_error() {
+        let t = load("heat_template_version: 2013-05-23\nresources: [a]\n");
+        let r = resolve_template(&t, &[]).unwrap();
+        let e = r.resource_definitions_error.expect("an error");
+        assert_eq!(e.class.python_name(), "AttributeError");
+        assert_eq!(e.message(), "'list' object has no attribute 'items'");
+    }
+
+    /// A condition written as plain data (here a function the version
+    /// lacks) is shown as Python prints the dict.
+    #[test]
+    fn a_data_condition_is_shown_as_a_python_dict() {
+        let t = load(
+            "heat_template_version: 2016-10-14\n\
+             conditions:\n  c: {contains: [a, [a, b]]}\n\
+             resources:\n  r: {type: OS::Heat::None}\n",
+        );
+        let e = t.validate(&[]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Condition validation error: The definition of condition \"c\" is invalid: {'contains': ['a', ['a', 'b']]}"
+        );
+    }
+}

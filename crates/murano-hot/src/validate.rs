@@ -137,9 +137,39 @@ pub(crate) struct ResourceDef {
 
 /// `resource_definitions(stack)`: each resource parsed, with Heat's
 /// checks of each field.
+/// `Template.conditions(stack)`: the conditions section must be a map and
+/// every definition parses. Heat reads it before the resource and the
+/// output definitions, so its errors come first there too.
+pub(crate) fn parse_conditions(t: &Template, env: &Env<'_>) -> Result<()> {
+    if !t.version.has_conditions() {
+        return Ok(());
+    }
+    if let Some(c) = t.data.get("conditions") {
+        if !matches!(c, Value::Map(_) | Value::Null) {
+            return Err(HeatError::validation(
+                "Conditions validation error",
+                Vec::new(),
+                format!(
+                    "Condition definitions must be a map. Found a {} instead",
+                    c.type_name()
+                ),
+            ));
+        }
+    }
+    env.parsed_conditions()
+}
+
 pub(crate) fn resource_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<ResourceDef>> {
-    let Some(Value::Map(m)) = section(t, "resources") else {
-        return Ok(Vec::new());
+    parse_conditions(t, env)?;
+    let m = match section(t, "resources") {
+        None => return Ok(Vec::new()),
+        Some(Value::Map(m)) => m,
+        Some(other) => {
+            return Err(HeatError::new(
+                ErrorClass::AttributeError_,
+                format!("'{}' object has no attribute 'items'", other.type_name()),
+            ))
+        }
     };
     let keys = resource_keys(t.version);
     let mut out = Vec::new();
@@ -314,6 +344,7 @@ fn resource_definition(
 /// The outputs: each a map with a `value`, whether its condition holds,
 /// and its parsed value.
 pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(String, bool, Snip)>> {
+    parse_conditions(t, env)?;
     let outputs = match section(t, "outputs") {
         None => return Ok(Vec::new()),
         Some(Value::Map(m)) => m,
@@ -526,18 +557,7 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
     ];
     let env = Env::new(t.version, &t.limits, &t.data, &schemas, params, pseudo);
     if t.version.has_conditions() {
-        if let Some(c) = t.data.get("conditions") {
-            if !matches!(c, Value::Map(_) | Value::Null) {
-                return Err(HeatError::validation(
-                    "Conditions validation error",
-                    Vec::new(),
-                    format!(
-                        "Condition definitions must be a map. Found a {} instead",
-                        c.type_name()
-                    ),
-                ));
-            }
-        }
+        parse_conditions(t, &env)?;
         env.validate_conditions()?;
     }
     let defs = resource_definitions(t, &env)?;

@@ -81,16 +81,46 @@ fn is_quantifier(chars: &[char], i: usize) -> bool {
     false
 }
 
+/// The quantifier starting at `chars[i]` (`*`, `+`, `?`, `{n}`, `{n,}`,
+/// `{,m}`, `{n,m}`, each maybe followed by a lazy `?` or possessive `+`):
+/// its length in chars and whether it allows zero repetitions.
+fn quantifier_at(chars: &[char], i: usize) -> Option<(usize, bool)> {
+    let (len, zero) = match chars.get(i)? {
+        '*' | '?' => (1, true),
+        '+' => (1, false),
+        '{' if is_quantifier(chars, i) => {
+            let end = chars[i..].iter().position(|&c| c == '}')? + i;
+            let min: String = chars[i + 1..end]
+                .iter()
+                .take_while(|c| **c != ',')
+                .collect();
+            let zero = min.is_empty() || min.bytes().all(|b| b == b'0');
+            (end + 1 - i, zero)
+        }
+        _ => return None,
+    };
+    match chars.get(i + len) {
+        Some('?' | '+') => Some((len + 1, zero)),
+        _ => Some((len, zero)),
+    }
+}
+
 /// Rewrites a Python `re` pattern for `fancy-regex`: `$` (without
 /// `multiline`) also matches before a final newline, `\Z` is the end of
 /// the text, `(?P=name)` is a back-reference, `\0` octal escapes, braces
 /// that are not a quantifier and `[`, `&`, `~` inside classes are literal.
+/// A quantified lookaround (`(?=x)*`, which Python accepts and
+/// `fancy-regex` rejects) is what Python makes of it: a zero-width
+/// assertion repeated is the assertion once when the quantifier needs at
+/// least one repetition, and nothing when it allows none.
 ///
 /// ```
 /// use murano_yaql::pyre::translate;
 /// assert_eq!(translate("a$", false), "a(?:(?=\\n\\z)|\\z)");
 /// assert_eq!(translate("a$", true), "a$");
 /// assert_eq!(translate("x{y}", false), "x\\{y\\}");
+/// assert_eq!(translate("a(?=b)*c", false), "a(?:)c");
+/// assert_eq!(translate("a(?!b){1,2}c", false), "a(?!b)c");
 /// ```
 pub fn translate(pattern: &str, multiline: bool) -> String {
     let mut out = String::with_capacity(pattern.len() + 8);
@@ -102,6 +132,9 @@ pub fn translate(pattern: &str, multiline: bool) -> String {
     let mut class_atoms = 0usize;
     let mut after_range = false;
     let mut quant_open = false;
+    // Open groups: where each starts in `out`, and whether it is a
+    // lookaround.
+    let mut groups: Vec<(usize, bool)> = Vec::new();
     while i < chars.len() {
         let c = chars[i];
         if c == '\\' && i + 1 < chars.len() {
@@ -224,6 +257,29 @@ pub fn translate(pattern: &str, multiline: bool) -> String {
                     continue;
                 }
                 out.push(c);
+            }
+            '(' => {
+                let rest = |k: usize, s: &str| {
+                    s.chars()
+                        .enumerate()
+                        .all(|(j, e)| chars.get(i + k + j) == Some(&e))
+                };
+                let look = rest(1, "?=") || rest(1, "?!") || rest(1, "?<=") || rest(1, "?<!");
+                groups.push((out.len(), look));
+                out.push(c);
+            }
+            ')' => {
+                out.push(c);
+                if let Some((start, true)) = groups.pop() {
+                    if let Some((len, zero)) = quantifier_at(&chars, i + 1) {
+                        if zero {
+                            out.truncate(start);
+                            out.push_str("(?:)");
+                        }
+                        i += 1 + len;
+                        continue;
+                    }
+                }
             }
             _ => out.push(c),
         }
