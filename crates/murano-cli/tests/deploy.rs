@@ -2,13 +2,13 @@
 //! oracle and on the bundled shop (when the shared data is beside the
 //! checkout: Murano's core library is not part of the project).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
 use murano_engine::deploy::{dry_run_task, DeployOptions, PackageFiles};
 use murano_engine::host::OfflineHost;
+use murano_testkit::deploy_case::{case_packages, read_package};
 use serde_json::Value as Json;
 
 fn murano() -> Command {
@@ -82,43 +82,21 @@ fn a_hand_written_environment_deploys() {
     assert_eq!(plan["outcome"]["ok"], true);
 }
 
-/// The package folders a deploy case loads, as the conformance suite
-/// (crates/murano-engine/tests/deploy.rs) loads them: the case's
-/// packages, then io.murano and io.murano.applications.
-fn case_package_dirs(shared: &Path, case: &Json) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = case["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|p| {
-            let d = p["dir"].as_str().unwrap_or("");
-            match d.strip_prefix("packages/") {
-                Some(rest) => shared.join("corpus/packages").join(rest),
-                None => shared.join("conformance/deploy").join(d),
-            }
-        })
-        .collect();
-    dirs.push(shared.join("conformance/engine/meta/io.murano"));
-    dirs.push(shared.join("corpus/packages/murano/meta/io.murano.applications"));
-    dirs
-}
-
-fn files_below(root: &Path) -> BTreeMap<String, Arc<Vec<u8>>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(root).unwrap();
-                let rel = rel.to_string_lossy().replace('\\', "/");
-                out.insert(rel, Arc::new(std::fs::read(&path).unwrap()));
+/// An outcome with each frame's file cut to its path inside the package.
+fn without_folders(outcome: &Json) -> Json {
+    let mut outcome = outcome.clone();
+    if let Some(frames) = outcome
+        .pointer_mut("/raised/frames")
+        .and_then(Json::as_array_mut)
+    {
+        for frame in frames {
+            if let Some(file) = frame["file"].as_str() {
+                let inner = file.find("Classes/").map_or(file, |i| &file[i..]);
+                frame["file"] = Json::from(inner);
             }
         }
     }
-    out
+    outcome
 }
 
 /// The bar: `murano deploy --dry-run` of every public hand-written
@@ -146,22 +124,19 @@ fn every_hand_written_model_prints_the_plan_the_suite_compares() {
     assert!(hand.len() >= 6, "{} hand-written cases", hand.len());
     for case in &hand {
         let id = case["id"].as_str().unwrap();
-        let dirs = case_package_dirs(&shared, case);
+        let packages = case_packages(&shared, case);
         let model_path = shared
             .join("conformance/deploy")
             .join(case["model"].as_str().unwrap());
         // The library, as the conformance suite runs it.
-        let packages: Vec<PackageFiles> = dirs
+        let files: Vec<PackageFiles> = packages
             .iter()
-            .map(|d| {
-                let name = d.file_name().unwrap().to_string_lossy().into_owned();
-                PackageFiles::from_files(&name, files_below(d)).unwrap()
-            })
+            .map(|(dir, name)| read_package(dir, name).unwrap())
             .collect();
         let model: Json = serde_json::from_slice(&std::fs::read(&model_path).unwrap()).unwrap();
         let action = &case["task"]["action"];
         let plan = dry_run_task(
-            &packages,
+            &files,
             Arc::new(OfflineHost::default()),
             &model,
             action["object_id"].as_str(),
@@ -173,15 +148,22 @@ fn every_hand_written_model_prints_the_plan_the_suite_compares() {
         let mut cmd = murano();
         cmd.args(["deploy", "--dry-run", "--format", "json"])
             .arg(&model_path);
-        for d in &dirs {
-            cmd.arg("--catalog").arg(d);
+        for (dir, _) in &packages {
+            cmd.arg("--catalog").arg(dir);
         }
         let out = cmd.output().unwrap();
         let printed: Json = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{id}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
-        for key in ["heat", "agent_plans", "outcome"] {
+        for key in ["heat", "agent_plans"] {
             assert_eq!(printed[key], plan[key], "{id}: {key}");
         }
+        // Frames name files by the package's folder, which the command
+        // takes from the catalog and the suite from the case.
+        assert_eq!(
+            without_folders(&printed["outcome"]),
+            without_folders(&plan["outcome"]),
+            "{id}: outcome"
+        );
         let recorded = |key: &str| case[key].as_array().map_or(0, Vec::len);
         assert_eq!(
             printed["heat"].as_array().map(Vec::len),

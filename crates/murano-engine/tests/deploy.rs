@@ -10,7 +10,7 @@
 //! and the exact sequences differ, §6's fallback compares them restricted
 //! to each application.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -50,12 +50,7 @@ fn load_package(
     if let Some(p) = cache.get(path) {
         return Ok(p.clone());
     }
-    let mut files = BTreeMap::new();
-    for (rel, full) in murano_testkit::files_below(path) {
-        let bytes = std::fs::read(&full).map_err(|e| format!("{}: {e}", full.display()))?;
-        files.insert(rel, Arc::new(bytes));
-    }
-    let p = PackageFiles::from_files(root_name, files).map_err(|e| e.to_string())?;
+    let p = murano_testkit::deploy_case::read_package(path, root_name)?;
     cache.insert(path.to_owned(), p.clone());
     Ok(p)
 }
@@ -68,24 +63,9 @@ fn run_case(
     verbose: bool,
 ) -> Result<(), String> {
     let mut packages = Vec::new();
-    for p in case["packages"].as_array().into_iter().flatten() {
-        let d = p["dir"].as_str().unwrap_or("");
-        let (path, name) = match d.strip_prefix("packages/") {
-            Some(rest) => (root.join("corpus/packages").join(rest), rest.to_owned()),
-            None => (dir.join(d), d.to_owned()),
-        };
+    for (path, name) in murano_testkit::deploy_case::case_packages(root, case) {
         packages.push(load_package(cache, &path, &name)?);
     }
-    packages.push(load_package(
-        cache,
-        &root.join("conformance/engine/meta/io.murano"),
-        "io.murano",
-    )?);
-    packages.push(load_package(
-        cache,
-        &root.join("corpus/packages/murano/meta/io.murano.applications"),
-        "io.murano.applications",
-    )?);
     let model_path = dir.join(case["model"].as_str().unwrap_or(""));
     let model = read_json(&model_path)?;
     let action = &case["task"]["action"];

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+pub mod deploy_case;
 pub mod engine_replay;
 pub mod fuzz;
 pub mod oracle;
