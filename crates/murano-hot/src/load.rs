@@ -1,5 +1,6 @@
 //! Loading a template as `heat.common.template_format.parse` does.
 
+use murano_yaml::plain::{PlainLoad, PlainScalar, PlainTree};
 use murano_yaml::{self as yaml, Flavor, LoadOptions, Node, Value as Y, YamlError, YamlErrorClass};
 
 use crate::error::{ErrorClass, HeatError, Position, Result};
@@ -136,6 +137,13 @@ enum LoadFailure {
 }
 
 fn load_yaml_once(text: &str, options: &LoadOptions) -> std::result::Result<Value, LoadFailure> {
+    // Most templates are plain YAML: built straight into values, as the
+    // general loader and `Converter` would build them.
+    match yaml::plain::load_plain::<Value>(text, options) {
+        PlainLoad::Document(v) => return Ok(v),
+        PlainLoad::Empty => return Ok(Value::Map(Vec::new())),
+        PlainLoad::NeedsFullLoader => {}
+    }
     match yaml::load_single(text.as_bytes(), Flavor::Plain, options) {
         Ok(None) => Ok(Value::Map(Vec::new())),
         Ok(Some(node)) => {
@@ -192,6 +200,35 @@ fn yaml_error(e: &YamlError) -> HeatError {
         column: m.column + 1,
     });
     err
+}
+
+/// What [`Converter`] makes of a plain document's values.
+impl PlainTree for Value {
+    fn scalar(scalar: PlainScalar<'_>) -> Value {
+        match scalar {
+            PlainScalar::Null => Value::Null,
+            PlainScalar::Bool(b) => Value::Bool(b),
+            PlainScalar::Int(yaml::Int::Small(n)) => Value::Int(n),
+            PlainScalar::Int(yaml::Int::Big(s)) => Value::BigInt(s),
+            PlainScalar::Float(x) => Value::Float(x),
+            PlainScalar::Str(s) => Value::Str(s),
+            // Heat keeps dates and timestamps as the text PyYAML scanned.
+            PlainScalar::Timestamp(text) => Value::Str(text.to_owned()),
+        }
+    }
+
+    fn sequence(items: Vec<Value>) -> Value {
+        Value::List(items)
+    }
+
+    fn mapping(entries: Vec<(String, Value)>) -> Value {
+        Value::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| (Value::Str(k), v))
+                .collect(),
+        )
+    }
 }
 
 struct Converter<'a> {

@@ -57,6 +57,7 @@ pub mod emit;
 mod error;
 pub mod expression;
 mod parser;
+pub mod plain;
 pub mod py_text;
 mod reader;
 mod scanner;
