@@ -221,13 +221,12 @@ impl PlainTree for Value {
         Value::List(items)
     }
 
-    fn mapping(entries: Vec<(String, Value)>) -> Value {
-        Value::Map(
-            entries
-                .into_iter()
-                .map(|(k, v)| (Value::Str(k), v))
-                .collect(),
-        )
+    fn mapping(entries: Vec<(Value, Value)>) -> Value {
+        Value::Map(entries)
+    }
+
+    fn key_text(&self) -> &str {
+        self.as_str().unwrap_or_default()
     }
 }
 
@@ -370,6 +369,62 @@ mod tests {
         );
         // A tab as indentation is still refused.
         assert!(p("heat_template_version: 2013-05-23\na:\n\t- 1\n").is_err());
+    }
+
+    /// The general loader's answer, without the fast path.
+    fn general(text: &str, options: &LoadOptions) -> Option<Value> {
+        match yaml::load_single(text.as_bytes(), Flavor::Plain, options) {
+            Ok(None) => Some(Value::Map(Vec::new())),
+            Ok(Some(node)) => Converter {
+                text,
+                char_to_byte: None,
+            }
+            .convert(node)
+            .ok(),
+            Err(_) => None,
+        }
+    }
+
+    #[test]
+    fn the_plain_fast_path_builds_what_the_general_loader_builds() {
+        let options = LoadOptions::default();
+        let mut texts: Vec<String> = [
+            "heat_template_version: 2013-05-23\nx: 2001-12-14 21:59:43.10 -5\n",
+            "heat_template_version: wallaby\nd: {a: 1, a: [2, 0x10, .5, ~, yes]}\n",
+            "é: 2015-01-02\n",
+            "",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let dir = std::env::var_os("MURANO_SHARED")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+            })
+            .join("conformance/hot/templates");
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.filter_map(std::result::Result::ok) {
+                if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                    texts.push(text);
+                }
+            }
+        }
+        let mut built = 0;
+        for text in &texts {
+            match yaml::plain::load_plain::<Value>(text, &options) {
+                PlainLoad::Document(v) => {
+                    assert_eq!(Some(v), general(text, &options), "{text}");
+                    built += 1;
+                }
+                PlainLoad::Empty => {
+                    assert_eq!(Some(Value::Map(Vec::new())), general(text, &options));
+                    built += 1;
+                }
+                PlainLoad::NeedsFullLoader => {}
+            }
+        }
+        assert!(built >= 4, "{built}");
     }
 
     #[test]

@@ -49,9 +49,13 @@ pub trait PlainTree: Sized {
     fn scalar(scalar: PlainScalar<'_>) -> Self;
     /// A sequence.
     fn sequence(items: Vec<Self>) -> Self;
-    /// A mapping in document order, its string keys unique as a Python
-    /// dict makes them (the first key's place, the last value).
-    fn mapping(entries: Vec<(String, Self)>) -> Self;
+    /// A mapping in document order, its keys (each built by
+    /// [`PlainTree::scalar`] from a [`PlainScalar::Str`]) unique as a
+    /// Python dict makes them: the first key's place, the last value.
+    fn mapping(entries: Vec<(Self, Self)>) -> Self;
+    /// The text of a key, a tree built by [`PlainTree::scalar`] from a
+    /// [`PlainScalar::Str`] (repeated keys are found by it).
+    fn key_text(&self) -> &str;
 }
 
 /// What [`load_plain`] found.
@@ -76,18 +80,21 @@ pub enum PlainLoad<T> {
 /// use murano_yaml::LoadOptions;
 ///
 /// #[derive(Debug, PartialEq)]
-/// enum T { S(String), Other, L(Vec<T>), M(Vec<(String, T)>) }
+/// enum T { S(String), Other, L(Vec<T>), M(Vec<(T, T)>) }
 /// impl PlainTree for T {
 ///     fn scalar(s: PlainScalar<'_>) -> T {
 ///         match s { PlainScalar::Str(s) => T::S(s), _ => T::Other }
 ///     }
 ///     fn sequence(items: Vec<T>) -> T { T::L(items) }
-///     fn mapping(entries: Vec<(String, T)>) -> T { T::M(entries) }
+///     fn mapping(entries: Vec<(T, T)>) -> T { T::M(entries) }
+///     fn key_text(&self) -> &str {
+///         match self { T::S(s) => s, _ => "" }
+///     }
 /// }
 /// let options = LoadOptions::default();
 /// assert_eq!(
 ///     load_plain::<T>("a: x\na: [y]\n", &options),
-///     PlainLoad::Document(T::M(vec![("a".into(), T::L(vec![T::S("y".into())]))]))
+///     PlainLoad::Document(T::M(vec![(T::S("a".into()), T::L(vec![T::S("y".into())]))]))
 /// );
 /// assert_eq!(load_plain::<T>("a: &x 1\n", &options), PlainLoad::NeedsFullLoader);
 /// assert_eq!(load_plain::<T>("# nothing\n", &options), PlainLoad::Empty);
@@ -101,6 +108,8 @@ pub fn load_plain<T: PlainTree>(text: &str, options: &LoadOptions) -> PlainLoad<
         nodes: 0,
         max_nodes: options.max_nodes,
         max_depth: options.max_depth,
+        items: Vec::new(),
+        pairs: Vec::new(),
     };
     builder.stream().unwrap_or(PlainLoad::NeedsFullLoader)
 }
@@ -130,17 +139,22 @@ enum Kind {
 /// Reads the tokens the way PyYAML's parser does (the states of
 /// `crate::parser`, written as a descent), for the documents it can
 /// build; `None` gives up.
-struct Builder<'a> {
+struct Builder<'a, T> {
     scanner: Scanner<'a>,
     nodes: usize,
     max_nodes: usize,
     max_depth: u32,
+    /// The items of the sequences being built, innermost last: each
+    /// sequence moves its own into a vector of the exact size.
+    items: Vec<T>,
+    /// The same for mappings' pairs.
+    pairs: Vec<(T, T)>,
 }
 
 /// Up to this many keys, a mapping finds a repeated key by scanning.
 const LINEAR_KEY_SCAN: usize = 16;
 
-impl<'a> Builder<'a> {
+impl<'a, T: PlainTree> Builder<'a, T> {
     fn peek(&mut self) -> Option<Kind> {
         Some(match self.scanner.peek_token().ok()?.kind {
             TokenKind::Scalar(..) => Kind::Scalar,
@@ -172,7 +186,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The stream of a single document (or none).
-    fn stream<T: PlainTree>(&mut self) -> Option<PlainLoad<T>> {
+    fn stream(&mut self) -> Option<PlainLoad<T>> {
         self.skip()?; // the stream start
         let root = match self.peek()? {
             Kind::StreamEnd => return Some(PlainLoad::Empty),
@@ -205,7 +219,7 @@ impl<'a> Builder<'a> {
     }
 
     /// An empty node (a missing key or value): a null.
-    fn empty<T: PlainTree>(&mut self, depth: u32) -> Option<T> {
+    fn empty(&mut self, depth: u32) -> Option<T> {
         self.enter(depth)?;
         Some(T::scalar(PlainScalar::Null))
     }
@@ -225,19 +239,67 @@ impl<'a> Builder<'a> {
     }
 
     /// A mapping key: a scalar that is a string.
-    fn key(&mut self, depth: u32) -> Option<String> {
+    fn key(&mut self, depth: u32) -> Option<T> {
         if self.peek()? != Kind::Scalar {
             return None;
         }
         self.enter(depth)?;
         match self.scalar_token()? {
-            (text, None, _) => Some(text.into_owned()),
+            (text, None, _) => Some(T::scalar(PlainScalar::Str(text.into_owned()))),
             _ => None,
         }
     }
 
+    /// The sequence of the items pushed since `first`.
+    fn sequence(&mut self, first: usize) -> T {
+        T::sequence(self.items.drain(first..).collect())
+    }
+
+    /// Adds a pair to the mapping whose pairs start at `first`, as a
+    /// Python dict does: a repeated key keeps its first place and takes
+    /// the last value.
+    fn insert(
+        &mut self,
+        first: usize,
+        index: &mut Option<HashMap<String, usize>>,
+        key: T,
+        value: T,
+    ) {
+        let len = self.pairs.len() - first;
+        let existing = if len < LINEAR_KEY_SCAN {
+            self.pairs[first..]
+                .iter()
+                .position(|(k, _)| k.key_text() == key.key_text())
+        } else {
+            index
+                .get_or_insert_with(|| {
+                    self.pairs[first..]
+                        .iter()
+                        .enumerate()
+                        .map(|(n, (k, _))| (k.key_text().to_owned(), n))
+                        .collect()
+                })
+                .get(key.key_text())
+                .copied()
+        };
+        match existing {
+            Some(n) => self.pairs[first + n].1 = value,
+            None => {
+                if let Some(index) = index {
+                    index.insert(key.key_text().to_owned(), len);
+                }
+                self.pairs.push((key, value));
+            }
+        }
+    }
+
+    /// The mapping of the pairs pushed since `first`.
+    fn mapping(&mut self, first: usize) -> T {
+        T::mapping(self.pairs.drain(first..).collect())
+    }
+
     /// PyYAML's `parse_node` (without properties).
-    fn node<T: PlainTree>(&mut self, depth: u32, block: bool, indentless: bool) -> Option<T> {
+    fn node(&mut self, depth: u32, block: bool, indentless: bool) -> Option<T> {
         let kind = self.peek()?;
         self.enter(depth)?;
         match kind {
@@ -266,38 +328,41 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn block_sequence<T: PlainTree>(&mut self, depth: u32) -> Option<T> {
-        let mut items = Vec::new();
+    fn block_sequence(&mut self, depth: u32) -> Option<T> {
+        let first = self.items.len();
         while self.peek()? == Kind::BlockEntry {
             self.skip()?;
-            items.push(match self.peek()? {
+            let item = match self.peek()? {
                 Kind::BlockEntry | Kind::BlockEnd => self.empty(depth + 1)?,
                 _ => self.node(depth + 1, true, false)?,
-            });
+            };
+            self.items.push(item);
         }
         if self.peek()? != Kind::BlockEnd {
             return None;
         }
         self.skip()?;
-        Some(T::sequence(items))
+        Some(self.sequence(first))
     }
 
-    fn indentless_sequence<T: PlainTree>(&mut self, depth: u32) -> Option<T> {
-        let mut items = Vec::new();
+    fn indentless_sequence(&mut self, depth: u32) -> Option<T> {
+        let first = self.items.len();
         while self.peek()? == Kind::BlockEntry {
             self.skip()?;
-            items.push(match self.peek()? {
+            let item = match self.peek()? {
                 Kind::BlockEntry | Kind::Key | Kind::Value | Kind::BlockEnd => {
                     self.empty(depth + 1)?
                 }
                 _ => self.node(depth + 1, true, false)?,
-            });
+            };
+            self.items.push(item);
         }
-        Some(T::sequence(items))
+        Some(self.sequence(first))
     }
 
-    fn block_mapping<T: PlainTree>(&mut self, depth: u32) -> Option<T> {
-        let mut entries = Entries::default();
+    fn block_mapping(&mut self, depth: u32) -> Option<T> {
+        let first = self.pairs.len();
+        let mut index = None;
         while self.peek()? == Kind::Key {
             self.skip()?;
             let key = self.key(depth + 1)?;
@@ -310,48 +375,52 @@ impl<'a> Builder<'a> {
             } else {
                 self.empty(depth + 1)?
             };
-            entries.insert(key, value);
+            self.insert(first, &mut index, key, value);
         }
         if self.peek()? != Kind::BlockEnd {
             return None;
         }
         self.skip()?;
-        Some(T::mapping(entries.entries))
+        Some(self.mapping(first))
     }
 
-    fn flow_sequence<T: PlainTree>(&mut self, depth: u32) -> Option<T> {
-        let mut items = Vec::new();
-        let mut first = true;
+    fn flow_sequence(&mut self, depth: u32) -> Option<T> {
+        let first = self.items.len();
+        let mut at_start = true;
         while self.peek()? != Kind::FlowSequenceEnd {
-            if !first {
+            if !at_start {
                 if self.peek()? != Kind::FlowEntry {
                     return None;
                 }
                 self.skip()?;
             }
-            first = false;
+            at_start = false;
             match self.peek()? {
                 // A single-pair mapping (`[a: b]`): the general loader's.
                 Kind::Key => return None,
                 Kind::FlowSequenceEnd => break,
-                _ => items.push(self.node(depth + 1, false, false)?),
+                _ => {
+                    let item = self.node(depth + 1, false, false)?;
+                    self.items.push(item);
+                }
             }
         }
         self.skip()?;
-        Some(T::sequence(items))
+        Some(self.sequence(first))
     }
 
-    fn flow_mapping<T: PlainTree>(&mut self, depth: u32) -> Option<T> {
-        let mut entries = Entries::default();
-        let mut first = true;
+    fn flow_mapping(&mut self, depth: u32) -> Option<T> {
+        let first = self.pairs.len();
+        let mut index = None;
+        let mut at_start = true;
         while self.peek()? != Kind::FlowMappingEnd {
-            if !first {
+            if !at_start {
                 if self.peek()? != Kind::FlowEntry {
                     return None;
                 }
                 self.skip()?;
             }
-            first = false;
+            at_start = false;
             match self.peek()? {
                 Kind::Key => {
                     self.skip()?;
@@ -365,62 +434,18 @@ impl<'a> Builder<'a> {
                     } else {
                         self.empty(depth + 1)?
                     };
-                    entries.insert(key, value);
+                    self.insert(first, &mut index, key, value);
                 }
                 Kind::FlowMappingEnd => break,
                 _ => {
                     let key = self.key(depth + 1)?;
                     let value = self.empty(depth + 1)?;
-                    entries.insert(key, value);
+                    self.insert(first, &mut index, key, value);
                 }
             }
         }
         self.skip()?;
-        Some(T::mapping(entries.entries))
-    }
-}
-
-/// A mapping's entries as a Python dict keeps string keys: a repeated key
-/// keeps its first place and takes the last value.
-struct Entries<T> {
-    entries: Vec<(String, T)>,
-    /// Each key's place, once the mapping is too large to scan.
-    index: HashMap<String, usize>,
-}
-
-impl<T> Default for Entries<T> {
-    fn default() -> Self {
-        Entries {
-            entries: Vec::new(),
-            index: HashMap::new(),
-        }
-    }
-}
-
-impl<T> Entries<T> {
-    fn insert(&mut self, key: String, value: T) {
-        let existing = if self.entries.len() < LINEAR_KEY_SCAN {
-            self.entries.iter().position(|(k, _)| *k == key)
-        } else {
-            if self.index.is_empty() {
-                self.index = self
-                    .entries
-                    .iter()
-                    .enumerate()
-                    .map(|(n, (k, _))| (k.clone(), n))
-                    .collect();
-            }
-            self.index.get(&key).copied()
-        };
-        match existing {
-            Some(n) => self.entries[n].1 = value,
-            None => {
-                if !self.index.is_empty() {
-                    self.index.insert(key.clone(), self.entries.len());
-                }
-                self.entries.push((key, value));
-            }
-        }
+        Some(self.mapping(first))
     }
 }
 

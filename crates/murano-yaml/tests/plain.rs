@@ -20,7 +20,7 @@ enum Tree {
     /// A date or timestamp as written.
     Timestamp(String),
     List(Vec<Tree>),
-    Map(Vec<(String, Tree)>),
+    Map(Vec<(Tree, Tree)>),
 }
 
 impl PlainTree for Tree {
@@ -39,8 +39,15 @@ impl PlainTree for Tree {
         Tree::List(items)
     }
 
-    fn mapping(entries: Vec<(String, Tree)>) -> Tree {
+    fn mapping(entries: Vec<(Tree, Tree)>) -> Tree {
         Tree::Map(entries)
+    }
+
+    fn key_text(&self) -> &str {
+        match self {
+            Tree::Str(s) => s,
+            _ => "",
+        }
     }
 }
 
@@ -69,7 +76,7 @@ fn tree(node: &Node, chars: &[char]) -> Option<Tree> {
             entries
                 .iter()
                 .map(|(k, v)| match &k.value {
-                    Value::Str(s) => Some((s.clone(), tree(v, chars)?)),
+                    Value::Str(s) => Some((Tree::Str(s.clone()), tree(v, chars)?)),
                     _ => None,
                 })
                 .collect::<Option<_>>()?,
