@@ -238,6 +238,11 @@ impl<'a> Env<'a> {
         self.parse_in(v, &DotPath::Root(path), false, 0, 0)
     }
 
+    /// [`Env::parse`] at a path rendered only if an error needs it.
+    pub(crate) fn parse_at(&self, v: &Value, path: &DotPath<'_>) -> Result<Snip> {
+        self.parse_in(v, path, false, 0, 0)
+    }
+
     /// `Template.parse_condition`.
     pub(crate) fn parse_condition(&self, v: &Value, path: &str) -> Result<Snip> {
         self.parse_in(v, &DotPath::Root(path), true, 0, 0)

@@ -47,6 +47,9 @@ pub fn simple_parse(text: &str, limits: &Limits) -> Result<Value> {
             ));
         }
     }
+    if !may_be_json(text) {
+        return mapping(load_yaml(text, limits)?);
+    }
     let tpl = match serde_json::from_str::<serde_json::Value>(text) {
         Ok(j) => Value::from_json(&j),
         Err(e) if e.classify() == serde_json::error::Category::Syntax && depth_exceeded(&e) => {
@@ -57,6 +60,11 @@ pub fn simple_parse(text: &str, limits: &Limits) -> Result<Value> {
         }
         Err(_) => load_yaml(text, limits)?,
     };
+    mapping(tpl)
+}
+
+/// The loaded template, which must be a mapping.
+fn mapping(tpl: Value) -> Result<Value> {
     if !matches!(tpl, Value::Map(_)) {
         return Err(HeatError::new(
             ErrorClass::ValueError,
@@ -64,6 +72,18 @@ pub fn simple_parse(text: &str, limits: &Limits) -> Result<Value> {
         ));
     }
     Ok(tpl)
+}
+
+/// Whether `json.loads` could take the text: not when the first character
+/// after JSON's white space cannot start a JSON value (then it fails with
+/// a syntax error on that character, and Heat goes on to YAML, as most
+/// templates need).
+fn may_be_json(text: &str) -> bool {
+    let first = text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .chars()
+        .next();
+    first.is_none_or(|c| matches!(c, '{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n'))
 }
 
 fn depth_exceeded(e: &serde_json::Error) -> bool {

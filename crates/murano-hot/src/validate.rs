@@ -3,7 +3,7 @@
 //! `validate_res_tmpl_only=True`, parameter values not checked), with every
 //! resource type treated as a generic resource.
 
-use crate::engine::{invalid_reference, Env, Snip};
+use crate::engine::{invalid_reference, DotPath, Env, Snip};
 use crate::error::{ErrorClass, HeatError, Result};
 use crate::params::ParamSchema;
 use crate::value::Value;
@@ -231,10 +231,12 @@ fn resource_definition(
             murano_yaml::py_text::repr(&format!("Resource {name} is missing \"type\"")),
         ));
     }
+    let resource = DotPath::Name(&DotPath::Root("resources"), name);
     let field = |key: &str| -> Result<Option<Snip>> {
         match snippet.get(key) {
             None => Ok(None),
-            Some(v) => env.parse(v, &format!("resources.{name}.{key}")).map(Some),
+            // The path `resources.<name>.<key>`, rendered only for an error.
+            Some(v) => env.parse_at(v, &DotPath::Name(&resource, key)).map(Some),
         }
     };
     let wrong = |key: &str, typename: &str| {
@@ -399,7 +401,10 @@ pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(Str
                 continue;
             }
         }
-        let parsed = env.parse(value, &format!("outputs.{key}.value"))?;
+        let parsed = env.parse_at(
+            value,
+            &DotPath::Name(&DotPath::Name(&DotPath::Root("outputs"), &key), "value"),
+        )?;
         out.push((key, true, parsed));
     }
     Ok(out)
@@ -586,13 +591,14 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
     let mut edges = Vec::new();
     for (i, d) in enabled.iter().enumerate() {
         let mut deps = Vec::new();
+        let resource = DotPath::Root(&d.name);
         if let Some(p) = &d.properties {
-            let root = format!("{}.Properties", d.name);
-            env.dependencies(p, &crate::engine::DotPath::Root(&root), &mut deps, 0)?;
+            let root = DotPath::Name(&resource, "Properties");
+            env.dependencies(p, &root, &mut deps, 0)?;
         }
         if let Some(m) = &d.metadata {
-            let root = format!("{}.Metadata", d.name);
-            env.dependencies(m, &crate::engine::DotPath::Root(&root), &mut deps, 0)?;
+            let root = DotPath::Name(&resource, "Metadata");
+            env.dependencies(m, &root, &mut deps, 0)?;
         }
         for (target, path) in &deps {
             if !env

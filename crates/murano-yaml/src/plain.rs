@@ -105,6 +105,7 @@ pub fn load_plain<T: PlainTree>(text: &str, options: &LoadOptions) -> PlainLoad<
     }
     let mut builder = Builder {
         scanner: Scanner::new(text),
+        next: None,
         nodes: 0,
         max_nodes: options.max_nodes,
         max_depth: options.max_depth,
@@ -141,6 +142,8 @@ enum Kind {
 /// build; `None` gives up.
 struct Builder<'a, T> {
     scanner: Scanner<'a>,
+    /// The kind of the front token, once peeked (until it is taken).
+    next: Option<Kind>,
     nodes: usize,
     max_nodes: usize,
     max_depth: u32,
@@ -155,8 +158,17 @@ struct Builder<'a, T> {
 const LINEAR_KEY_SCAN: usize = 16;
 
 impl<'a, T: PlainTree> Builder<'a, T> {
+    #[inline]
     fn peek(&mut self) -> Option<Kind> {
-        Some(match self.scanner.peek_token().ok()?.kind {
+        match self.next {
+            Some(kind) => Some(kind),
+            None => self.peek_scanner(),
+        }
+    }
+
+    #[inline(never)]
+    fn peek_scanner(&mut self) -> Option<Kind> {
+        let kind = match self.scanner.peek_token().ok()?.kind {
             TokenKind::Scalar(..) => Kind::Scalar,
             TokenKind::BlockSequenceStart => Kind::BlockSequenceStart,
             TokenKind::BlockMappingStart => Kind::BlockMappingStart,
@@ -177,11 +189,14 @@ impl<'a, T: PlainTree> Builder<'a, T> {
             | TokenKind::Alias(_)
             | TokenKind::Anchor(_)
             | TokenKind::Tag(_) => Kind::Other,
-        })
+        };
+        self.next = Some(kind);
+        Some(kind)
     }
 
     /// Consumes a token whose kind [`Builder::peek`] gave.
     fn skip(&mut self) -> Option<()> {
+        self.next = None;
         self.scanner.next_token().ok().map(drop)
     }
 
@@ -226,6 +241,7 @@ impl<'a, T: PlainTree> Builder<'a, T> {
 
     /// The scalar token at the front, its resolved tag and its start.
     fn scalar_token(&mut self) -> Option<(Cow<'a, str>, Option<Tag>, Mark)> {
+        self.next = None;
         let token = self.scanner.next_token().ok()?;
         let TokenKind::Scalar(value, style) = token.kind else {
             return None;
