@@ -601,28 +601,20 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
             env.dependencies(m, &root, &mut deps, 0)?;
         }
         for (target, path) in &deps {
-            if !env
-                .resources
-                .iter()
-                .any(|r| Value::Str(r.clone()).py_eq(target))
-            {
+            if !env.is_resource(target) {
                 return Err(invalid_reference(target, path));
             }
         }
-        let mut all: Vec<Value> = d.depends.clone();
-        all.extend(deps.into_iter().map(|(v, _)| v));
-        for target in all {
-            if let Some(j) = names
-                .iter()
-                .position(|n| Value::Str(n.clone()).py_eq(&target))
+        // Python's `==` between a name and a target: only an equal string.
+        let targets = d.depends.iter().chain(deps.iter().map(|(v, _)| v));
+        for target in targets {
+            if let Some(j) = target
+                .as_str()
+                .and_then(|t| names.iter().position(|n| n == t))
             {
                 edges.push((i, j));
-            } else if !env
-                .resources
-                .iter()
-                .any(|r| Value::Str(r.clone()).py_eq(&target))
-            {
-                return Err(invalid_reference(&target, &d.name));
+            } else if !env.is_resource(target) {
+                return Err(invalid_reference(target, &d.name));
             }
         }
     }
