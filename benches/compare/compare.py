@@ -8,6 +8,9 @@ repeats each for at least a second, since its repetitions are short). Prints the
 the versions, the medians and one line per comparison:
 
     ratio <name>: <R>x (python <t>, rust <t>)
+
+`--only ROW[,ROW...]` (after the positional arguments) times only those
+rows on both sides.
 """
 
 import collections.abc  # noqa: F401  (yaql 3.2.0 needs it imported first)
@@ -31,6 +34,18 @@ RUST = sys.argv[2]
 REPETITIONS = int(sys.argv[3])
 ZIPS = sys.argv[4]
 QUICK = "--quick" in sys.argv
+ROWS = ["engine", "hot-validate", "yaql-parse", "class-load", "yaql-eval", "package-check"]
+# `--only ROW[,ROW...]`: time only these rows (both sides).
+ONLY = None
+if "--only" in sys.argv[5:]:
+    ONLY = sys.argv[sys.argv.index("--only", 5) + 1].split(",")
+    unknown = [r for r in ONLY if r not in ROWS]
+    if unknown:
+        sys.exit(f"unknown row(s): {', '.join(unknown)}; rows: {', '.join(ROWS)}")
+
+
+def wanted(row):
+    return ONLY is None or row in ONLY
 
 
 def median_time(work, repetitions=None):
@@ -276,48 +291,59 @@ def main():
                 pass
         return n
 
-    python = {
-        "hot-validate": median_time(hot_all),
-        "yaql-parse": median_time(parse_all),
-        "class-load": median_time(load_all),
-        "yaql-eval": median_time(eval_all),
+    timed = {
+        "hot-validate": lambda: median_time(hot_all),
+        "yaql-parse": lambda: median_time(parse_all),
+        "class-load": lambda: median_time(load_all),
+        "yaql-eval": lambda: median_time(eval_all),
         # murano-pkg-check takes seconds per run: at most 3 runs.
-        "package-check": median_time(check_all, min(REPETITIONS, 3)),
+        "package-check": lambda: median_time(check_all, min(REPETITIONS, 3)),
     }
+    python = {name: work() for name, work in timed.items() if wanted(name)}
     # Murano's executor runs on Debian's python3-murano (yaql 2.0), not in
     # this virtualenv: engine.py runs under the system Python.
-    murano_python = os.environ.get("MURANO_PYTHON", "/usr/bin/python3")
-    engine_args = [murano_python, os.path.join(os.path.dirname(__file__), "engine.py"),
-                   SHARED, str(REPETITIONS)] + (["--quick"] if QUICK else [])
-    engine_run = subprocess.run(engine_args, capture_output=True, text=True)
-    if engine_run.returncode == 0:
-        python_engine = json.loads(engine_run.stdout.strip().splitlines()[-1])
-        python["engine"] = python_engine["engine"]
-    else:
-        python_engine = None
-        print("engine: python side skipped (python3-murano not importable by "
-              f"{murano_python}: apt-get install python3-murano)")
+    python_engine = None
+    if wanted("engine"):
+        murano_python = os.environ.get("MURANO_PYTHON", "/usr/bin/python3")
+        engine_args = [murano_python, os.path.join(os.path.dirname(__file__), "engine.py"),
+                       SHARED, str(REPETITIONS)] + (["--quick"] if QUICK else [])
+        engine_run = subprocess.run(engine_args, capture_output=True, text=True)
+        if engine_run.returncode == 0:
+            python_engine = json.loads(engine_run.stdout.strip().splitlines()[-1])
+            python["engine"] = python_engine["engine"]
+        else:
+            print("engine: python side skipped (python3-murano not importable by "
+                  f"{murano_python}: apt-get install python3-murano)")
     args = [RUST, SHARED, str(REPETITIONS), ZIPS] + (["--quick"] if QUICK else [])
+    if ONLY is not None:
+        args += ["--only", ",".join(ONLY)]
     rust = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}")
     print(f"python {platform.python_version()}, yaql 3.2.0, PyYAML {yaml.__version__}")
     print(f"rust allocator: {rust['allocator']}")
     print(f"inputs: {len(expressions)} expressions, {len(class_files)} class files; {REPETITIONS} repetitions, medians")
-    print(f"parsed: python {parse_all()}, rust {rust['yaql-parse-count']}; "
-          f"loaded: python {load_all()}, rust {rust['class-load-count']}; "
-          f"evaluated: python {eval_all()}/{len(cases)}, rust {rust['yaql-eval-count']}; "
-          f"packages: {len(zips)} zips, diagnostics python {check_all()}, rust {rust['package-check-count']} "
-          f"(rust checks one package at a time here); "
-          f"heat templates: {len(hot_texts)}, valid python {hot_all()}, rust {rust['hot-validate-count']}")
+    counts = []
+    if wanted("yaql-parse"):
+        counts.append(f"parsed: python {parse_all()}, rust {rust['yaql-parse-count']}")
+    if wanted("class-load"):
+        counts.append(f"loaded: python {load_all()}, rust {rust['class-load-count']}")
+    if wanted("yaql-eval"):
+        counts.append(f"evaluated: python {eval_all()}/{len(cases)}, rust {rust['yaql-eval-count']}")
+    if wanted("package-check"):
+        counts.append(f"packages: {len(zips)} zips, diagnostics python {check_all()}, "
+                      f"rust {rust['package-check-count']} (rust checks one package at a time here)")
+    if wanted("hot-validate"):
+        counts.append(f"heat templates: {len(hot_texts)}, valid python {hot_all()}, "
+                      f"rust {rust['hot-validate-count']}")
+    print("; ".join(counts))
     if python_engine is not None:
         print(f"engine: {python_engine['tests']} tests, steps replayed python "
               f"{python_engine['engine-count']}, rust {rust['engine-count']} (Murano 14.0.0, yaql 2.0.0)")
-    for name in ["engine", "hot-validate", "yaql-parse", "class-load", "yaql-eval", "package-check"]:
+    for name in ROWS:
         if name not in python:
             continue
         p, r = python[name], rust[name]
         print(f"ratio {name}: {p / r:.1f}x (python {p * 1000:.1f} ms, rust {r * 1000:.2f} ms)")
-
 
 main()

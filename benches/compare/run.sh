@@ -2,8 +2,10 @@
 # Side-by-side comparison with the Python reference (yaql 3.2.0, PyYAML,
 # murano-pkg-check 0.3.0, openstack-heat 27.0.1; Murano 14.0.0's executor
 # from Debian's python3-murano for the engine row).
-# Usage: benches/compare/run.sh [--quick] [--system-alloc]
+# Usage: benches/compare/run.sh [--quick] [--system-alloc] [--only ROW[,ROW...]]
 #   --quick: a tenth of the inputs, 3 repetitions (well under two minutes).
+#   --only: time only these rows (engine, hot-validate, yaql-parse,
+#     class-load, yaql-eval, package-check), e.g. --only hot-validate.
 #   --system-alloc: time the Rust side with the system allocator instead of
 #     mimalloc, which the murano tool ships with.
 # The data root is $MURANO_SHARED, default ../shared beside the workspace.
@@ -15,12 +17,17 @@ venv=${COMPARE_VENV:-$root/target/compare-venv}
 repetitions=5
 quick=()
 features=()
-for arg in "$@"; do
-    case "$arg" in
+only=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
         --quick) repetitions=3; quick=(--quick) ;;
         --system-alloc) features=(--no-default-features) ;;
-        *) echo "unknown option: $arg" >&2; exit 2 ;;
+        --only)
+            [[ $# -ge 2 ]] || { echo "--only needs a row name" >&2; exit 2; }
+            only=(--only "$2"); shift ;;
+        *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
+    shift
 done
 if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"
@@ -36,4 +43,4 @@ if ! /usr/bin/python3 -c "import murano.dsl" 2>/dev/null && [[ $(id -u) == 0 ]] 
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-murano >/dev/null || true
 fi
 cargo build --quiet --release -p murano-benches --bin compare "${features[@]}" --manifest-path "$root/Cargo.toml"
-"$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "$root/target/compare-zips" "${quick[@]}"
+"$venv/bin/python" "$here/compare.py" "$shared" "$root/target/release/compare" "$repetitions" "$root/target/compare-zips" "${quick[@]}" "${only[@]}"

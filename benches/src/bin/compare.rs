@@ -2,8 +2,10 @@
 //! the Python harness and prints one JSON object of median seconds.
 //!
 //! ```text
-//! compare <shared-dir> <repetitions> <zips-dir> [--quick]
+//! compare <shared-dir> <repetitions> <zips-dir> [--quick] [--only ROW[,ROW...]]
 //! ```
+//!
+//! `--only` times only the named rows (the output then has only their keys).
 
 use std::path::Path;
 use std::time::Instant;
@@ -67,80 +69,120 @@ fn main() {
             .unwrap_or("target/compare-zips"),
     );
     let quick = args.iter().any(|a| a == "--quick");
+    let only: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|rows| rows.split(',').map(str::to_owned).collect());
+    let wanted = |row: &str| {
+        only.as_ref()
+            .is_none_or(|rows| rows.iter().any(|r| r == row))
+    };
+    let mut out = serde_json::Map::new();
+    let mut record = |row: &str, (seconds, count): (f64, usize)| {
+        out.insert(row.to_owned(), seconds.into());
+        out.insert(format!("{row}-count"), count.into());
+    };
 
-    let mut expressions = murano_benches::corpus_expressions(shared, "class").expressions;
-    let mut class_files: Vec<Vec<u8>> =
-        murano_benches::sorted_files(&shared.join("corpus/class"), ".yaml")
+    if wanted("yaql-parse") {
+        let mut expressions = murano_benches::corpus_expressions(shared, "class").expressions;
+        if quick {
+            expressions.truncate(expressions.len() / 10);
+        }
+        let grammar = Grammar::murano();
+        record(
+            "yaql-parse",
+            time(repetitions, || {
+                expressions
+                    .iter()
+                    .filter(|e| grammar.parse(e).is_ok())
+                    .count()
+            }),
+        );
+    }
+    if wanted("class-load") {
+        let mut class_files: Vec<Vec<u8>> =
+            murano_benches::sorted_files(&shared.join("corpus/class"), ".yaml")
+                .iter()
+                .filter_map(|p| std::fs::read(p).ok())
+                .collect();
+        if quick {
+            class_files.truncate(class_files.len() / 10);
+        }
+        let options = LoadOptions::default();
+        record(
+            "class-load",
+            time(repetitions, || {
+                class_files
+                    .iter()
+                    .filter(|b| load_class_file(b, &options).is_ok())
+                    .count()
+            }),
+        );
+    }
+    if wanted("yaql-eval") {
+        // yaql.eval style: pre-parsed, a fresh child context per evaluation.
+        let suite = murano_benches::YaqlEvalSuite::load(shared);
+        record(
+            "yaql-eval",
+            time(repetitions, || {
+                suite
+                    .compiled
+                    .iter()
+                    .filter(|(query, data)| suite.evaluate(query, data.as_ref()).is_ok())
+                    .count()
+            }),
+        );
+    }
+    if wanted("package-check") {
+        let mut zip_paths = murano_benches::sorted_files(zips, ".zip");
+        if quick {
+            zip_paths.truncate(zip_paths.len() / 4);
+        }
+        let archives: Vec<Vec<u8>> = zip_paths
             .iter()
             .filter_map(|p| std::fs::read(p).ok())
             .collect();
-    if quick {
-        expressions.truncate(expressions.len() / 10);
-        class_files.truncate(class_files.len() / 10);
+        // The same checks murano-pkg-check runs, so both report the same findings.
+        let check_options = CheckOptions::default().with_pkgcheck_only(true);
+        record(
+            "package-check",
+            time(repetitions, || {
+                archives
+                    .iter()
+                    .filter_map(|bytes| FileMap::from_zip(bytes, &Default::default()).ok())
+                    .map(|files| check_package(&files, &check_options).len())
+                    .sum()
+            }),
+        );
     }
-
-    let grammar = Grammar::murano();
-    let (parse, parsed) = time(repetitions, || {
-        expressions
-            .iter()
-            .filter(|e| grammar.parse(e).is_ok())
-            .count()
-    });
-    let options = LoadOptions::default();
-    let (load, loaded) = time(repetitions, || {
-        class_files
-            .iter()
-            .filter(|b| load_class_file(b, &options).is_ok())
-            .count()
-    });
-    // yaql.eval style: pre-parsed, a fresh child context per evaluation.
-    let suite = murano_benches::YaqlEvalSuite::load(shared);
-    let (eval, evaluated) = time(repetitions, || {
-        suite
-            .compiled
-            .iter()
-            .filter(|(query, data)| suite.evaluate(query, data.as_ref()).is_ok())
-            .count()
-    });
-
-    let mut zip_paths = murano_benches::sorted_files(zips, ".zip");
-    if quick {
-        zip_paths.truncate(zip_paths.len() / 4);
+    if wanted("hot-validate") {
+        // Heat templates: load, version, template-validate with generic
+        // resources (the Python side runs Heat 27's engine on the same texts).
+        let mut hot_texts = murano_benches::hot_templates(shared);
+        if quick {
+            hot_texts.truncate(hot_texts.len() / 4);
+        }
+        let hot_limits = murano_hot::Limits::default();
+        record(
+            "hot-validate",
+            time(repetitions, || {
+                hot_texts
+                    .iter()
+                    .filter(|t| murano_benches::hot_validate(t, &hot_limits))
+                    .count()
+            }),
+        );
     }
-    let archives: Vec<Vec<u8>> = zip_paths
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .collect();
-    // The same checks murano-pkg-check runs, so both report the same findings.
-    let check_options = CheckOptions::default().with_pkgcheck_only(true);
-    let (check, diagnostics) = time(repetitions, || {
-        archives
-            .iter()
-            .filter_map(|bytes| FileMap::from_zip(bytes, &Default::default()).ok())
-            .map(|files| check_package(&files, &check_options).len())
-            .sum()
-    });
-    // Heat templates: load, version, template-validate with generic
-    // resources (the Python side runs Heat 27's engine on the same texts).
-    let mut hot_texts = murano_benches::hot_templates(shared);
-    if quick {
-        hot_texts.truncate(hot_texts.len() / 4);
+    if wanted("engine") {
+        // MuranoPL execution: the engine conformance steps (the Python side
+        // replays them through Murano's own DSL test foundation).
+        let engine_suite = murano_benches::EngineSuite::load(shared, quick).unwrap_or_else(|e| {
+            eprintln!("engine suite: {e}");
+            std::process::exit(1)
+        });
+        record("engine", time(repetitions, || engine_suite.replay()));
     }
-    let hot_limits = murano_hot::Limits::default();
-    let (hot, hot_valid) = time(repetitions, || {
-        hot_texts
-            .iter()
-            .filter(|t| murano_benches::hot_validate(t, &hot_limits))
-            .count()
-    });
-    // MuranoPL execution: the engine conformance steps (the Python side
-    // replays them through Murano's own DSL test foundation).
-    let engine_suite = murano_benches::EngineSuite::load(shared, quick).unwrap_or_else(|e| {
-        eprintln!("engine suite: {e}");
-        std::process::exit(1)
-    });
-    let (engine, engine_steps) = time(repetitions, || engine_suite.replay());
-    println!(
-        "{{\"engine\": {engine}, \"engine-count\": {engine_steps}, \"hot-validate\": {hot}, \"hot-validate-count\": {hot_valid}, \"yaql-parse\": {parse}, \"yaql-parse-count\": {parsed}, \"class-load\": {load}, \"class-load-count\": {loaded}, \"yaql-eval\": {eval}, \"yaql-eval-count\": {evaluated}, \"package-check\": {check}, \"package-check-count\": {diagnostics}, \"allocator\": \"{ALLOCATOR_NAME}\"}}"
-    );
+    out.insert("allocator".to_owned(), ALLOCATOR_NAME.into());
+    println!("{}", serde_json::Value::Object(out));
 }

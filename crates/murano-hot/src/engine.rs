@@ -238,6 +238,11 @@ impl<'a> Env<'a> {
         self.parse_in(v, &DotPath::Root(path), false, 0, 0)
     }
 
+    /// [`Env::parse`] at a path rendered only if an error needs it.
+    pub(crate) fn parse_at(&self, v: &Value, path: &DotPath<'_>) -> Result<Snip> {
+        self.parse_in(v, path, false, 0, 0)
+    }
+
     /// `Template.parse_condition`.
     pub(crate) fn parse_condition(&self, v: &Value, path: &str) -> Result<Snip> {
         self.parse_in(v, &DotPath::Root(path), true, 0, 0)
@@ -640,8 +645,26 @@ impl<'a> Env<'a> {
     // ---------------------------------------------------------------
     // Dependencies
 
+    /// Whether `name` is one of the template's resources (Python's `==`
+    /// between a resource name and the value: only an equal string).
+    pub(crate) fn is_resource(&self, name: &Value) -> bool {
+        name.as_str()
+            .is_some_and(|name| self.resources.iter().any(|r| r == name))
+    }
+
+    /// The rendered path of a reference, needed only when it names no
+    /// resource (for [`invalid_reference`]); empty otherwise.
+    fn path_if_unknown(&self, name: &Value, path: &DotPath<'_>) -> String {
+        if self.is_resource(name) {
+            String::new()
+        } else {
+            path.render()
+        }
+    }
+
     /// `function.dependencies`: every resource named by `get_resource` /
-    /// `get_attr`, with the path Heat reports for a missing one.
+    /// `get_attr`, with the path Heat reports for a missing one (empty,
+    /// never rendered, for a resource that exists).
     pub(crate) fn dependencies(
         &self,
         s: &Snip,
@@ -662,13 +685,15 @@ impl<'a> Env<'a> {
                     Function::GetResource => {
                         self.dependencies(&c.args, &p, out, depth + 1)?;
                         let name = hashable(self.resolve(&c.args, depth + 1)?)?;
-                        out.push((name, path.render()));
+                        let shown = self.path_if_unknown(&name, path);
+                        out.push((name, shown));
                     }
                     Function::GetAttr => {
                         self.dependencies(&c.args, &p, out, depth + 1)?;
                         let (res, _) = get_attr_parts(self.version, &c.args);
                         let name = hashable(self.resolve(&res, depth + 1)?)?;
-                        out.push((name, path.render()));
+                        let shown = self.path_if_unknown(&name, path);
+                        out.push((name, shown));
                     }
                     _ => self.dependencies(&c.args, &p, out, depth + 1)?,
                 }

@@ -1,5 +1,6 @@
 //! Loading a template as `heat.common.template_format.parse` does.
 
+use murano_yaml::plain::{PlainLoad, PlainScalar, PlainTree};
 use murano_yaml::{self as yaml, Flavor, LoadOptions, Node, Value as Y, YamlError, YamlErrorClass};
 
 use crate::error::{ErrorClass, HeatError, Position, Result};
@@ -46,6 +47,9 @@ pub fn simple_parse(text: &str, limits: &Limits) -> Result<Value> {
             ));
         }
     }
+    if !may_be_json(text) {
+        return mapping(load_yaml(text, limits)?);
+    }
     let tpl = match serde_json::from_str::<serde_json::Value>(text) {
         Ok(j) => Value::from_json(&j),
         Err(e) if e.classify() == serde_json::error::Category::Syntax && depth_exceeded(&e) => {
@@ -56,6 +60,11 @@ pub fn simple_parse(text: &str, limits: &Limits) -> Result<Value> {
         }
         Err(_) => load_yaml(text, limits)?,
     };
+    mapping(tpl)
+}
+
+/// The loaded template, which must be a mapping.
+fn mapping(tpl: Value) -> Result<Value> {
     if !matches!(tpl, Value::Map(_)) {
         return Err(HeatError::new(
             ErrorClass::ValueError,
@@ -63,6 +72,18 @@ pub fn simple_parse(text: &str, limits: &Limits) -> Result<Value> {
         ));
     }
     Ok(tpl)
+}
+
+/// Whether `json.loads` could take the text: not when the first character
+/// after JSON's white space cannot start a JSON value (then it fails with
+/// a syntax error on that character, and Heat goes on to YAML, as most
+/// templates need).
+fn may_be_json(text: &str) -> bool {
+    let first = text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .chars()
+        .next();
+    first.is_none_or(|c| matches!(c, '{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n'))
 }
 
 fn depth_exceeded(e: &serde_json::Error) -> bool {
@@ -136,6 +157,13 @@ enum LoadFailure {
 }
 
 fn load_yaml_once(text: &str, options: &LoadOptions) -> std::result::Result<Value, LoadFailure> {
+    // Most templates are plain YAML: built straight into values, as the
+    // general loader and `Converter` would build them.
+    match yaml::plain::load_plain::<Value>(text, options) {
+        PlainLoad::Document(v) => return Ok(v),
+        PlainLoad::Empty => return Ok(Value::Map(Vec::new())),
+        PlainLoad::NeedsFullLoader => {}
+    }
     match yaml::load_single(text.as_bytes(), Flavor::Plain, options) {
         Ok(None) => Ok(Value::Map(Vec::new())),
         Ok(Some(node)) => {
@@ -192,6 +220,34 @@ fn yaml_error(e: &YamlError) -> HeatError {
         column: m.column + 1,
     });
     err
+}
+
+/// What [`Converter`] makes of a plain document's values.
+impl PlainTree for Value {
+    fn scalar(scalar: PlainScalar<'_>) -> Value {
+        match scalar {
+            PlainScalar::Null => Value::Null,
+            PlainScalar::Bool(b) => Value::Bool(b),
+            PlainScalar::Int(yaml::Int::Small(n)) => Value::Int(n),
+            PlainScalar::Int(yaml::Int::Big(s)) => Value::BigInt(s),
+            PlainScalar::Float(x) => Value::Float(x),
+            PlainScalar::Str(s) => Value::Str(s),
+            // Heat keeps dates and timestamps as the text PyYAML scanned.
+            PlainScalar::Timestamp(text) => Value::Str(text.to_owned()),
+        }
+    }
+
+    fn sequence(items: Vec<Value>) -> Value {
+        Value::List(items)
+    }
+
+    fn mapping(entries: Vec<(Value, Value)>) -> Value {
+        Value::Map(entries)
+    }
+
+    fn key_text(&self) -> &str {
+        self.as_str().unwrap_or_default()
+    }
 }
 
 struct Converter<'a> {
@@ -333,6 +389,62 @@ mod tests {
         );
         // A tab as indentation is still refused.
         assert!(p("heat_template_version: 2013-05-23\na:\n\t- 1\n").is_err());
+    }
+
+    /// The general loader's answer, without the fast path.
+    fn general(text: &str, options: &LoadOptions) -> Option<Value> {
+        match yaml::load_single(text.as_bytes(), Flavor::Plain, options) {
+            Ok(None) => Some(Value::Map(Vec::new())),
+            Ok(Some(node)) => Converter {
+                text,
+                char_to_byte: None,
+            }
+            .convert(node)
+            .ok(),
+            Err(_) => None,
+        }
+    }
+
+    #[test]
+    fn the_plain_fast_path_builds_what_the_general_loader_builds() {
+        let options = LoadOptions::default();
+        let mut texts: Vec<String> = [
+            "heat_template_version: 2013-05-23\nx: 2001-12-14 21:59:43.10 -5\n",
+            "heat_template_version: wallaby\nd: {a: 1, a: [2, 0x10, .5, ~, yes]}\n",
+            "é: 2015-01-02\n",
+            "",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let dir = std::env::var_os("MURANO_SHARED")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+            })
+            .join("conformance/hot/templates");
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.filter_map(std::result::Result::ok) {
+                if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                    texts.push(text);
+                }
+            }
+        }
+        let mut built = 0;
+        for text in &texts {
+            match yaml::plain::load_plain::<Value>(text, &options) {
+                PlainLoad::Document(v) => {
+                    assert_eq!(Some(v), general(text, &options), "{text}");
+                    built += 1;
+                }
+                PlainLoad::Empty => {
+                    assert_eq!(Some(Value::Map(Vec::new())), general(text, &options));
+                    built += 1;
+                }
+                PlainLoad::NeedsFullLoader => {}
+            }
+        }
+        assert!(built >= 4, "{built}");
     }
 
     #[test]

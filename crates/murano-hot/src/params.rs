@@ -431,7 +431,7 @@ impl ParamSchema {
         schema: &Value,
         limits: &crate::Limits,
     ) -> Result<ParamSchema> {
-        let mut keys = vec![
+        const KEYS: [&str; 9] = [
             "type",
             "description",
             "default",
@@ -440,12 +440,23 @@ impl ParamSchema {
             "hidden",
             "label",
             "immutable",
+            "tags",
         ];
-        if version.has_param_tags() {
-            keys.push("tags");
-        }
-        let entity = format!("parameter ({name})");
-        let m = check_dict(schema, &keys, &entity)?;
+        let keys = if version.has_param_tags() {
+            &KEYS[..]
+        } else {
+            &KEYS[..8]
+        };
+        // The common case checked without building the error's wording.
+        let m = match schema.as_map() {
+            Some(m)
+                if m.iter()
+                    .all(|(k, _)| k.as_str().is_some_and(|k| keys.contains(&k))) =>
+            {
+                m
+            }
+            _ => check_dict(schema, keys, &format!("parameter ({name})"))?,
+        };
         let get = |k: &str| {
             m.iter()
                 .find(|(key, _)| key.as_str() == Some(k))

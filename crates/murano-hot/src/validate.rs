@@ -3,7 +3,7 @@
 //! `validate_res_tmpl_only=True`, parameter values not checked), with every
 //! resource type treated as a generic resource.
 
-use crate::engine::{invalid_reference, Env, Snip};
+use crate::engine::{invalid_reference, DotPath, Env, Snip};
 use crate::error::{ErrorClass, HeatError, Result};
 use crate::params::ParamSchema;
 use crate::value::Value;
@@ -231,10 +231,12 @@ fn resource_definition(
             murano_yaml::py_text::repr(&format!("Resource {name} is missing \"type\"")),
         ));
     }
+    let resource = DotPath::Name(&DotPath::Root("resources"), name);
     let field = |key: &str| -> Result<Option<Snip>> {
         match snippet.get(key) {
             None => Ok(None),
-            Some(v) => env.parse(v, &format!("resources.{name}.{key}")).map(Some),
+            // The path `resources.<name>.<key>`, rendered only for an error.
+            Some(v) => env.parse_at(v, &DotPath::Name(&resource, key)).map(Some),
         }
     };
     let wrong = |key: &str, typename: &str| {
@@ -399,7 +401,10 @@ pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(Str
                 continue;
             }
         }
-        let parsed = env.parse(value, &format!("outputs.{key}.value"))?;
+        let parsed = env.parse_at(
+            value,
+            &DotPath::Name(&DotPath::Name(&DotPath::Root("outputs"), &key), "value"),
+        )?;
         out.push((key, true, parsed));
     }
     Ok(out)
@@ -586,37 +591,30 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
     let mut edges = Vec::new();
     for (i, d) in enabled.iter().enumerate() {
         let mut deps = Vec::new();
+        let resource = DotPath::Root(&d.name);
         if let Some(p) = &d.properties {
-            let root = format!("{}.Properties", d.name);
-            env.dependencies(p, &crate::engine::DotPath::Root(&root), &mut deps, 0)?;
+            let root = DotPath::Name(&resource, "Properties");
+            env.dependencies(p, &root, &mut deps, 0)?;
         }
         if let Some(m) = &d.metadata {
-            let root = format!("{}.Metadata", d.name);
-            env.dependencies(m, &crate::engine::DotPath::Root(&root), &mut deps, 0)?;
+            let root = DotPath::Name(&resource, "Metadata");
+            env.dependencies(m, &root, &mut deps, 0)?;
         }
         for (target, path) in &deps {
-            if !env
-                .resources
-                .iter()
-                .any(|r| Value::Str(r.clone()).py_eq(target))
-            {
+            if !env.is_resource(target) {
                 return Err(invalid_reference(target, path));
             }
         }
-        let mut all: Vec<Value> = d.depends.clone();
-        all.extend(deps.into_iter().map(|(v, _)| v));
-        for target in all {
-            if let Some(j) = names
-                .iter()
-                .position(|n| Value::Str(n.clone()).py_eq(&target))
+        // Python's `==` between a name and a target: only an equal string.
+        let targets = d.depends.iter().chain(deps.iter().map(|(v, _)| v));
+        for target in targets {
+            if let Some(j) = target
+                .as_str()
+                .and_then(|t| names.iter().position(|n| n == t))
             {
                 edges.push((i, j));
-            } else if !env
-                .resources
-                .iter()
-                .any(|r| Value::Str(r.clone()).py_eq(&target))
-            {
-                return Err(invalid_reference(&target, &d.name));
+            } else if !env.is_resource(target) {
+                return Err(invalid_reference(target, &d.name));
             }
         }
     }

@@ -569,7 +569,7 @@ fn too_long_to_print(mark: Mark) -> YamlError {
 /// leading `0` for octal, `:` for base 60. Python ints are unbounded, but
 /// Python's `int()` refuses decimal text of more than [`MAX_STR_DIGITS`]
 /// digits; every path here takes time linear in the text.
-fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
+pub(crate) fn construct_int(text: &str, mark: Mark) -> KResult<Int> {
     if let Some(n) = small_decimal(text) {
         return Ok(Int::Small(n));
     }
@@ -639,7 +639,7 @@ fn small_decimal(text: &str) -> Option<i64> {
 }
 
 /// PyYAML's float constructor.
-fn construct_float(text: &str, mark: Mark) -> KResult<f64> {
+pub(crate) fn construct_float(text: &str, mark: Mark) -> KResult<f64> {
     let cleaned: String = text
         .chars()
         .filter(|&c| c != '_')
@@ -684,7 +684,7 @@ fn construct_float(text: &str, mark: Mark) -> KResult<f64> {
         .map_err(|_| invalid())
 }
 
-fn construct_timestamp(text: &str, mark: Mark) -> KResult<Value> {
+pub(crate) fn construct_timestamp(text: &str, mark: Mark) -> KResult<Value> {
     let bad = || value_error(format!("invalid timestamp {}", py_text::repr(text)), mark);
     let t = text.trim_end_matches('\n');
     let (date_part, rest) = match t.find(['T', 't', ' ', '\t']) {

@@ -14,6 +14,9 @@
 //! - loading: [`load_class_file`], [`load_ui_file`], [`load_manifest`],
 //!   [`load_all`], [`load_single`] with [`LoadOptions`] limits, giving
 //!   [`Node`]s of [`Value`]s with [`Mark`]s, or a [`YamlError`];
+//! - [`plain`]: a fast path for plain documents (no anchors, aliases,
+//!   tags or merge keys), built straight into the caller's tree, giving
+//!   up to [`load_single`] for anything else;
 //! - [`expression`]: the one rule deciding which plain scalars are YAQL;
 //! - [`convert`]: the one conversion of YAML nodes to YAQL values, and of
 //!   YAQL values to and from JSON;
@@ -57,6 +60,7 @@ pub mod emit;
 mod error;
 pub mod expression;
 mod parser;
+pub mod plain;
 pub mod py_text;
 mod reader;
 mod scanner;

@@ -1057,8 +1057,13 @@ impl<'a> Scanner<'a> {
                 break;
             }
             self.allow_simple_key = false;
-            append(&mut chunks, std::mem::take(&mut spaces));
-            append(&mut chunks, Cow::Borrowed(self.slice_to(p)));
+            if chunks.is_empty() && spaces.is_empty() {
+                // The first piece (most scalars have one): borrowed as is.
+                chunks = Cow::Borrowed(self.slice_to(p));
+            } else {
+                append(&mut chunks, std::mem::take(&mut spaces));
+                append(&mut chunks, Cow::Borrowed(self.slice_to(p)));
+            }
             if ascii {
                 // No line break and no byte order mark in the piece.
                 self.forward_spaces(p - self.pos);

@@ -1,0 +1,247 @@
+//! The plain fast path (`plain::load_plain`) against the general loader
+//! (`load_single` with `Flavor::Plain`): whenever the fast path builds a
+//! document, the general loader builds the same one; on hand-written
+//! cases, on every YAML file of the shared data, and on mutants of them.
+
+use std::path::{Path, PathBuf};
+
+use murano_yaml::plain::{load_plain, PlainLoad, PlainScalar, PlainTree};
+use murano_yaml::{load_single, Flavor, Int, LoadOptions, Node, Value};
+
+/// What both loaders are compared on.
+#[derive(Debug, Clone, PartialEq)]
+enum Tree {
+    Null,
+    Bool(bool),
+    Int(Int),
+    /// By its bits: NaN equals NaN here.
+    Float(u64),
+    Str(String),
+    /// A date or timestamp as written.
+    Timestamp(String),
+    List(Vec<Tree>),
+    Map(Vec<(Tree, Tree)>),
+}
+
+impl PlainTree for Tree {
+    fn scalar(scalar: PlainScalar<'_>) -> Tree {
+        match scalar {
+            PlainScalar::Null => Tree::Null,
+            PlainScalar::Bool(b) => Tree::Bool(b),
+            PlainScalar::Int(n) => Tree::Int(n),
+            PlainScalar::Float(x) => Tree::Float(x.to_bits()),
+            PlainScalar::Str(s) => Tree::Str(s),
+            PlainScalar::Timestamp(t) => Tree::Timestamp(t.to_owned()),
+        }
+    }
+
+    fn sequence(items: Vec<Tree>) -> Tree {
+        Tree::List(items)
+    }
+
+    fn mapping(entries: Vec<(Tree, Tree)>) -> Tree {
+        Tree::Map(entries)
+    }
+
+    fn key_text(&self) -> &str {
+        match self {
+            Tree::Str(s) => s,
+            _ => "",
+        }
+    }
+}
+
+/// The general loader's node as a tree; `None` for what the fast path
+/// must never build (keys that are not strings, sets, binaries...).
+fn tree(node: &Node, chars: &[char]) -> Option<Tree> {
+    Some(match &node.value {
+        Value::Null => Tree::Null,
+        Value::Bool(b) => Tree::Bool(*b),
+        Value::Int(n) => Tree::Int(n.clone()),
+        Value::Float(x) => Tree::Float(x.to_bits()),
+        Value::Str(s) => Tree::Str(s.clone()),
+        Value::Date(_) | Value::Timestamp(_) => Tree::Timestamp(
+            chars
+                .get(node.start.index as usize..node.end.index as usize)?
+                .iter()
+                .collect(),
+        ),
+        Value::Seq(items) => Tree::List(
+            items
+                .iter()
+                .map(|n| tree(n, chars))
+                .collect::<Option<_>>()?,
+        ),
+        Value::Map(entries) => Tree::Map(
+            entries
+                .iter()
+                .map(|(k, v)| match &k.value {
+                    Value::Str(s) => Some((Tree::Str(s.clone()), tree(v, chars)?)),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?,
+        ),
+        _ => return None,
+    })
+}
+
+/// Checks one text; true when the fast path built it.
+fn check(text: &str, options: &LoadOptions) -> bool {
+    let fast = load_plain::<Tree>(text, options);
+    let full = load_single(text.as_bytes(), Flavor::Plain, options);
+    match fast {
+        PlainLoad::NeedsFullLoader => false,
+        PlainLoad::Empty => {
+            assert!(matches!(full, Ok(None)), "{text:?}: {full:?}");
+            true
+        }
+        PlainLoad::Document(t) => {
+            let node = match full {
+                Ok(Some(node)) => node,
+                other => panic!("{text:?}: the fast path built {t:?}, the loader gave {other:?}"),
+            };
+            let chars: Vec<char> = text.chars().collect();
+            assert_eq!(Some(t), tree(&node, &chars), "{text:?}");
+            true
+        }
+    }
+}
+
+#[test]
+fn hand_written_cases() {
+    let options = LoadOptions::default();
+    let built = [
+        "a: 1\nb: [x, 'y', \"z\"]\nc: {d: e, f}\n",
+        "heat_template_version: 2013-05-23\nx: 2001-12-14t21:59:43.10-05:00\n",
+        "a: 1\na: 2\nb: 3\n",
+        "---\na: b\n...\n",
+        "---\n",
+        "",
+        "# only a comment\n",
+        "- a\n-\n- - b\n  - c\n",
+        "a:\n- 1\n- 2\nb:\n",
+        "a: |\n  x\n   y\n\nb: >-\n  folded\n  text\n",
+        "a: yes\nb: No\nc: ~\nd: 0x1F\ne: 1_000\nf: .inf\ng: 1:30\nh: 0o7\n",
+        "a: plain\n  continued\n\n  more\n",
+        "{a: [1, 2,], b: {}}",
+        "a: b #c\n'q': \"\\u00e9\\n\"\n",
+    ];
+    for text in built {
+        assert!(check(text, &options), "not built: {text:?}");
+    }
+    // Each of these either needs the general loader or builds the same.
+    let others = [
+        "a: b: c\n",
+        "a:\n  b: 1\n c: 2\n",
+        "[a: b]\n",
+        "? [a]\n: b\n",
+        "...\n",
+        "a: 1\n---\nb: 2\n",
+        "a: &x 1\nb: *x\n",
+        "<<: {a: 1}\n",
+        "=: 1\n",
+        "1: a\n",
+        "~: a\n",
+        "a: !!str 1\n",
+        "%YAML 1.1\n---\na: 1\n",
+        "a:\t1\n",
+        "a: 2001-02-30\n",
+        "a: 2001-01-01\n  b\n",
+        "key: [a, b\n",
+        "- a\nb: c\n",
+        "a: 'x\n",
+        "{a: 1, a: 2}",
+        "a: 0b102\n",
+        "a: \u{1}\n",
+        "\u{feff}a: 1\n",
+    ];
+    for text in others {
+        check(text, &options);
+    }
+}
+
+#[test]
+fn limits_leave_the_errors_to_the_general_loader() {
+    let options = LoadOptions::default().with_max_depth(3).with_max_nodes(5);
+    assert!(!check("a: [[[1]]]\n", &options));
+    assert!(!check("[1, 2, 3, 4, 5, 6]\n", &options));
+    assert!(check("[1, 2, 3]\n", &options));
+}
+
+fn shared_root() -> Option<PathBuf> {
+    let root = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    root.is_dir().then_some(root)
+}
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            yaml_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every YAML file of the shared data, and a few mutants of each (a
+/// character that matters to YAML inserted, deleted or replaced).
+#[test]
+fn shared_data_and_mutants() {
+    let Some(root) = shared_root() else {
+        eprintln!("no shared data: skipped");
+        return;
+    };
+    let mut files = Vec::new();
+    yaml_files(&root, &mut files);
+    let options = LoadOptions::default();
+    let (mut texts, mut built, mut mutants, mut mutants_built) = (0, 0, 0, 0);
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    const MARKS: [&str; 16] = [
+        ":", "-", " ", "\n", "[", "]", "{", "}", ",", "#", "?", "'", "\"", "  ", ": ", "- ",
+    ];
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        texts += 1;
+        built += usize::from(check(&text, &options));
+        for _ in 0..4 {
+            let mut at = next(text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut mutant = text.clone();
+            match next(3) {
+                0 => mutant.insert_str(at, MARKS[next(MARKS.len())]),
+                1 => {
+                    if let Some(c) = mutant[at..].chars().next() {
+                        mutant.replace_range(at..at + c.len_utf8(), "");
+                    }
+                }
+                _ => {
+                    if let Some(c) = mutant[at..].chars().next() {
+                        mutant.replace_range(at..at + c.len_utf8(), MARKS[next(MARKS.len())]);
+                    }
+                }
+            }
+            mutants += 1;
+            mutants_built += usize::from(check(&mutant, &options));
+        }
+    }
+    eprintln!("plain fast path: {built}/{texts} files, {mutants_built}/{mutants} mutants");
+    assert!(texts > 0 && built > texts / 2, "{built}/{texts}");
+    assert!(mutants_built > 0);
+}
