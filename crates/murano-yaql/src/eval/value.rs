@@ -835,6 +835,16 @@ pub fn py_cmp(a: &Value, b: &Value) -> Result<Ordering, Error> {
     }
 }
 
+/// The quote Python's `repr` puts around a string: `"` when the text has
+/// a `'` and no `"`, else `'` (and that quote is escaped inside).
+fn repr_quote(s: &str) -> char {
+    if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -869,15 +879,5 @@ mod tests {
         assert_eq!(Value::Int(1), Value::Float(1.0));
         assert_eq!(Value::Bool(true), Value::Int(1));
         assert_ne!(Value::tuple(vec![]), Value::List(Arc::new(vec![])));
-    }
-}
-
-/// The quote Python's `repr` puts around a string: `"` when the text has
-/// a `'` and no `"`, else `'` (and that quote is escaped inside).
-fn repr_quote(s: &str) -> char {
-    if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
     }
 }
