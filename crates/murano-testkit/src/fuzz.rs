@@ -76,6 +76,9 @@ pub fn yaml_load(data: &[u8]) {
         if let Err(e) = load_manifest(text, &options) {
             check_mark(&e);
         }
+        // The plain fast path (Heat templates) builds what the general
+        // loader builds, or leaves the text to it.
+        crate::plain_fast_path::check(text, &options);
     }
 }
 

@@ -16,6 +16,7 @@ pub mod deploy_case;
 pub mod engine_replay;
 pub mod fuzz;
 pub mod oracle;
+pub mod plain_fast_path;
 
 /// The seed of the property tests unless `PROPTEST_RNG_SEED` says
 /// otherwise.
