@@ -222,7 +222,7 @@ fn yaml_error(e: &YamlError) -> HeatError {
     err
 }
 
-/// What [`Converter`] makes of a plain document's values.
+/// What the `Converter` makes of a plain document's values.
 impl PlainTree for Value {
     fn scalar(scalar: PlainScalar<'_>) -> Value {
         match scalar {
