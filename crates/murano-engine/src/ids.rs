@@ -129,31 +129,8 @@ mod tests {
 
     #[test]
     fn new_objects_take_their_ids_from_the_source() {
-        let mut b = ClassSetBuilder::new();
-        let pkg = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
         let text = "Name: io.murano.Object\n---\nName: Maker\nMethods:\n  make:\n    Scope: Public\n    Body:\n      - Return: id(new(Maker))\n";
-        for def in ClassSetBuilder::parse_file(text.as_bytes(), "M.yaml").unwrap() {
-            b.add_class(pkg, "M.yaml", def).unwrap();
-        }
-        let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
-        let n = Arc::new(AtomicU64::new(0));
-        let counter = n.clone();
-        engine.set_id_source(Arc::new(move || {
-            format!("id{}", counter.fetch_add(1, Ordering::Relaxed) + 1)
-        }));
-        let header = Value::dict([
-            (Value::str("type"), Value::str("Maker")),
-            (Value::str("id"), Value::str("root")),
-        ]);
-        let mut model = Dict::default();
-        model.insert(
-            Value::str("Objects"),
-            Value::dict([(Value::str("?"), header)]),
-        );
-        let root = engine
-            .load_model(&Value::Dict(Arc::new(model)))
-            .unwrap()
-            .unwrap();
+        let (engine, n, root) = counted(text, "Maker");
         let out = engine
             .call(&crate::Receiver::Object(root), "make", vec![], vec![])
             .unwrap();
