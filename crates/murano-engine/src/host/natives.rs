@@ -627,6 +627,21 @@ impl SystemClasses {
         self.set_state(id, NativeState::Stack(Box::new(st)));
     }
 
+    /// A `HeatStack` setter: the receiver's stack with `edit` applied,
+    /// marked as not yet pushed (Murano's `_applied = False`).
+    fn edit_stack(
+        &self,
+        engine: &Engine,
+        call: &NativeCall<'_>,
+        edit: impl FnOnce(&mut Stack),
+    ) -> Result<Value, EngineError> {
+        let (id, mut st) = self.stack(engine, call)?;
+        edit(&mut st);
+        st.applied = false;
+        self.save_stack(&id, st);
+        Ok(Value::Null)
+    }
+
     /// Murano's `HeatStack.current()`.
     fn stack_current(&self, st: &mut Stack) -> Result<Value, EngineError> {
         if let Some(t) = &st.template {
@@ -1227,12 +1242,10 @@ static SPECS: &[Spec] = &[
         method: "setTemplate",
         kwargs: &[],
         body: |sys, engine, call| {
-            let (id, mut st) = sys.stack(engine, call)?;
-            st.template = Some(call.arg("template").cloned().unwrap_or_default());
-            st.parameters = empty_dict();
-            st.applied = false;
-            sys.save_stack(&id, st);
-            Ok(Value::Null)
+            sys.edit_stack(engine, call, |st| {
+                st.template = Some(call.arg("template").cloned().unwrap_or_default());
+                st.parameters = empty_dict();
+            })
         },
     },
     Spec {
@@ -1240,11 +1253,9 @@ static SPECS: &[Spec] = &[
         method: "setParameters",
         kwargs: &[],
         body: |sys, engine, call| {
-            let (id, mut st) = sys.stack(engine, call)?;
-            st.parameters = call.arg("parameters").cloned().unwrap_or_default();
-            st.applied = false;
-            sys.save_stack(&id, st);
-            Ok(Value::Null)
+            sys.edit_stack(engine, call, |st| {
+                st.parameters = call.arg("parameters").cloned().unwrap_or_default();
+            })
         },
     },
     Spec {
@@ -1252,11 +1263,9 @@ static SPECS: &[Spec] = &[
         method: "setFiles",
         kwargs: &[],
         body: |sys, engine, call| {
-            let (id, mut st) = sys.stack(engine, call)?;
-            st.files = call.arg("files").cloned().unwrap_or_default();
-            st.applied = false;
-            sys.save_stack(&id, st);
-            Ok(Value::Null)
+            sys.edit_stack(engine, call, |st| {
+                st.files = call.arg("files").cloned().unwrap_or_default();
+            })
         },
     },
     Spec {
@@ -1264,11 +1273,9 @@ static SPECS: &[Spec] = &[
         method: "setHotEnvironment",
         kwargs: &[],
         body: |sys, engine, call| {
-            let (id, mut st) = sys.stack(engine, call)?;
-            st.environment = call.arg("hotEnvironment").cloned().unwrap_or_default();
-            st.applied = false;
-            sys.save_stack(&id, st);
-            Ok(Value::Null)
+            sys.edit_stack(engine, call, |st| {
+                st.environment = call.arg("hotEnvironment").cloned().unwrap_or_default();
+            })
         },
     },
     Spec {
