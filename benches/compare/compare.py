@@ -10,7 +10,8 @@ the versions, the medians and one line per comparison:
     ratio <name>: <R>x (python <t>, rust <t>)
 
 `--only ROW[,ROW...]` (after the positional arguments) times only those
-rows on both sides.
+rows on both sides; `--rounds N` times each row N times, Python then Rust
+back to back, and prints the median of the N ratios and each of them.
 """
 
 import collections.abc  # noqa: F401  (yaql 3.2.0 needs it imported first)
@@ -42,6 +43,14 @@ if "--only" in sys.argv[5:]:
     unknown = [r for r in ONLY if r not in ROWS]
     if unknown:
         sys.exit(f"unknown row(s): {', '.join(unknown)}; rows: {', '.join(ROWS)}")
+# `--rounds N`: time each row N times, Python then Rust back to back, and
+# give the median of the N ratios (the machine's speed drifts between the
+# moments the two sides run; a round keeps them minutes apart no more).
+ROUNDS = 1
+if "--rounds" in sys.argv[5:]:
+    ROUNDS = int(sys.argv[sys.argv.index("--rounds", 5) + 1])
+    if ROUNDS < 1:
+        sys.exit("--rounds needs a positive number")
 
 
 def wanted(row):
@@ -299,30 +308,56 @@ def main():
         # murano-pkg-check takes seconds per run: at most 3 runs.
         "package-check": lambda: median_time(check_all, min(REPETITIONS, 3)),
     }
-    python = {name: work() for name, work in timed.items() if wanted(name)}
     # Murano's executor runs on Debian's python3-murano (yaql 2.0), not in
     # this virtualenv: engine.py runs under the system Python.
     python_engine = None
-    if wanted("engine"):
+    engine_skipped = False
+
+    def time_engine():
+        nonlocal python_engine, engine_skipped
         murano_python = os.environ.get("MURANO_PYTHON", "/usr/bin/python3")
         engine_args = [murano_python, os.path.join(os.path.dirname(__file__), "engine.py"),
                        SHARED, str(REPETITIONS)] + (["--quick"] if QUICK else [])
         engine_run = subprocess.run(engine_args, capture_output=True, text=True)
-        if engine_run.returncode == 0:
-            python_engine = json.loads(engine_run.stdout.strip().splitlines()[-1])
-            python["engine"] = python_engine["engine"]
-        else:
-            print("engine: python side skipped (python3-murano not importable by "
-                  f"{murano_python}: apt-get install python3-murano)")
-    args = [RUST, SHARED, str(REPETITIONS), ZIPS] + (["--quick"] if QUICK else [])
-    if ONLY is not None:
-        args += ["--only", ",".join(ONLY)]
-    rust = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+        if engine_run.returncode != 0:
+            engine_skipped = True
+            return None
+        python_engine = json.loads(engine_run.stdout.strip().splitlines()[-1])
+        return python_engine["engine"]
+
+    timed["engine"] = time_engine
+
+    def time_rust(name):
+        args = [RUST, SHARED, str(REPETITIONS), ZIPS, "--only", name] + (["--quick"] if QUICK else [])
+        return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+
+    # Row by row, each round timing Python then Rust.
+    python, rust, ratios = {}, {}, {}
+    for name in ROWS:
+        if not wanted(name):
+            continue
+        samples = []
+        for _ in range(ROUNDS):
+            p = timed[name]()
+            r = time_rust(name)
+            rust.setdefault("allocator", r["allocator"])
+            rust[f"{name}-count"] = r[f"{name}-count"]
+            if p is None:
+                break
+            samples.append((p, r[name]))
+        if samples:
+            python[name] = statistics.median(p for p, _ in samples)
+            rust[name] = statistics.median(r for _, r in samples)
+            ratios[name] = sorted(p / r for p, r in samples)
+    if engine_skipped:
+        print("engine: python side skipped (python3-murano not importable by "
+              f"{os.environ.get('MURANO_PYTHON', '/usr/bin/python3')}: apt-get install python3-murano)")
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}")
     print(f"python {platform.python_version()}, yaql 3.2.0, PyYAML {yaml.__version__}")
-    print(f"rust allocator: {rust['allocator']}")
-    print(f"inputs: {len(expressions)} expressions, {len(class_files)} class files; {REPETITIONS} repetitions, medians")
+    print(f"rust allocator: {rust.get('allocator', 'not run')}")
+    print(f"inputs: {len(expressions)} expressions, {len(class_files)} class files; {REPETITIONS} repetitions, medians"
+          + (f"; {ROUNDS} rounds per row" if ROUNDS > 1 else ""))
     counts = []
     if wanted("yaql-parse"):
         counts.append(f"parsed: python {parse_all()}, rust {rust['yaql-parse-count']}")
@@ -344,6 +379,12 @@ def main():
         if name not in python:
             continue
         p, r = python[name], rust[name]
-        print(f"ratio {name}: {p / r:.1f}x (python {p * 1000:.1f} ms, rust {r * 1000:.2f} ms)")
+        if len(ratios[name]) == 1:
+            print(f"ratio {name}: {p / r:.1f}x (python {p * 1000:.1f} ms, rust {r * 1000:.2f} ms)")
+        else:
+            each = " ".join(f"{x:.1f}" for x in ratios[name])
+            print(f"ratio {name}: {statistics.median(ratios[name]):.1f}x, the median of "
+                  f"{len(ratios[name])} rounds ({each}; python {p * 1000:.1f} ms, "
+                  f"rust {r * 1000:.2f} ms, medians)")
 
 main()
