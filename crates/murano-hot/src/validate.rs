@@ -3,7 +3,7 @@
 //! `validate_res_tmpl_only=True`, parameter values not checked), with every
 //! resource type treated as a generic resource.
 
-use crate::engine::{invalid_reference, DotPath, Env, Snip};
+use crate::engine::{invalid_reference, DotPath, Env, Snip, NULL};
 use crate::error::{ErrorClass, HeatError, Result};
 use crate::params::ParamSchema;
 use crate::value::Value;
@@ -126,11 +126,11 @@ pub fn template_validate(t: &Template) -> Result<()> {
 }
 
 /// A parsed resource definition.
-pub(crate) struct ResourceDef {
+pub(crate) struct ResourceDef<'v> {
     pub name: String,
-    pub properties: Option<Snip>,
-    pub metadata: Option<Snip>,
-    pub update_policy: Option<Snip>,
+    pub properties: Option<Snip<'v>>,
+    pub metadata: Option<Snip<'v>>,
+    pub update_policy: Option<Snip<'v>>,
     pub depends: Vec<Value>,
     pub enabled: bool,
 }
@@ -159,7 +159,10 @@ pub(crate) fn parse_conditions(t: &Template, env: &Env<'_>) -> Result<()> {
     env.parsed_conditions()
 }
 
-pub(crate) fn resource_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<ResourceDef>> {
+pub(crate) fn resource_definitions<'v>(
+    t: &'v Template,
+    env: &Env<'_>,
+) -> Result<Vec<ResourceDef<'v>>> {
     parse_conditions(t, env)?;
     let m = match section(t, "resources") {
         None => return Ok(Vec::new()),
@@ -186,13 +189,13 @@ pub(crate) fn resource_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<Re
     Ok(out)
 }
 
-fn resource_definition(
+fn resource_definition<'v>(
     t: &Template,
     env: &Env<'_>,
     name: &str,
-    snippet: &Value,
+    snippet: &'v Value,
     keys: &[&str],
-) -> Result<ResourceDef> {
+) -> Result<ResourceDef<'v>> {
     // `set(snippet) - valid_keys`: the keys of a mapping, the characters
     // of a string, the items of a list.
     let members: Vec<Value> = match snippet {
@@ -232,7 +235,7 @@ fn resource_definition(
         ));
     }
     let resource = DotPath::Name(&DotPath::Root("resources"), name);
-    let field = |key: &str| -> Result<Option<Snip>> {
+    let field = |key: &str| -> Result<Option<Snip<'v>>> {
         match snippet.get(key) {
             None => Ok(None),
             // The path `resources.<name>.<key>`, rendered only for an error.
@@ -250,7 +253,7 @@ fn resource_definition(
             return Err(wrong("type", "string"));
         }
     }
-    let object = |key: &str| -> Result<Option<Snip>> {
+    let object = |key: &str| -> Result<Option<Snip<'v>>> {
         let s = field(key)?;
         if let Some(s) = &s {
             if !matches!(s, Snip::Map(_) | Snip::Call(_)) {
@@ -345,7 +348,10 @@ fn resource_definition(
 
 /// The outputs: each a map with a `value`, whether its condition holds,
 /// and its parsed value.
-pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(String, bool, Snip)>> {
+pub(crate) fn output_definitions<'v>(
+    t: &'v Template,
+    env: &Env<'_>,
+) -> Result<Vec<(String, bool, Snip<'v>)>> {
     parse_conditions(t, env)?;
     let outputs = match section(t, "outputs") {
         None => return Ok(Vec::new()),
@@ -396,7 +402,7 @@ pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(Str
             if !enabled {
                 let parsed = env
                     .parse(value, &format!("outputs.{key}.value"))
-                    .unwrap_or(Snip::Data(Value::Null));
+                    .unwrap_or(Snip::Data(&NULL));
                 out.push((key, false, parsed));
                 continue;
             }
