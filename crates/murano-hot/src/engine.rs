@@ -4,6 +4,7 @@
 //! resolution (`function.resolve`), for the functions that need only
 //! parameters.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -169,9 +170,9 @@ pub(crate) struct Env<'a> {
     pub schemas: &'a [ParamSchema],
     pub user: &'a [(String, Value)],
     /// Pseudo parameters and their values.
-    pub pseudo: Vec<(String, Value)>,
-    /// The names of all resources.
-    pub resources: Vec<String>,
+    pub pseudo: [(&'static str, Value); 3],
+    /// The names of all resources (Python's `str()` of each key).
+    pub resources: Vec<Cow<'a, str>>,
     /// Raw condition definitions.
     pub conditions_raw: &'a [(Value, Value)],
     conditions: RefCell<Option<ParsedConditions<'a>>>,
@@ -185,10 +186,10 @@ impl<'a> Env<'a> {
         template: &'a Value,
         schemas: &'a [ParamSchema],
         user: &'a [(String, Value)],
-        pseudo: Vec<(String, Value)>,
+        pseudo: [(&'static str, Value); 3],
     ) -> Env<'a> {
         let resources = match template.get("resources") {
-            Some(Value::Map(m)) => m.iter().map(|(k, _)| k.py_str()).collect(),
+            Some(Value::Map(m)) => m.iter().map(|(k, _)| py_str_cow(k)).collect(),
             _ => Vec::new(),
         };
         let conditions_raw = if version.has_conditions() {
@@ -216,7 +217,7 @@ impl<'a> Env<'a> {
     /// validation).
     pub(crate) fn param(&self, name: &str) -> Result<Value> {
         let Some(schema) = self.schemas.iter().find(|s| s.name == name) else {
-            if let Some((_, v)) = self.pseudo.iter().find(|(n, _)| n == name) {
+            if let Some((_, v)) = self.pseudo.iter().find(|(n, _)| *n == name) {
                 return Ok(v.clone());
             }
             return Err(HeatError::new(
@@ -250,6 +251,16 @@ impl<'a> Env<'a> {
     /// `Template.parse_condition`.
     pub(crate) fn parse_condition<'v>(&self, v: &'v Value, path: &str) -> Result<Snip<'v>> {
         self.parse_in(v, &DotPath::Root(path), true, 0, 0)
+    }
+
+    /// [`Env::parse_condition`] at a path rendered only if an error needs
+    /// it.
+    pub(crate) fn parse_condition_at<'v>(
+        &self,
+        v: &'v Value,
+        path: &DotPath<'_>,
+    ) -> Result<Snip<'v>> {
+        self.parse_in(v, path, true, 0, 0)
     }
 
     fn lookup(&self, name: &str, cond: bool) -> Option<(Function, bool)> {
@@ -574,11 +585,9 @@ impl<'a> Env<'a> {
         match c.f {
             GetAttr => {
                 let name = self.get_attr_resource(&c.args, depth + 1)?;
-                if !self
-                    .resources
-                    .iter()
-                    .any(|r| Value::Str(r.clone()).py_eq(&name))
-                {
+                // Python's `==` between a name and the value: only an
+                // equal string.
+                if !self.is_resource(&name) {
                     return Err(invalid_reference(&name, "unknown"));
                 }
                 if let Some(a) = get_attr_attribute(&c.args) {
@@ -764,6 +773,14 @@ fn strip_root(mut e: HeatError) -> HeatError {
         }
     }
     e
+}
+
+/// Python's `str()` of a value, borrowed when it is a string.
+pub(crate) fn py_str_cow(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::Str(s) => Cow::Borrowed(s),
+        other => Cow::Owned(other.py_str()),
+    }
 }
 
 pub(crate) fn invalid_reference(name: &Value, key: &str) -> HeatError {

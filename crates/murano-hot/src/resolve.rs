@@ -1236,10 +1236,10 @@ pub const PROJECT_ID: &str = "oracle_project";
 /// Resolves outputs, resource properties and conditions with `params`.
 pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Resolution> {
     let schemas = t.schemas()?;
-    let pseudo = vec![
-        ("OS::stack_id".to_owned(), Value::Str(STACK_ID.into())),
-        ("OS::project_id".to_owned(), Value::Str(PROJECT_ID.into())),
-        ("OS::stack_name".to_owned(), Value::Str(STACK_NAME.into())),
+    let pseudo = [
+        ("OS::stack_id", Value::Str(STACK_ID.into())),
+        ("OS::project_id", Value::Str(PROJECT_ID.into())),
+        ("OS::stack_name", Value::Str(STACK_NAME.into())),
     ];
     let env = Env::new(t.version, &t.limits, &t.data, &schemas, params, pseudo);
     let mut out = Resolution::default();
@@ -1286,11 +1286,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                         missing.get_or_insert(e);
                     }
                     for (name, _) in deps {
-                        if !env
-                            .resources
-                            .iter()
-                            .any(|r| Value::Str(r.clone()).py_eq(&name))
-                        {
+                        if !env.is_resource(&name) {
                             missing.get_or_insert(invalid_reference(&name, "unknown"));
                         }
                     }
@@ -1303,7 +1299,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                     let Some(props) = &d.properties else { continue };
                     if !d.enabled {
                         out.resource_properties
-                            .push((d.name, Resolved::ConditionFalse));
+                            .push((d.name.into_owned(), Resolved::ConditionFalse));
                         continue;
                     }
                     let mut fns = Vec::new();
@@ -1325,7 +1321,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                             Err(e) => Resolved::Error(e),
                         }
                     };
-                    out.resource_properties.push((d.name, r));
+                    out.resource_properties.push((d.name.into_owned(), r));
                 }
             }
         }
@@ -1356,7 +1352,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                         Err(e) => Resolved::Error(e),
                     }
                 };
-                out.outputs.push((name, r));
+                out.outputs.push((name.into_owned(), r));
             }
         }
     }
