@@ -78,7 +78,7 @@ pub fn template_validate(t: &Template) -> Result<()> {
         ));
     };
     let mut sorted: Vec<&(Value, Value)> = m.iter().collect();
-    sorted.sort_by_key(|a| a.0.py_str());
+    sorted.sort_by(|a, b| py_str_cow(&a.0).cmp(&py_str_cow(&b.0)));
     // Heat checks these keys against a class-level dict that later
     // template classes update in place (and that outputs' `value` shares),
     // so every version accepts the union here; `resource_definitions`
