@@ -76,6 +76,10 @@ impl<'v> Snip<'v> {
     fn is_call(&self) -> bool {
         matches!(self, Snip::Call(_))
     }
+    /// Data or an absent item: nothing to walk into.
+    fn is_leaf(&self) -> bool {
+        matches!(self, Snip::Data(_) | Snip::Absent)
+    }
     /// Python truthiness of the parsed object (a function object is true).
     fn truthy(&self) -> bool {
         match self {
@@ -529,18 +533,37 @@ impl<'a> Env<'a> {
             }),
             Snip::Map(m) => {
                 for (k, v) in m {
-                    self.validate_snip(v, &ListPath::Key(path, k), depth + 1)?;
+                    if !v.is_leaf() {
+                        self.validate_snip(v, &ListPath::Key(path, k), depth + 1)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, m.len())
             }
             Snip::List(l) => {
                 for (i, v) in l.iter().enumerate() {
-                    self.validate_snip(v, &ListPath::Index(path, i), depth + 1)?;
+                    if !v.is_leaf() {
+                        self.validate_snip(v, &ListPath::Index(path, i), depth + 1)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, l.len())
             }
             Snip::Data(_) | Snip::Absent => Ok(()),
         }
+    }
+
+    /// What visiting the leaves (data, absent items) of a collection of
+    /// `items` items, at `depth`, does in the walks of
+    /// [`Env::validate_snip`] and [`Env::dependencies`]: nothing but their
+    /// depth check, the same error as for any other item at that depth,
+    /// so the walks skip the calls.
+    fn check_leaf_depth(&self, depth: usize, items: usize) -> Result<()> {
+        if items > 0 && depth > self.limits.max_depth as usize + self.limits.max_function_depth {
+            return Err(HeatError::new(
+                ErrorClass::Limit,
+                "snippet nested too deeply",
+            ));
+        }
+        Ok(())
     }
 
     /// `function.validate(snippet)` with no path (a function's own
@@ -552,17 +575,23 @@ impl<'a> Env<'a> {
                 .map_err(|e| HeatError::validation("", vec![c.name.to_owned()], e.message())),
             Snip::Map(m) => {
                 for (k, v) in m {
-                    self.validate_snip(v, &ListPath::Key(&ListPath::Root("\u{0}"), k), depth + 1)
-                        .map_err(strip_root)?;
+                    if !v.is_leaf() {
+                        let path = ListPath::Key(&ListPath::Root("\u{0}"), k);
+                        self.validate_snip(v, &path, depth + 1)
+                            .map_err(strip_root)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, m.len())
             }
             Snip::List(l) => {
                 for (i, v) in l.iter().enumerate() {
-                    self.validate_snip(v, &ListPath::Index(&ListPath::Root("\u{0}"), i), depth + 1)
-                        .map_err(strip_root)?;
+                    if !v.is_leaf() {
+                        let path = ListPath::Index(&ListPath::Root("\u{0}"), i);
+                        self.validate_snip(v, &path, depth + 1)
+                            .map_err(strip_root)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, l.len())
             }
             Snip::Data(_) | Snip::Absent => Ok(()),
         }
@@ -707,13 +736,19 @@ impl<'a> Env<'a> {
             }
             Snip::Map(m) => {
                 for (k, v) in m {
-                    self.dependencies(v, &DotPath::Key(path, k), out, depth + 1)?;
+                    if !v.is_leaf() {
+                        self.dependencies(v, &DotPath::Key(path, k), out, depth + 1)?;
+                    }
                 }
+                self.check_leaf_depth(depth + 1, m.len())?;
             }
             Snip::List(l) => {
                 for (i, v) in l.iter().enumerate() {
-                    self.dependencies(v, &DotPath::Index(path, i), out, depth + 1)?;
+                    if !v.is_leaf() {
+                        self.dependencies(v, &DotPath::Index(path, i), out, depth + 1)?;
+                    }
                 }
+                self.check_leaf_depth(depth + 1, l.len())?;
             }
             _ => {}
         }
