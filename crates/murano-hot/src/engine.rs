@@ -4,6 +4,7 @@
 //! resolution (`function.resolve`), for the functions that need only
 //! parameters.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -14,17 +15,18 @@ use crate::value::Value;
 use crate::version::{Function, TemplateVersion};
 use crate::Limits;
 
-/// A parsed snippet.
+/// A parsed snippet, borrowing the template's data (`'v`): only the
+/// structure Heat's parse gives it is built, never a copy of a leaf.
 #[derive(Debug, Clone)]
-pub(crate) enum Snip {
+pub(crate) enum Snip<'v> {
     /// A scalar (or anything that is not a collection).
-    Data(Value),
+    Data(&'v Value),
     /// A list.
-    List(Vec<Snip>),
+    List(Vec<Snip<'v>>),
     /// A mapping that is not a function call.
-    Map(Vec<(Value, Snip)>),
+    Map(Vec<(&'v Value, Snip<'v>)>),
     /// A function call.
-    Call(Box<Call>),
+    Call(Box<Call<'v>>),
     /// `if` without a false branch whose condition is false (2021-04-16):
     /// the enclosing item disappears.
     Absent,
@@ -32,11 +34,14 @@ pub(crate) enum Snip {
 
 /// A function call.
 #[derive(Debug, Clone)]
-pub(crate) struct Call {
-    pub name: String,
+pub(crate) struct Call<'v> {
+    pub name: &'v str,
     pub f: Function,
-    pub args: Snip,
+    pub args: Snip<'v>,
 }
+
+/// `None`, for the parts of a snippet that are missing.
+pub(crate) static NULL: Value = Value::Null;
 
 fn type_err(m: impl Into<String>) -> HeatError {
     HeatError::new(ErrorClass::TypeError, m)
@@ -53,7 +58,7 @@ fn yaql_grammar() -> &'static murano_yaql::Grammar {
     G.get_or_init(murano_yaql::Grammar::standard)
 }
 
-impl Snip {
+impl<'v> Snip<'v> {
     fn is_seq(&self) -> bool {
         matches!(
             self,
@@ -70,6 +75,10 @@ impl Snip {
     }
     fn is_call(&self) -> bool {
         matches!(self, Snip::Call(_))
+    }
+    /// Data or an absent item: nothing to walk into.
+    fn is_leaf(&self) -> bool {
+        matches!(self, Snip::Data(_) | Snip::Absent)
     }
     /// Python truthiness of the parsed object (a function object is true).
     fn truthy(&self) -> bool {
@@ -89,7 +98,7 @@ impl Snip {
             _ => None,
         }
     }
-    fn map_get(&self, key: &str) -> Option<&Snip> {
+    fn map_get(&self, key: &str) -> Option<&Snip<'v>> {
         match self {
             Snip::Map(m) => m
                 .iter()
@@ -98,7 +107,7 @@ impl Snip {
             _ => None,
         }
     }
-    fn item(&self, i: usize) -> Option<&Snip> {
+    fn item(&self, i: usize) -> Option<&Snip<'v>> {
         match self {
             Snip::List(l) => l.get(i),
             _ => None,
@@ -155,7 +164,7 @@ impl ListPath<'_> {
     }
 }
 
-type ParsedConditions = std::result::Result<Vec<(String, Snip)>, HeatError>;
+type ParsedConditions<'a> = std::result::Result<Vec<(String, Snip<'a>)>, HeatError>;
 
 /// The state Heat's `Stack` gives functions: the template, the parameter
 /// values, the resource names and the conditions.
@@ -165,12 +174,12 @@ pub(crate) struct Env<'a> {
     pub schemas: &'a [ParamSchema],
     pub user: &'a [(String, Value)],
     /// Pseudo parameters and their values.
-    pub pseudo: Vec<(String, Value)>,
-    /// The names of all resources.
-    pub resources: Vec<String>,
+    pub pseudo: [(&'static str, Value); 3],
+    /// The names of all resources (Python's `str()` of each key).
+    pub resources: Vec<Cow<'a, str>>,
     /// Raw condition definitions.
-    pub conditions_raw: Vec<(Value, Value)>,
-    conditions: RefCell<Option<ParsedConditions>>,
+    pub conditions_raw: &'a [(Value, Value)],
+    conditions: RefCell<Option<ParsedConditions<'a>>>,
     resolved_conditions: RefCell<HashMap<String, Option<bool>>>,
 }
 
@@ -178,22 +187,22 @@ impl<'a> Env<'a> {
     pub(crate) fn new(
         version: TemplateVersion,
         limits: &'a Limits,
-        template: &Value,
+        template: &'a Value,
         schemas: &'a [ParamSchema],
         user: &'a [(String, Value)],
-        pseudo: Vec<(String, Value)>,
+        pseudo: [(&'static str, Value); 3],
     ) -> Env<'a> {
         let resources = match template.get("resources") {
-            Some(Value::Map(m)) => m.iter().map(|(k, _)| k.py_str()).collect(),
+            Some(Value::Map(m)) => m.iter().map(|(k, _)| py_str_cow(k)).collect(),
             _ => Vec::new(),
         };
         let conditions_raw = if version.has_conditions() {
             match template.get("conditions") {
-                Some(Value::Map(m)) => m.clone(),
-                _ => Vec::new(),
+                Some(Value::Map(m)) => m.as_slice(),
+                _ => &[],
             }
         } else {
-            Vec::new()
+            &[]
         };
         Env {
             version,
@@ -212,7 +221,7 @@ impl<'a> Env<'a> {
     /// validation).
     pub(crate) fn param(&self, name: &str) -> Result<Value> {
         let Some(schema) = self.schemas.iter().find(|s| s.name == name) else {
-            if let Some((_, v)) = self.pseudo.iter().find(|(n, _)| n == name) {
+            if let Some((_, v)) = self.pseudo.iter().find(|(n, _)| *n == name) {
                 return Ok(v.clone());
             }
             return Err(HeatError::new(
@@ -234,18 +243,28 @@ impl<'a> Env<'a> {
     // Parsing
 
     /// `Template.parse` with the version's functions.
-    pub(crate) fn parse(&self, v: &Value, path: &str) -> Result<Snip> {
+    pub(crate) fn parse<'v>(&self, v: &'v Value, path: &str) -> Result<Snip<'v>> {
         self.parse_in(v, &DotPath::Root(path), false, 0, 0)
     }
 
     /// [`Env::parse`] at a path rendered only if an error needs it.
-    pub(crate) fn parse_at(&self, v: &Value, path: &DotPath<'_>) -> Result<Snip> {
+    pub(crate) fn parse_at<'v>(&self, v: &'v Value, path: &DotPath<'_>) -> Result<Snip<'v>> {
         self.parse_in(v, path, false, 0, 0)
     }
 
     /// `Template.parse_condition`.
-    pub(crate) fn parse_condition(&self, v: &Value, path: &str) -> Result<Snip> {
+    pub(crate) fn parse_condition<'v>(&self, v: &'v Value, path: &str) -> Result<Snip<'v>> {
         self.parse_in(v, &DotPath::Root(path), true, 0, 0)
+    }
+
+    /// [`Env::parse_condition`] at a path rendered only if an error needs
+    /// it.
+    pub(crate) fn parse_condition_at<'v>(
+        &self,
+        v: &'v Value,
+        path: &DotPath<'_>,
+    ) -> Result<Snip<'v>> {
+        self.parse_in(v, path, true, 0, 0)
     }
 
     fn lookup(&self, name: &str, cond: bool) -> Option<(Function, bool)> {
@@ -264,14 +283,14 @@ impl<'a> Env<'a> {
 
     /// `depth`: collections and calls above `v`; `calls`: function calls
     /// above `v` (bounded by [`Limits::max_function_depth`]).
-    fn parse_in(
+    fn parse_in<'v>(
         &self,
-        v: &Value,
+        v: &'v Value,
         path: &DotPath<'_>,
         cond: bool,
         depth: usize,
         calls: usize,
-    ) -> Result<Snip> {
+    ) -> Result<Snip<'v>> {
         if depth > self.limits.max_depth as usize + self.limits.max_function_depth {
             return Err(HeatError::new(
                 ErrorClass::Limit,
@@ -315,18 +334,14 @@ impl<'a> Env<'a> {
                                 ))));
                             }
                             check_args(self.version, name, f, &args).map_err(wrap)?;
-                            return Ok(Snip::Call(Box::new(Call {
-                                name: name.to_owned(),
-                                f,
-                                args,
-                            })));
+                            return Ok(Snip::Call(Box::new(Call { name, f, args })));
                         }
                     }
                 }
                 let mut out = Vec::with_capacity(m.len());
                 for (k, val) in m {
                     let p = DotPath::Key(path, k);
-                    out.push((k.clone(), self.parse_in(val, &p, cond, depth + 1, calls)?));
+                    out.push((k, self.parse_in(val, &p, cond, depth + 1, calls)?));
                 }
                 Ok(Snip::Map(out))
             }
@@ -343,19 +358,19 @@ impl<'a> Env<'a> {
                 }
                 Ok(Snip::List(out))
             }
-            other => Ok(Snip::Data(other.clone())),
+            other => Ok(Snip::Data(other)),
         }
     }
 
-    fn parse_if(
+    fn parse_if<'v>(
         &self,
         name: &str,
-        args: &Value,
+        args: &'v Value,
         fpath: &DotPath<'_>,
         cond: bool,
         depth: usize,
         calls: usize,
-    ) -> Result<Snip> {
+    ) -> Result<Snip<'v>> {
         let form = || {
             value_err(format!(
                 "Arguments to \"{name}\" must be of the form: [condition_name, value_if_true, value_if_false]"
@@ -395,7 +410,7 @@ impl<'a> Env<'a> {
         }
         let mut parsed = Vec::new();
         let mut result = Ok(());
-        for (k, v) in &self.conditions_raw {
+        for (k, v) in self.conditions_raw {
             let name = k.py_str();
             match self.parse_condition(v, &format!("conditions.{name}")) {
                 Ok(s) => parsed.push((name, s)),
@@ -449,20 +464,20 @@ impl<'a> Env<'a> {
                 )),
             };
         }
-        let snip = {
-            let guard = self.conditions.borrow();
-            let Some(Ok(conds)) = guard.as_ref() else {
-                return Err(value_err(format!("Invalid condition \"{name}\"")));
-            };
-            match conds.iter().find(|(n, _)| n == name) {
-                Some((_, s)) => s.clone(),
-                None => return Err(value_err(format!("Invalid condition \"{name}\""))),
-            }
+        // The parsed definitions stay borrowed while resolving: they are
+        // complete by now, so nothing replaces them meanwhile.
+        let guard = self.conditions.borrow();
+        let Some(Ok(conds)) = guard.as_ref() else {
+            return Err(value_err(format!("Invalid condition \"{name}\"")));
+        };
+        let Some((_, snip)) = conds.iter().find(|(n, _)| n == name) else {
+            return Err(value_err(format!("Invalid condition \"{name}\"")));
         };
         self.resolved_conditions
             .borrow_mut()
             .insert(name.to_owned(), None);
-        let resolved = self.resolve(&snip, 0)?;
+        let resolved = self.resolve(snip, 0)?;
+        drop(guard);
         let b = match resolved {
             Value::Bool(b) => b,
             other => {
@@ -513,23 +528,42 @@ impl<'a> Env<'a> {
         match s {
             Snip::Call(c) => self.validate_call(c, depth).map_err(|e| {
                 let mut p = path.render();
-                p.push(c.name.clone());
+                p.push(c.name.to_owned());
                 HeatError::validation("", p, e.message())
             }),
             Snip::Map(m) => {
                 for (k, v) in m {
-                    self.validate_snip(v, &ListPath::Key(path, k), depth + 1)?;
+                    if !v.is_leaf() {
+                        self.validate_snip(v, &ListPath::Key(path, k), depth + 1)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, m.len())
             }
             Snip::List(l) => {
                 for (i, v) in l.iter().enumerate() {
-                    self.validate_snip(v, &ListPath::Index(path, i), depth + 1)?;
+                    if !v.is_leaf() {
+                        self.validate_snip(v, &ListPath::Index(path, i), depth + 1)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, l.len())
             }
             Snip::Data(_) | Snip::Absent => Ok(()),
         }
+    }
+
+    /// What visiting the leaves (data, absent items) of a collection of
+    /// `items` items, at `depth`, does in the walks of
+    /// [`Env::validate_snip`] and [`Env::dependencies`]: nothing but their
+    /// depth check, the same error as for any other item at that depth,
+    /// so the walks skip the calls.
+    fn check_leaf_depth(&self, depth: usize, items: usize) -> Result<()> {
+        if items > 0 && depth > self.limits.max_depth as usize + self.limits.max_function_depth {
+            return Err(HeatError::new(
+                ErrorClass::Limit,
+                "snippet nested too deeply",
+            ));
+        }
+        Ok(())
     }
 
     /// `function.validate(snippet)` with no path (a function's own
@@ -538,20 +572,26 @@ impl<'a> Env<'a> {
         match s {
             Snip::Call(c) => self
                 .validate_call(c, depth)
-                .map_err(|e| HeatError::validation("", vec![c.name.clone()], e.message())),
+                .map_err(|e| HeatError::validation("", vec![c.name.to_owned()], e.message())),
             Snip::Map(m) => {
                 for (k, v) in m {
-                    self.validate_snip(v, &ListPath::Key(&ListPath::Root("\u{0}"), k), depth + 1)
-                        .map_err(strip_root)?;
+                    if !v.is_leaf() {
+                        let path = ListPath::Key(&ListPath::Root("\u{0}"), k);
+                        self.validate_snip(v, &path, depth + 1)
+                            .map_err(strip_root)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, m.len())
             }
             Snip::List(l) => {
                 for (i, v) in l.iter().enumerate() {
-                    self.validate_snip(v, &ListPath::Index(&ListPath::Root("\u{0}"), i), depth + 1)
-                        .map_err(strip_root)?;
+                    if !v.is_leaf() {
+                        let path = ListPath::Index(&ListPath::Root("\u{0}"), i);
+                        self.validate_snip(v, &path, depth + 1)
+                            .map_err(strip_root)?;
+                    }
                 }
-                Ok(())
+                self.check_leaf_depth(depth + 1, l.len())
             }
             Snip::Data(_) | Snip::Absent => Ok(()),
         }
@@ -573,16 +613,13 @@ impl<'a> Env<'a> {
         }
         match c.f {
             GetAttr => {
-                let (res, attr) = get_attr_parts(self.version, &c.args);
-                let name = self.resolve(&res, depth + 1)?;
-                if !self
-                    .resources
-                    .iter()
-                    .any(|r| Value::Str(r.clone()).py_eq(&name))
-                {
+                let name = self.get_attr_resource(&c.args, depth + 1)?;
+                // Python's `==` between a name and the value: only an
+                // equal string.
+                if !self.is_resource(&name) {
                     return Err(invalid_reference(&name, "unknown"));
                 }
-                if let Some(a) = attr {
+                if let Some(a) = get_attr_attribute(&c.args) {
                     // Every attribute of a generic resource is valid, but
                     // the name must resolve.
                     self.resolve(a, depth + 1)?;
@@ -635,7 +672,7 @@ impl<'a> Env<'a> {
                         invalid.join(", ")
                     )));
                 }
-                check_make_url_args(&c.name, m)?;
+                check_make_url_args(c.name, m)?;
             }
             _ => {}
         }
@@ -680,7 +717,7 @@ impl<'a> Env<'a> {
         }
         match s {
             Snip::Call(c) => {
-                let p = DotPath::Name(path, &c.name);
+                let p = DotPath::Name(path, c.name);
                 match c.f {
                     Function::GetResource => {
                         self.dependencies(&c.args, &p, out, depth + 1)?;
@@ -690,8 +727,7 @@ impl<'a> Env<'a> {
                     }
                     Function::GetAttr => {
                         self.dependencies(&c.args, &p, out, depth + 1)?;
-                        let (res, _) = get_attr_parts(self.version, &c.args);
-                        let name = hashable(self.resolve(&res, depth + 1)?)?;
+                        let name = hashable(self.get_attr_resource(&c.args, depth + 1)?)?;
                         let shown = self.path_if_unknown(&name, path);
                         out.push((name, shown));
                     }
@@ -700,13 +736,19 @@ impl<'a> Env<'a> {
             }
             Snip::Map(m) => {
                 for (k, v) in m {
-                    self.dependencies(v, &DotPath::Key(path, k), out, depth + 1)?;
+                    if !v.is_leaf() {
+                        self.dependencies(v, &DotPath::Key(path, k), out, depth + 1)?;
+                    }
                 }
+                self.check_leaf_depth(depth + 1, m.len())?;
             }
             Snip::List(l) => {
                 for (i, v) in l.iter().enumerate() {
-                    self.dependencies(v, &DotPath::Index(path, i), out, depth + 1)?;
+                    if !v.is_leaf() {
+                        self.dependencies(v, &DotPath::Index(path, i), out, depth + 1)?;
+                    }
                 }
+                self.check_leaf_depth(depth + 1, l.len())?;
             }
             _ => {}
         }
@@ -730,7 +772,7 @@ impl<'a> Env<'a> {
             ));
         }
         Ok(Some(match s {
-            Snip::Data(v) => v.clone(),
+            Snip::Data(v) => (*v).clone(),
             Snip::Absent => return Ok(None),
             Snip::List(l) => {
                 let mut out = Vec::with_capacity(l.len());
@@ -745,7 +787,7 @@ impl<'a> Env<'a> {
                 let mut out = Vec::with_capacity(m.len());
                 for (k, v) in m {
                     if let Some(r) = self.resolve_opt(v, depth + 1)? {
-                        out.push((k.clone(), r));
+                        out.push(((*k).clone(), r));
                     }
                 }
                 Value::Map(out)
@@ -768,6 +810,14 @@ fn strip_root(mut e: HeatError) -> HeatError {
     e
 }
 
+/// Python's `str()` of a value, borrowed when it is a string.
+pub(crate) fn py_str_cow(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::Str(s) => Cow::Borrowed(s),
+        other => Cow::Owned(other.py_str()),
+    }
+}
+
 pub(crate) fn invalid_reference(name: &Value, key: &str) -> HeatError {
     HeatError::new(
         ErrorClass::InvalidTemplateReference,
@@ -778,21 +828,26 @@ pub(crate) fn invalid_reference(name: &Value, key: &str) -> HeatError {
     )
 }
 
-/// The resource and attribute arguments of a parsed `get_attr` (a
-/// one-character string is `[name]` from 2015-10-15: `args[0]`).
-pub(crate) fn get_attr_parts(_version: TemplateVersion, args: &Snip) -> (Snip, Option<&Snip>) {
+impl Env<'_> {
+    /// The resolved resource argument of a parsed `get_attr` (`args[0]`:
+    /// of a string, its first character).
+    fn get_attr_resource(&self, args: &Snip<'_>, depth: usize) -> Result<Value> {
+        match args {
+            Snip::List(l) => self.resolve(l.first().unwrap_or(&Snip::Data(&NULL)), depth),
+            Snip::Data(Value::Str(s)) => {
+                let first = Value::Str(s.chars().next().map(String::from).unwrap_or_default());
+                self.resolve(&Snip::Data(&first), depth)
+            }
+            _ => self.resolve(&Snip::Data(&NULL), depth),
+        }
+    }
+}
+
+/// The attribute argument of a parsed `get_attr` (`args[1]`).
+fn get_attr_attribute<'s, 'v>(args: &'s Snip<'v>) -> Option<&'s Snip<'v>> {
     match args {
-        Snip::List(l) => (
-            l.first().cloned().unwrap_or(Snip::Data(Value::Null)),
-            l.get(1),
-        ),
-        Snip::Data(Value::Str(s)) => (
-            Snip::Data(Value::Str(
-                s.chars().next().map(String::from).unwrap_or_default(),
-            )),
-            None,
-        ),
-        _ => (Snip::Data(Value::Null), None),
+        Snip::List(l) => l.get(1),
+        _ => None,
     }
 }
 
@@ -825,7 +880,7 @@ fn check_condition_type(name: &str, c: &Snip) -> Result<()> {
 /// shows such a definition as the plain dict or list).
 fn snip_data(s: &Snip) -> Option<Value> {
     match s {
-        Snip::Data(v) => Some(v.clone()),
+        Snip::Data(v) => Some((*v).clone()),
         Snip::List(l) => l
             .iter()
             .map(snip_data)
@@ -833,14 +888,14 @@ fn snip_data(s: &Snip) -> Option<Value> {
             .map(Value::List),
         Snip::Map(m) => m
             .iter()
-            .map(|(k, v)| snip_data(v).map(|v| (k.clone(), v)))
+            .map(|(k, v)| snip_data(v).map(|v| ((*k).clone(), v)))
             .collect::<Option<Vec<_>>>()
             .map(Value::Map),
         Snip::Call(_) | Snip::Absent => None,
     }
 }
 
-pub(crate) fn check_make_url_args(name: &str, m: &[(Value, Snip)]) -> Result<()> {
+pub(crate) fn check_make_url_args(name: &str, m: &[(&Value, Snip<'_>)]) -> Result<()> {
     const KEYS: [&str; 8] = [
         "scheme", "username", "password", "host", "port", "path", "query", "fragment",
     ];

@@ -2,7 +2,7 @@
 //! HOT version has them, and the resolution report of a whole template
 //! (outputs, resource properties, conditions).
 
-use crate::engine::{invalid_reference, Call, Env, Snip};
+use crate::engine::{invalid_reference, Call, Env, Snip, NULL};
 use crate::error::{ErrorClass, HeatError, Result};
 use crate::value::Value;
 use crate::version::{Function, TemplateVersion};
@@ -49,7 +49,7 @@ fn check_size(env: &Env<'_>, n: usize) -> Result<()> {
 /// The result of one function call.
 pub(crate) fn call(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
     use Function::*;
-    let name = c.name.as_str();
+    let name = c.name;
     match c.f {
         GetParam | CfnRef => get_param(env, c, depth),
         ListJoin => list_join(env, c, depth),
@@ -384,11 +384,11 @@ fn yaql(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
     use murano_yaql::eval::{convert_input, Context, Engine, Library, Options};
     use std::sync::{Arc, OnceLock};
     static LIBRARY: OnceLock<Arc<Library>> = OnceLock::new();
-    let name = c.name.as_str();
+    let name = c.name;
     let expr = env.resolve(
         c.args
             .map_get_pub("expression")
-            .unwrap_or(&Snip::Data(Value::Null)),
+            .unwrap_or(&Snip::Data(&NULL)),
         depth,
     )?;
     let Value::Str(expr) = expr else {
@@ -428,7 +428,7 @@ fn yaql(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
 }
 
 fn get_param(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
-    let name = c.name.as_str();
+    let name = c.name;
     let args = env.resolve(&c.args, depth)?;
     if !args.truthy() {
         return Err(value_err(format!(
@@ -491,7 +491,7 @@ fn get_param(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
 }
 
 fn list_join(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
-    let name = c.name.as_str();
+    let name = c.name;
     let Snip::List(l) = &c.args else {
         return Err(type_err("bad list_join"));
     };
@@ -550,7 +550,7 @@ fn list_join(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
 }
 
 fn str_replace(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
-    let name = c.name.as_str();
+    let name = c.name;
     let json = env.version >= TemplateVersion::Hot20151015;
     let strict = matches!(
         c.f,
@@ -558,15 +558,11 @@ fn str_replace(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
     );
     let allow_empty = c.f != Function::StrReplaceVstrict;
     let template = env.resolve(
-        c.args
-            .map_get_pub("template")
-            .unwrap_or(&Snip::Data(Value::Null)),
+        c.args.map_get_pub("template").unwrap_or(&Snip::Data(&NULL)),
         depth,
     )?;
     let mapping = env.resolve(
-        c.args
-            .map_get_pub("params")
-            .unwrap_or(&Snip::Data(Value::Null)),
+        c.args.map_get_pub("params").unwrap_or(&Snip::Data(&NULL)),
         depth,
     )?;
     let Value::Str(template) = template else {
@@ -680,11 +676,9 @@ fn replace_rec(
 }
 
 fn repeat(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
-    let name = c.name.as_str();
+    let name = c.name;
     let for_each = env.resolve(
-        c.args
-            .map_get_pub("for_each")
-            .unwrap_or(&Snip::Data(Value::Null)),
+        c.args.map_get_pub("for_each").unwrap_or(&Snip::Data(&NULL)),
         depth,
     )?;
     let with_map = env.version >= TemplateVersion::Hot20161014;
@@ -731,9 +725,7 @@ fn repeat(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
         )));
     }
     let template = env.resolve(
-        c.args
-            .map_get_pub("template")
-            .unwrap_or(&Snip::Data(Value::Null)),
+        c.args.map_get_pub("template").unwrap_or(&Snip::Data(&NULL)),
         depth,
     )?;
     let combos: Vec<Vec<Value>> = if nested {
@@ -816,7 +808,7 @@ fn do_replacement(keys: &[Value], values: &[Value], t: &Value) -> Result<Value> 
 
 fn digest(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
     use sha2::Digest as _;
-    let name = c.name.as_str();
+    let name = c.name;
     let args = env.resolve(&c.args, depth)?;
     let list = match &args {
         Value::List(l) if l.iter().all(|a| matches!(a, Value::Str(_))) => l,
@@ -859,7 +851,7 @@ fn digest(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
 }
 
 fn str_split(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
-    let name = c.name.as_str();
+    let name = c.name;
     let example = format!(
         "Incorrect arguments to \"{name}\" should be: \"{name}\" : [ \",\", \"apples,pears\", <index>]"
     );
@@ -917,7 +909,7 @@ fn str_split(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
 }
 
 fn map_replace(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
-    let name = c.name.as_str();
+    let name = c.name;
     let example = format!(
         "Incorrect arguments to \"{name}\" should be: \"{name}\" : [ {{ \"key1\": \"val1\" }}, {{\"keys\": {{\"key1\": \"key2\"}}, \"values\": {{\"val1\": \"val2\"}}}}]"
     );
@@ -1019,11 +1011,8 @@ fn make_url(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
             c.name
         )));
     };
-    let snips: Vec<(Value, Snip)> = m
-        .iter()
-        .map(|(k, v)| (k.clone(), Snip::Data(v.clone())))
-        .collect();
-    crate::engine::check_make_url_args(&c.name, &snips)?;
+    let snips: Vec<(&Value, Snip<'_>)> = m.iter().map(|(k, v)| (k, Snip::Data(v))).collect();
+    crate::engine::check_make_url_args(c.name, &snips)?;
     let get = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let scheme = get("scheme");
     if scheme.contains(':') {
@@ -1188,8 +1177,8 @@ fn needs_resources(s: &Snip, params: &dyn Fn(&str) -> bool, out: &mut Vec<String
                 Function::CfnRef => !matches!(&c.args, Snip::Data(Value::Str(n)) if params(n)),
                 _ => false,
             };
-            if needs && !out.contains(&c.name) {
-                out.push(c.name.clone());
+            if needs && !out.iter().any(|o| o == c.name) {
+                out.push(c.name.to_owned());
             }
             needs_resources(&c.args, params, out);
         }
@@ -1225,8 +1214,8 @@ fn check_params(env: &Env<'_>, s: &Snip, is_param: &dyn Fn(&str) -> bool) -> Res
     }
 }
 
-impl Snip {
-    pub(crate) fn map_get_pub(&self, key: &str) -> Option<&Snip> {
+impl<'v> Snip<'v> {
+    pub(crate) fn map_get_pub(&self, key: &str) -> Option<&Snip<'v>> {
         match self {
             Snip::Map(m) => m
                 .iter()
@@ -1247,10 +1236,10 @@ pub const PROJECT_ID: &str = "oracle_project";
 /// Resolves outputs, resource properties and conditions with `params`.
 pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Resolution> {
     let schemas = t.schemas()?;
-    let pseudo = vec![
-        ("OS::stack_id".to_owned(), Value::Str(STACK_ID.into())),
-        ("OS::project_id".to_owned(), Value::Str(PROJECT_ID.into())),
-        ("OS::stack_name".to_owned(), Value::Str(STACK_NAME.into())),
+    let pseudo = [
+        ("OS::stack_id", Value::Str(STACK_ID.into())),
+        ("OS::project_id", Value::Str(PROJECT_ID.into())),
+        ("OS::stack_name", Value::Str(STACK_NAME.into())),
     ];
     let env = Env::new(t.version, &t.limits, &t.data, &schemas, params, pseudo);
     let mut out = Resolution::default();
@@ -1297,11 +1286,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                         missing.get_or_insert(e);
                     }
                     for (name, _) in deps {
-                        if !env
-                            .resources
-                            .iter()
-                            .any(|r| Value::Str(r.clone()).py_eq(&name))
-                        {
+                        if !env.is_resource(&name) {
                             missing.get_or_insert(invalid_reference(&name, "unknown"));
                         }
                     }
@@ -1314,7 +1299,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                     let Some(props) = &d.properties else { continue };
                     if !d.enabled {
                         out.resource_properties
-                            .push((d.name, Resolved::ConditionFalse));
+                            .push((d.name.into_owned(), Resolved::ConditionFalse));
                         continue;
                     }
                     let mut fns = Vec::new();
@@ -1336,7 +1321,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                             Err(e) => Resolved::Error(e),
                         }
                     };
-                    out.resource_properties.push((d.name, r));
+                    out.resource_properties.push((d.name.into_owned(), r));
                 }
             }
         }
@@ -1367,7 +1352,7 @@ pub fn resolve_template(t: &Template, params: &[(String, Value)]) -> Result<Reso
                         Err(e) => Resolved::Error(e),
                     }
                 };
-                out.outputs.push((name, r));
+                out.outputs.push((name.into_owned(), r));
             }
         }
     }

@@ -3,7 +3,9 @@
 //! `validate_res_tmpl_only=True`, parameter values not checked), with every
 //! resource type treated as a generic resource.
 
-use crate::engine::{invalid_reference, DotPath, Env, Snip};
+use std::borrow::Cow;
+
+use crate::engine::{invalid_reference, py_str_cow, DotPath, Env, Snip, NULL};
 use crate::error::{ErrorClass, HeatError, Result};
 use crate::params::ParamSchema;
 use crate::value::Value;
@@ -76,7 +78,7 @@ pub fn template_validate(t: &Template) -> Result<()> {
         ));
     };
     let mut sorted: Vec<&(Value, Value)> = m.iter().collect();
-    sorted.sort_by_key(|a| a.0.py_str());
+    sorted.sort_by(|a, b| py_str_cow(&a.0).cmp(&py_str_cow(&b.0)));
     // Heat checks these keys against a class-level dict that later
     // template classes update in place (and that outputs' `value` shares),
     // so every version accepts the union here; `resource_definitions`
@@ -126,12 +128,12 @@ pub fn template_validate(t: &Template) -> Result<()> {
 }
 
 /// A parsed resource definition.
-pub(crate) struct ResourceDef {
-    pub name: String,
-    pub properties: Option<Snip>,
-    pub metadata: Option<Snip>,
-    pub update_policy: Option<Snip>,
-    pub depends: Vec<Value>,
+pub(crate) struct ResourceDef<'v> {
+    pub name: Cow<'v, str>,
+    pub properties: Option<Snip<'v>>,
+    pub metadata: Option<Snip<'v>>,
+    pub update_policy: Option<Snip<'v>>,
+    pub depends: Vec<&'v Value>,
     pub enabled: bool,
 }
 
@@ -159,7 +161,10 @@ pub(crate) fn parse_conditions(t: &Template, env: &Env<'_>) -> Result<()> {
     env.parsed_conditions()
 }
 
-pub(crate) fn resource_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<ResourceDef>> {
+pub(crate) fn resource_definitions<'v>(
+    t: &'v Template,
+    env: &Env<'_>,
+) -> Result<Vec<ResourceDef<'v>>> {
     parse_conditions(t, env)?;
     let m = match section(t, "resources") {
         None => return Ok(Vec::new()),
@@ -172,10 +177,10 @@ pub(crate) fn resource_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<Re
         }
     };
     let keys = resource_keys(t.version);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(m.len());
     for (k, snippet) in m {
-        let name = k.py_str();
-        let def = resource_definition(t, env, &name, snippet, keys).map_err(|e| match e.class {
+        let name = py_str_cow(k);
+        let def = resource_definition(t, env, name, snippet, keys).map_err(|e| match e.class {
             ErrorClass::TypeError | ErrorClass::ValueError | ErrorClass::KeyError => {
                 HeatError::failed(e.message())
             }
@@ -186,33 +191,34 @@ pub(crate) fn resource_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<Re
     Ok(out)
 }
 
-fn resource_definition(
+fn resource_definition<'v>(
     t: &Template,
     env: &Env<'_>,
-    name: &str,
-    snippet: &Value,
+    resource_name: Cow<'v, str>,
+    snippet: &'v Value,
     keys: &[&str],
-) -> Result<ResourceDef> {
+) -> Result<ResourceDef<'v>> {
+    let name: &str = &resource_name;
     // `set(snippet) - valid_keys`: the keys of a mapping, the characters
     // of a string, the items of a list.
-    let members: Vec<Value> = match snippet {
-        Value::Map(data) => data.iter().map(|(k, _)| k.clone()).collect(),
-        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
-        Value::List(l) => l.clone(),
-        other => {
-            return Err(HeatError::new(
-                ErrorClass::TypeError,
-                format!("'{}' object is not iterable", other.type_name()),
-            ))
-        }
-    };
     let mut invalid: Vec<String> = Vec::new();
-    for k in &members {
+    let mut check = |k: &Value| {
         if !k.as_str().is_some_and(|k| keys.contains(&k)) {
             let s = k.py_str();
             if !invalid.contains(&s) {
                 invalid.push(s);
             }
+        }
+    };
+    match snippet {
+        Value::Map(data) => data.iter().for_each(|(k, _)| check(k)),
+        Value::Str(s) => s.chars().for_each(|c| check(&Value::Str(c.to_string()))),
+        Value::List(l) => l.iter().for_each(check),
+        other => {
+            return Err(HeatError::new(
+                ErrorClass::TypeError,
+                format!("'{}' object is not iterable", other.type_name()),
+            ))
         }
     }
     if !invalid.is_empty() {
@@ -232,7 +238,7 @@ fn resource_definition(
         ));
     }
     let resource = DotPath::Name(&DotPath::Root("resources"), name);
-    let field = |key: &str| -> Result<Option<Snip>> {
+    let field = |key: &str| -> Result<Option<Snip<'v>>> {
         match snippet.get(key) {
             None => Ok(None),
             // The path `resources.<name>.<key>`, rendered only for an error.
@@ -250,7 +256,7 @@ fn resource_definition(
             return Err(wrong("type", "string"));
         }
     }
-    let object = |key: &str| -> Result<Option<Snip>> {
+    let object = |key: &str| -> Result<Option<Snip<'v>>> {
         let s = field(key)?;
         if let Some(s) = &s {
             if !matches!(s, Snip::Map(_) | Snip::Call(_)) {
@@ -264,7 +270,7 @@ fn resource_definition(
     let mut depends = Vec::new();
     match snippet.get("depends_on") {
         None => {}
-        Some(Value::Str(s)) => depends.push(Value::Str(s.clone())),
+        Some(d @ Value::Str(_)) => depends.push(d),
         Some(Value::List(l)) => {
             for d in l {
                 if !matches!(d, Value::Str(_)) {
@@ -273,7 +279,7 @@ fn resource_definition(
                     )));
                 }
             }
-            depends = l.clone();
+            depends = l.iter().collect();
         }
         Some(Value::Bytes(_)) => {}
         Some(_) => return Err(wrong("depends_on", "list or string")),
@@ -312,7 +318,7 @@ fn resource_definition(
             }
         }
         if let Some(c) = snippet.get("condition") {
-            let parsed = env.parse_condition(c, &format!("resources.{name}.condition"))?;
+            let parsed = env.parse_condition_at(c, &DotPath::Name(&resource, "condition"))?;
             if !matches!(
                 parsed,
                 Snip::Data(Value::Str(_)) | Snip::Data(Value::Bool(_)) | Snip::Call(_)
@@ -334,7 +340,7 @@ fn resource_definition(
         }
     }
     Ok(ResourceDef {
-        name: name.to_owned(),
+        name: resource_name,
         properties,
         metadata,
         update_policy,
@@ -345,7 +351,10 @@ fn resource_definition(
 
 /// The outputs: each a map with a `value`, whether its condition holds,
 /// and its parsed value.
-pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(String, bool, Snip)>> {
+pub(crate) fn output_definitions<'v>(
+    t: &'v Template,
+    env: &Env<'_>,
+) -> Result<Vec<(Cow<'v, str>, bool, Snip<'v>)>> {
     parse_conditions(t, env)?;
     let outputs = match section(t, "outputs") {
         None => return Ok(Vec::new()),
@@ -357,14 +366,14 @@ pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(Str
             ))
         }
     };
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(outputs.len());
     for (k, val) in outputs {
-        let key = k.py_str();
-        let path = vec!["outputs".to_owned(), key.clone()];
+        let key = py_str_cow(k);
+        let path = || vec!["outputs".to_owned(), key.clone().into_owned()];
         let Value::Map(_) = val else {
             return Err(HeatError::validation(
                 "Output validation error",
-                path,
+                path(),
                 format!(
                     "Output definitions must be a map. Found a {} instead",
                     val.type_name()
@@ -374,19 +383,26 @@ pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(Str
         let Some(value) = val.get("value") else {
             return Err(HeatError::validation(
                 "Output validation error",
-                path,
+                path(),
                 "Each output definition must contain a value key.",
             ));
         };
+        let output = DotPath::Name(&DotPath::Root("outputs"), &key);
         if t.version.has_conditions() {
-            let cpath = format!("outputs.{key}.condition");
-            let c = env.parse_condition(val.get("condition").unwrap_or(&Value::Null), &cpath)?;
+            let c = env.parse_condition_at(
+                val.get("condition").unwrap_or(&NULL),
+                &DotPath::Name(&output, "condition"),
+            )?;
             let c = env.resolve(&c, 0)?;
             let enabled = env.condition_enabled(&c).map_err(|e| {
                 if e.class == ErrorClass::ValueError {
                     HeatError::validation(
                         "",
-                        vec!["outputs".into(), key.clone(), "condition".into()],
+                        vec![
+                            "outputs".into(),
+                            key.clone().into_owned(),
+                            "condition".into(),
+                        ],
                         e.message(),
                     )
                 } else {
@@ -396,15 +412,12 @@ pub(crate) fn output_definitions(t: &Template, env: &Env<'_>) -> Result<Vec<(Str
             if !enabled {
                 let parsed = env
                     .parse(value, &format!("outputs.{key}.value"))
-                    .unwrap_or(Snip::Data(Value::Null));
+                    .unwrap_or(Snip::Data(&NULL));
                 out.push((key, false, parsed));
                 continue;
             }
         }
-        let parsed = env.parse_at(
-            value,
-            &DotPath::Name(&DotPath::Name(&DotPath::Root("outputs"), &key), "value"),
-        )?;
+        let parsed = env.parse_at(value, &DotPath::Name(&output, "value"))?;
         out.push((key, true, parsed));
     }
     Ok(out)
@@ -494,12 +507,26 @@ fn reroot(e: HeatError, section: &str, name: &str) -> HeatError {
 
 /// Finds a dependency cycle among resources (edges: resource -> what it
 /// depends on).
-fn find_cycle(names: &[String], edges: &[(usize, usize)]) -> Option<Vec<usize>> {
-    let n = names.len();
-    let mut adj = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        adj[a].push(b);
+fn find_cycle(n: usize, edges: &[(usize, usize)]) -> Option<Vec<usize>> {
+    if edges.is_empty() {
+        return None;
     }
+    // The targets of each node, in edge order: node `a`'s are
+    // `targets[first[a]..first[a + 1]]`.
+    let mut first = vec![0usize; n + 1];
+    for &(a, _) in edges {
+        first[a + 1] += 1;
+    }
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    let mut next_slot = first[..n].to_vec();
+    let mut targets = vec![0usize; edges.len()];
+    for &(a, b) in edges {
+        targets[next_slot[a]] = b;
+        next_slot[a] += 1;
+    }
+    let adj = |node: usize| &targets[first[node]..first[node + 1]];
     // Iterative DFS with colours.
     let mut colour = vec![0u8; n];
     for start in 0..n {
@@ -509,8 +536,8 @@ fn find_cycle(names: &[String], edges: &[(usize, usize)]) -> Option<Vec<usize>> 
         let mut stack = vec![(start, 0usize)];
         colour[start] = 1;
         while let Some(&mut (node, ref mut i)) = stack.last_mut() {
-            if *i < adj[node].len() {
-                let next = adj[node][*i];
+            if *i < adj(node).len() {
+                let next = adj(node)[*i];
                 *i += 1;
                 match colour[next] {
                     0 => {
@@ -555,10 +582,10 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
         s.check()?;
     }
     parameter_groups(t, &schemas)?;
-    let pseudo = vec![
-        ("OS::stack_id".to_owned(), Value::Str(String::new())),
-        ("OS::project_id".to_owned(), Value::Str(String::new())),
-        ("OS::stack_name".to_owned(), Value::Str("dummy".into())),
+    let pseudo = [
+        ("OS::stack_id", Value::Str(String::new())),
+        ("OS::project_id", Value::Str(String::new())),
+        ("OS::stack_name", Value::Str("dummy".into())),
     ];
     let env = Env::new(t.version, &t.limits, &t.data, &schemas, params, pseudo);
     if t.version.has_conditions() {
@@ -571,8 +598,7 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
     // resources.
     let mut dups: Vec<String> = Vec::new();
     for d in &enabled {
-        let is_param = ["OS::stack_id", "OS::project_id", "OS::stack_name"]
-            .contains(&d.name.as_str())
+        let is_param = ["OS::stack_id", "OS::project_id", "OS::stack_name"].contains(&&*d.name)
             || schemas.iter().any(|s| s.name == d.name);
         if is_param {
             dups.push(format!("'{}'", d.name));
@@ -587,7 +613,7 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
     let outputs = output_definitions(t, &env)?;
     // Dependencies: depends_on targets, get_resource / get_attr targets,
     // and loops.
-    let names: Vec<String> = enabled.iter().map(|d| d.name.clone()).collect();
+    let names: Vec<&str> = enabled.iter().map(|d| &*d.name).collect();
     let mut edges = Vec::new();
     for (i, d) in enabled.iter().enumerate() {
         let mut deps = Vec::new();
@@ -606,11 +632,11 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
             }
         }
         // Python's `==` between a name and a target: only an equal string.
-        let targets = d.depends.iter().chain(deps.iter().map(|(v, _)| v));
+        let targets = d.depends.iter().copied().chain(deps.iter().map(|(v, _)| v));
         for target in targets {
             if let Some(j) = target
                 .as_str()
-                .and_then(|t| names.iter().position(|n| n == t))
+                .and_then(|t| names.iter().position(|n| *n == t))
             {
                 edges.push((i, j));
             } else if !env.is_resource(target) {
@@ -618,7 +644,7 @@ pub fn stack_validate(t: &Template, params: &[(String, Value)]) -> Result<()> {
             }
         }
     }
-    if let Some(cycle) = find_cycle(&names, &edges) {
+    if let Some(cycle) = find_cycle(names.len(), &edges) {
         let shown: Vec<String> = cycle
             .iter()
             .map(|&i| format!("GenericResource \"{}\"", names[i]))
