@@ -566,6 +566,42 @@ fn may_be_number(value: &str) -> bool {
     })
 }
 
+/// The tag of the two shapes most number-like scalars have, decided
+/// without the resolver's patterns: a decimal integer without underscores
+/// or a leading zero (`8080`, `-1`, `0`: only the int pattern matches it,
+/// the float ones all need a `.`) and a `YYYY-MM-DD` date (only the
+/// timestamp pattern matches it). `None`: ask the patterns.
+fn common_number_shape(value: &str) -> Option<Tag> {
+    let bytes = value.as_bytes();
+    let digits = match bytes.first() {
+        Some(b'-' | b'+') => &bytes[1..],
+        _ => bytes,
+    };
+    if let Some(&first) = digits.first() {
+        if digits.iter().all(u8::is_ascii_digit) {
+            return (first != b'0' || digits.len() == 1).then_some(Tag::Int);
+        }
+    }
+    crate::construct::ymd(value).map(|_| Tag::Timestamp)
+}
+
+/// The float, int or timestamp tag of a scalar starting with a sign, a
+/// digit or a dot, by the resolver's patterns in PyYAML's order.
+fn number_tag_by_patterns(value: &str) -> Option<Tag> {
+    let first = *value.as_bytes().first()?;
+    let r = resolvers();
+    if r.float.is_match(value) {
+        return Some(Tag::Float);
+    }
+    if first != b'.' && r.int.is_match(value) {
+        return Some(Tag::Int);
+    }
+    if first.is_ascii_digit() && r.timestamp.is_match(value) {
+        return Some(Tag::Timestamp);
+    }
+    None
+}
+
 /// The implicit tag of a plain scalar under PyYAML's safe resolver, or
 /// `None` for a string (before Murano's YAQL wildcard).
 pub(crate) fn implicit_tag(value: &str) -> Option<Tag> {
@@ -585,16 +621,7 @@ pub(crate) fn implicit_tag(value: &str) -> Option<Tag> {
             if !may_be_number(value) {
                 return None;
             }
-            let r = resolvers();
-            if r.float.is_match(value) {
-                return Some(Tag::Float);
-            }
-            if first != b'.' && r.int.is_match(value) {
-                return Some(Tag::Int);
-            }
-            if first.is_ascii_digit() && r.timestamp.is_match(value) {
-                return Some(Tag::Timestamp);
-            }
+            return common_number_shape(value).or_else(|| number_tag_by_patterns(value));
         }
         b'<' if value == "<<" || value == "<<\n" => return Some(Tag::Merge),
         b'~' if is_null(value) => return Some(Tag::Null),
@@ -636,5 +663,44 @@ mod tests {
         ] {
             assert_eq!(implicit_tag(text), tag, "{text:?}");
         }
+    }
+
+    #[test]
+    fn common_number_shapes_agree_with_the_patterns() {
+        // Every string of up to six characters over an alphabet of the
+        // characters numbers and dates are made of, and dates around the
+        // shape: where the shortcut decides, the patterns decide the same.
+        let alphabet = b"019-+.:_x";
+        let mut decided = 0;
+        let mut check = |text: &str| {
+            if let Some(tag) = common_number_shape(text) {
+                decided += 1;
+                assert_eq!(Some(tag), number_tag_by_patterns(text), "{text:?}");
+            }
+        };
+        let mut stack = vec![String::new()];
+        while let Some(text) = stack.pop() {
+            check(&text);
+            if text.len() < 6 {
+                for &c in alphabet {
+                    stack.push(format!("{text}{}", c as char));
+                }
+            }
+        }
+        for text in [
+            "2013-05-23",
+            "2013-5-23",
+            "2013-05-2x",
+            "2013-05-233",
+            "02013-05-23",
+            "2013_05_23",
+            "+2013-05-23",
+            "2013-05-23T",
+            "0000-00-00",
+            "9999-99-99",
+        ] {
+            check(text);
+        }
+        assert!(decided > 1000, "{decided}");
     }
 }

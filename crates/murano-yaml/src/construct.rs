@@ -687,14 +687,19 @@ pub(crate) fn construct_float(text: &str, mark: Mark) -> KResult<f64> {
 pub(crate) fn construct_timestamp(text: &str, mark: Mark) -> KResult<Value> {
     let bad = || value_error(format!("invalid timestamp {}", py_text::repr(text)), mark);
     let t = text.trim_end_matches('\n');
-    let (date_part, rest) = match t.find(['T', 't', ' ', '\t']) {
-        Some(i) => (&t[..i], Some(&t[i..])),
-        None => (t, None),
+    let (year, month, day, rest) = if let Some((year, month, day)) = ymd(t) {
+        (year, month, day, None)
+    } else {
+        let (date_part, rest) = match t.find(['T', 't', ' ', '\t']) {
+            Some(i) => (&t[..i], Some(&t[i..])),
+            None => (t, None),
+        };
+        let mut fields = date_part.split('-');
+        let year: u16 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+        let month: u8 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+        let day: u8 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+        (year, month, day, rest)
     };
-    let mut fields = date_part.split('-');
-    let year: u16 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
-    let month: u8 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
-    let day: u8 = fields.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
     if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return Err(value_error(
             "ValueError: day is out of range for month".into(),
@@ -757,6 +762,23 @@ pub(crate) fn construct_timestamp(text: &str, mark: Mark) -> KResult<Value> {
         microsecond,
         offset_minutes,
     }))
+}
+
+/// Year, month and day of a timestamp of exactly the form `YYYY-MM-DD`
+/// (Heat's version dates, and most timestamps), read without the general
+/// parse.
+pub(crate) fn ymd(text: &str) -> Option<(u16, u8, u8)> {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let digit = |i: usize| b[i].is_ascii_digit().then(|| b[i] - b'0');
+    let year = [0, 1, 2, 3]
+        .into_iter()
+        .try_fold(0u16, |n, i| Some(n * 10 + u16::from(digit(i)?)))?;
+    let month = digit(5)? * 10 + digit(6)?;
+    let day = digit(8)? * 10 + digit(9)?;
+    Some((year, month, day))
 }
 
 fn days_in_month(year: u16, month: u8) -> u8 {
