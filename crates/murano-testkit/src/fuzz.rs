@@ -584,8 +584,97 @@ pub fn engine_run(data: &[u8]) {
 /// A fuzz check: panics when an invariant breaks.
 pub type Check = fn(&[u8]);
 
+/// Heat templates: a template (JSON or YAML) and, after a NUL byte,
+/// parameter values (a JSON or YAML mapping). Loading, the version, the
+/// parameter schemas, `template-validate` with the values, the values'
+/// checks and the resolution of what needs no resources: no panic, every
+/// error located inside the text, and the same outcome twice.
+pub fn hot_validate(data: &[u8]) {
+    use murano_hot::{Limits, Template, Value};
+
+    let (template, values) = split_nul(data);
+    let Ok(text) = std::str::from_utf8(template) else {
+        return;
+    };
+    let limits = Limits::default();
+    let params: Vec<(String, Value)> = values
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .and_then(|v| murano_hot::load::simple_parse(v, &limits).ok())
+        .and_then(|v| match v {
+            Value::Map(entries) => Some(
+                entries
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k.as_str()?.to_owned(), v)))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_default();
+    // At most as many lines as YAML's line breaks make (`\r\n` counted
+    // twice).
+    let lines = text
+        .chars()
+        .filter(|c| matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}'))
+        .count() as u32
+        + 1;
+    let check_position = |e: &murano_hot::HeatError| {
+        if let Some(pos) = murano_hot::locate::locate(text, e) {
+            assert!(
+                pos.line <= lines,
+                "{e} located at line {} of {lines}",
+                pos.line
+            );
+        }
+    };
+    let outcome = || -> String {
+        let template = match Template::load(text, &limits) {
+            Ok(t) => t,
+            Err(e) => {
+                check_position(&e);
+                return format!("load: {e}");
+            }
+        };
+        let mut out = format!("{:?}", template.version);
+        let mut note = |step: &str, result: Result<String, murano_hot::HeatError>| match result {
+            Ok(s) => out.push_str(&format!("\n{step}: {s}")),
+            Err(e) => {
+                check_position(&e);
+                out.push_str(&format!("\n{step}: error {e}"));
+            }
+        };
+        note("schemas", template.schemas().map(|s| s.len().to_string()));
+        note(
+            "sections",
+            template.validate_sections().map(|()| String::new()),
+        );
+        note(
+            "validate",
+            template.validate(&params).map(|()| String::new()),
+        );
+        note(
+            "values",
+            template.parameter_values(&params).map(|v| format!("{v:?}")),
+        );
+        note(
+            "resolve",
+            murano_hot::resolve::resolve_template(&template, &params).map(|r| {
+                format!(
+                    "{} outputs, {} resources, {} conditions",
+                    r.outputs.len(),
+                    r.resource_properties.len(),
+                    r.conditions.len()
+                )
+            }),
+        );
+        out
+    };
+    let first = outcome();
+    assert_eq!(first, outcome(), "a second run differs");
+}
+
 /// The fuzz targets and their checks, by target name.
 pub const TARGETS: &[(&str, Check)] = &[
+    ("hot_validate", hot_validate),
     ("yaql_parse", yaql_parse),
     ("yaml_load", yaml_load),
     ("package_load", package_load),
