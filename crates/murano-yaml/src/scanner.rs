@@ -189,6 +189,8 @@ pub(crate) struct Scanner<'a> {
 
 type SResult<T> = Result<T, YamlError>;
 
+#[cold]
+#[inline(never)]
 fn scanner_error(context: Option<(&str, Mark)>, problem: String, mark: Mark) -> YamlError {
     let err = YamlError::new(YamlErrorClass::Scanner, problem, Some(mark));
     match context {
@@ -607,6 +609,7 @@ impl<'a> Scanner<'a> {
 
     // ----- fetchers -----
 
+    #[inline(never)]
     fn fetch_stream_end(&mut self) -> SResult<()> {
         self.unwind_indent(-1);
         self.remove_possible_simple_key()?;
@@ -620,6 +623,7 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
+    #[inline(never)]
     fn fetch_directive(&mut self) -> SResult<()> {
         self.unwind_indent(-1);
         self.remove_possible_simple_key()?;
@@ -645,6 +649,7 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
+    #[inline(never)]
     fn fetch_document_indicator(&mut self, kind: TokenKind<'a>) -> SResult<()> {
         self.unwind_indent(-1);
         self.remove_possible_simple_key()?;
@@ -787,6 +792,7 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
+    #[inline(never)]
     fn fetch_anchor(&mut self, alias: bool) -> SResult<()> {
         self.save_possible_simple_key()?;
         self.allow_simple_key = false;
@@ -830,6 +836,7 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
+    #[inline(never)]
     fn fetch_tag(&mut self) -> SResult<()> {
         self.save_possible_simple_key()?;
         self.allow_simple_key = false;
@@ -957,12 +964,14 @@ impl<'a> Scanner<'a> {
             .map_err(|e| scanner_error(Some((context, start)), e.to_string(), mark))
     }
 
+    #[inline(never)]
     fn fetch_block_scalar(&mut self, style: ScalarStyle) -> SResult<()> {
         self.allow_simple_key = true;
         self.remove_possible_simple_key()?;
         self.scan_block_scalar(style)
     }
 
+    #[inline(never)]
     fn fetch_flow_scalar(&mut self, style: ScalarStyle) -> SResult<()> {
         self.save_possible_simple_key()?;
         self.allow_simple_key = false;
