@@ -471,11 +471,16 @@ fn scalar(value: Cow<'_, str>, tag: Option<Tag>, start: Mark) -> Option<PlainSca
     Some(match tag {
         None => PlainScalar::Str(value.into_owned()),
         Some(Tag::Null) => PlainScalar::Null,
-        Some(Tag::Bool) => match value.to_lowercase().as_str() {
-            "yes" | "true" | "on" => PlainScalar::Bool(true),
-            "no" | "false" | "off" => PlainScalar::Bool(false),
-            _ => return None,
-        },
+        Some(Tag::Bool) => {
+            let is = |word: &str| value.eq_ignore_ascii_case(word);
+            if is("yes") || is("true") || is("on") {
+                PlainScalar::Bool(true)
+            } else if is("no") || is("false") || is("off") {
+                PlainScalar::Bool(false)
+            } else {
+                return None;
+            }
+        }
         Some(Tag::Int) => PlainScalar::Int(construct_int(&value, start).ok()?),
         Some(Tag::Float) => PlainScalar::Float(construct_float(&value, start).ok()?),
         Some(Tag::Timestamp) => {
