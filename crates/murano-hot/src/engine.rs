@@ -291,7 +291,7 @@ impl<'a> Env<'a> {
         depth: usize,
         calls: usize,
     ) -> Result<Snip<'v>> {
-        if depth > self.limits.max_depth as usize + self.limits.max_function_depth {
+        if self.too_deep(depth) {
             return Err(HeatError::new(
                 ErrorClass::Limit,
                 format!("template nested deeper than {}", self.limits.max_depth),
@@ -519,12 +519,7 @@ impl<'a> Env<'a> {
 
     /// `function.validate(snippet, path)`.
     pub(crate) fn validate_snip(&self, s: &Snip, path: &ListPath<'_>, depth: usize) -> Result<()> {
-        if depth > self.limits.max_depth as usize + self.limits.max_function_depth {
-            return Err(HeatError::new(
-                ErrorClass::Limit,
-                "snippet nested too deeply",
-            ));
-        }
+        self.check_snippet_depth(depth)?;
         match s {
             Snip::Call(c) => self.validate_call(c, depth).map_err(|e| {
                 let mut p = path.render();
@@ -557,7 +552,21 @@ impl<'a> Env<'a> {
     /// depth check, the same error as for any other item at that depth,
     /// so the walks skip the calls.
     fn check_leaf_depth(&self, depth: usize, items: usize) -> Result<()> {
-        if items > 0 && depth > self.limits.max_depth as usize + self.limits.max_function_depth {
+        if items > 0 {
+            self.check_snippet_depth(depth)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `depth` is past the bound every walk of a template shares
+    /// ([`Limits::max_depth`] plus [`Limits::max_function_depth`]).
+    fn too_deep(&self, depth: usize) -> bool {
+        depth > self.limits.max_depth as usize + self.limits.max_function_depth
+    }
+
+    /// The validation walks' depth check.
+    fn check_snippet_depth(&self, depth: usize) -> Result<()> {
+        if self.too_deep(depth) {
             return Err(HeatError::new(
                 ErrorClass::Limit,
                 "snippet nested too deeply",
@@ -709,12 +718,7 @@ impl<'a> Env<'a> {
         out: &mut Vec<(Value, String)>,
         depth: usize,
     ) -> Result<()> {
-        if depth > self.limits.max_depth as usize + self.limits.max_function_depth {
-            return Err(HeatError::new(
-                ErrorClass::Limit,
-                "snippet nested too deeply",
-            ));
-        }
+        self.check_snippet_depth(depth)?;
         match s {
             Snip::Call(c) => {
                 let p = DotPath::Name(path, c.name);
@@ -765,7 +769,7 @@ impl<'a> Env<'a> {
 
     /// Resolution; `None` for an absent `if` branch.
     fn resolve_opt(&self, s: &Snip, depth: usize) -> Result<Option<Value>> {
-        if depth > self.limits.max_depth as usize + self.limits.max_function_depth {
+        if self.too_deep(depth) {
             return Err(HeatError::new(
                 ErrorClass::Limit,
                 "functions nested too deeply",
