@@ -511,22 +511,11 @@ fn find_cycle(n: usize, edges: &[(usize, usize)]) -> Option<Vec<usize>> {
     if edges.is_empty() {
         return None;
     }
-    // The targets of each node, in edge order: node `a`'s are
-    // `targets[first[a]..first[a + 1]]`.
-    let mut first = vec![0usize; n + 1];
-    for &(a, _) in edges {
-        first[a + 1] += 1;
-    }
-    for i in 0..n {
-        first[i + 1] += first[i];
-    }
-    let mut next_slot = first[..n].to_vec();
-    let mut targets = vec![0usize; edges.len()];
+    let mut targets = vec![Vec::new(); n];
     for &(a, b) in edges {
-        targets[next_slot[a]] = b;
-        next_slot[a] += 1;
+        targets[a].push(b);
     }
-    let adj = |node: usize| &targets[first[node]..first[node + 1]];
+    let adj = |node: usize| &targets[node];
     // Iterative DFS with colours.
     let mut colour = vec![0u8; n];
     for start in 0..n {
