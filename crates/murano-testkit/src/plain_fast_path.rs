@@ -1,10 +1,10 @@
 //! The plain YAML fast path (`murano_yaml::plain::load_plain`) checked
 //! against the general loader (`load_single` with `Flavor::Plain`):
-//! whenever the fast path builds a document, the general loader must
-//! build the same one. Used by murano-yaml's tests and the `yaml_load`
-//! fuzz target.
+//! whenever either half of the fast path builds a document, the general
+//! loader must build the same one. Used by murano-yaml's tests and the
+//! `yaml_load` fuzz target.
 
-use murano_yaml::plain::{load_plain, PlainLoad, PlainScalar, PlainTree};
+use murano_yaml::plain::{load_plain_lines, load_plain_tokens, PlainLoad, PlainScalar, PlainTree};
 use murano_yaml::{load_single, Flavor, Int, LoadOptions, Node, Value};
 
 /// What both loaders are compared on.
@@ -85,23 +85,64 @@ fn tree(node: &Node, chars: &[char]) -> Option<Tree> {
     })
 }
 
-/// Checks one text; true when the fast path built it.
-pub fn check(text: &str, options: &LoadOptions) -> bool {
-    let fast = load_plain::<Tree>(text, options);
+/// Which halves of the fast path built a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Built {
+    /// `load_plain_lines` (the line reader).
+    pub lines: bool,
+    /// `load_plain_tokens` (the token builder).
+    pub tokens: bool,
+}
+
+impl Built {
+    /// Whether `load_plain` (one half, then the other) built it.
+    pub fn any(self) -> bool {
+        self.lines || self.tokens
+    }
+}
+
+/// Checks one text with each half of the fast path against the general
+/// loader (panicking on a difference); which halves built it.
+pub fn check(text: &str, options: &LoadOptions) -> Built {
     let full = load_single(text.as_bytes(), Flavor::Plain, options);
+    let lines = agrees(
+        "lines",
+        load_plain_lines::<Tree>(text, options),
+        &full,
+        text,
+    );
+    let tokens = agrees(
+        "tokens",
+        load_plain_tokens::<Tree>(text, options),
+        &full,
+        text,
+    );
+    Built { lines, tokens }
+}
+
+/// Whether `fast` built a document, after checking it is the general
+/// loader's.
+fn agrees(
+    half: &str,
+    fast: PlainLoad<Tree>,
+    full: &Result<Option<Node>, murano_yaml::YamlError>,
+    text: &str,
+) -> bool {
     match fast {
         PlainLoad::NeedsFullLoader => false,
         PlainLoad::Empty => {
-            assert!(matches!(full, Ok(None)), "{text:?}: {full:?}");
+            assert!(matches!(full, Ok(None)), "{half}: {text:?}: {full:?}");
             true
         }
         PlainLoad::Document(t) => {
             let node = match full {
                 Ok(Some(node)) => node,
-                other => panic!("{text:?}: the fast path built {t:?}, the loader gave {other:?}"),
+                other => {
+                    panic!("{half}: {text:?}: the fast path built {t:?}, the loader gave {other:?}")
+                }
             };
             let chars: Vec<char> = text.chars().collect();
-            assert_eq!(Some(t), tree(&node, &chars), "{text:?}");
+            assert_eq!(Some(t), tree(node, &chars), "{half}: {text:?}");
             true
         }
     }

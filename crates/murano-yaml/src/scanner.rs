@@ -1508,7 +1508,7 @@ impl<'a> Scanner<'a> {
     }
 }
 
-fn escape_replacement(c: char) -> Option<char> {
+pub(crate) fn escape_replacement(c: char) -> Option<char> {
     Some(match c {
         '0' => '\0',
         'a' => '\u{7}',

@@ -1,11 +1,12 @@
-//! The plain fast path (`plain::load_plain`) against the general loader
-//! (`load_single` with `Flavor::Plain`): whenever the fast path builds a
-//! document, the general loader builds the same one; on hand-written
-//! cases, on every YAML file of the shared data, and on mutants of them.
+//! The plain fast path (`plain::load_plain`), each of its halves alone,
+//! against the general loader (`load_single` with `Flavor::Plain`):
+//! whenever a half builds a document, the general loader builds the same
+//! one; on hand-written cases, on every YAML file of the shared data, and
+//! on mutants of them.
 
 use std::path::{Path, PathBuf};
 
-use murano_testkit::plain_fast_path::check;
+use murano_testkit::plain_fast_path::{check, Built};
 use murano_yaml::LoadOptions;
 
 #[test]
@@ -28,7 +29,36 @@ fn hand_written_cases() {
         "a: b #c\n'q': \"\\u00e9\\n\"\n",
     ];
     for text in built {
-        assert!(check(text, &options), "not built: {text:?}");
+        assert!(check(text, &options).tokens, "not built: {text:?}");
+    }
+    // The shapes the line reader takes (each also checked against the
+    // general loader).
+    let lines = [
+        "a: 1\nb: [x, 'y', \"z\"]\nc: {d: e, f}\n",
+        "heat_template_version: 2013-05-23\nx: 2001-12-14t21:59:43.10-05:00\n",
+        "a: 1\na: 2\nb: 3\n",
+        "---\na: b\n",
+        "---\n",
+        "",
+        "# only a comment\n",
+        "- a\n-\n- - b\n  - c\n",
+        "a:\n- 1\n- 2\nb:\n",
+        "a: |\n  x\n   y\n\nb: >-\n  folded\n  text\n",
+        "a: >\n  one\n  two\n\n  three\n    more\n  last\n",
+        "a: |+\n  kept\n\n\nb: |-\n  cut\n\n",
+        "- |\n x\n- >\n y\n",
+        "a: |\n  no final break",
+        "a: yes\nb: No\nc: ~\nd: 0x1F\ne: 1_000\nf: .inf\ng: 1:30\nh: 0o7\n",
+        "{a: [1, 2,], b: {}}",
+        "a: b #c\n'q': \"\\u00e9\\n\\x41\\\"\"\n",
+        "a: [1,\n  2, # two\n  3]\nb: {c: d,\n e}\n",
+        "- a: 1\n  b:\n    - x\n    -\n  c: 'it''s'\n- ~\n",
+        "key with spaces  : value with:colon and a#hash #c\nurl: http://x:80/a#b\n",
+        "  indented: root\n  again: 1\n",
+        "a: \"caf\u{e9}\"\nb: \u{e9}t\u{e9}\n",
+    ];
+    for text in lines {
+        assert!(check(text, &options).lines, "not read by lines: {text:?}");
     }
     // Each of these either needs the general loader or builds the same.
     let others = [
@@ -55,6 +85,66 @@ fn hand_written_cases() {
         "a: 0b102\n",
         "a: \u{1}\n",
         "\u{feff}a: 1\n",
+        // Edges of the line reader: block scalars, lines going on,
+        // markers, escapes, flow collections that span lines.
+        "a: |\n  x\n b: 1\n",
+        "a: |\n\n     \n  x\n",
+        "a: |\n  x\n  \n  y\n",
+        "a: >\n\n  x\n\n\n  y\n  \n",
+        "a: |2\n   x\n",
+        "a: |-  # c\n  x\n",
+        "a: |x\n",
+        "a: |",
+        "a: >+\n",
+        "- |\n- b\n",
+        "a: [x, y]: z\n",
+        "a: {x: y} # c\nb: 1\n",
+        "a: {x: y}#c\n",
+        "{a: b}\n# c\n",
+        "'a'\n",
+        "a\n",
+        "a\nb\n",
+        "a: b\n  c\n",
+        "a: b\n# c\n  d: e\n",
+        "a: 'x'y\n",
+        "a: \"x\\\ny\"\n",
+        "a: 'x\n  y'\n",
+        "{a\n: b}\n",
+        "[a\n, b]\n",
+        "[a\n b]\n",
+        "[a,\n---\n]\n",
+        "a: -1\nb: - 1\n",
+        "- - - a\n",
+        "-\n  - a\n",
+        "a: b:c\n",
+        "a: b : c\n",
+        "a:b\n",
+        "a: ?b\n",
+        ":a: 1\n",
+        "-a: 1\n",
+        "- -a\n",
+        "--- a\n",
+        "--- # c\na: 1\n",
+        "----\n",
+        "a: [b, c]x\n",
+        "a: \"\\u00\"\n",
+        "a: \"\\uD800\"\n",
+        "a: \"\\q\"\n",
+        "a: 1\n...\n",
+        "a: x #c\n  #d\nb: 1\n",
+        "a:\n  - x\n  b: 1\n",
+        "- a: 1\n  - x\n",
+        "a:\n- x\n  y\n",
+        "  a: 1\nb: 2\n",
+        "[-, a, -b, :c, ?d]\n",
+        "{? a}\n",
+        "{a: b: c}\n",
+        "{\"a\":1, 'b':[2]}\n",
+        "a: [b, {c: d}, [e]]\n",
+        "a: \u{85}\n",
+        "a: b\u{2028}c\n",
+        "a: \u{7f}\n",
+        "a: \r\n",
     ];
     for text in others {
         check(text, &options);
@@ -64,9 +154,28 @@ fn hand_written_cases() {
 #[test]
 fn limits_leave_the_errors_to_the_general_loader() {
     let options = LoadOptions::default().with_max_depth(3).with_max_nodes(5);
-    assert!(!check("a: [[[1]]]\n", &options));
-    assert!(!check("[1, 2, 3, 4, 5, 6]\n", &options));
-    assert!(check("[1, 2, 3]\n", &options));
+    for text in [
+        "a: [[[1]]]\n",
+        "[1, 2, 3, 4, 5, 6]\n",
+        "a:\n- [[x]]\n",
+        "- - - - a\n",
+    ] {
+        assert_eq!(
+            check(text, &options),
+            Built {
+                lines: false,
+                tokens: false
+            },
+            "{text:?}"
+        );
+    }
+    assert_eq!(
+        check("[1, 2, 3]\n", &options),
+        Built {
+            lines: true,
+            tokens: true
+        }
+    );
 }
 
 fn shared_root() -> Option<PathBuf> {
@@ -102,7 +211,8 @@ fn shared_data_and_mutants() {
     let mut files = Vec::new();
     yaml_files(&root, &mut files);
     let options = LoadOptions::default();
-    let (mut texts, mut built, mut mutants, mut mutants_built) = (0, 0, 0, 0);
+    let (mut texts, mut built, mut lines, mut mutants, mut mutants_built, mut mutants_lines) =
+        (0, 0, 0, 0, 0, 0);
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = |n: usize| {
         seed ^= seed << 13;
@@ -110,15 +220,18 @@ fn shared_data_and_mutants() {
         seed ^= seed << 17;
         (seed % n.max(1) as u64) as usize
     };
-    const MARKS: [&str; 16] = [
-        ":", "-", " ", "\n", "[", "]", "{", "}", ",", "#", "?", "'", "\"", "  ", ": ", "- ",
+    const MARKS: [&str; 22] = [
+        ":", "-", " ", "\n", "[", "]", "{", "}", ",", "#", "?", "'", "\"", "  ", ": ", "- ", "|",
+        ">", "|-", "\n\n", "\\", "---\n",
     ];
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
         texts += 1;
-        built += usize::from(check(&text, &options));
+        let b = check(&text, &options);
+        built += usize::from(b.any());
+        lines += usize::from(b.lines);
         for _ in 0..4 {
             let mut at = next(text.len() + 1);
             while !text.is_char_boundary(at) {
@@ -139,10 +252,16 @@ fn shared_data_and_mutants() {
                 }
             }
             mutants += 1;
-            mutants_built += usize::from(check(&mutant, &options));
+            let b = check(&mutant, &options);
+            mutants_built += usize::from(b.any());
+            mutants_lines += usize::from(b.lines);
         }
     }
-    eprintln!("plain fast path: {built}/{texts} files, {mutants_built}/{mutants} mutants");
+    eprintln!(
+        "plain fast path: {built}/{texts} files ({lines} by lines), \
+         {mutants_built}/{mutants} mutants ({mutants_lines} by lines)"
+    );
     assert!(texts > 0 && built > texts / 2, "{built}/{texts}");
-    assert!(mutants_built > 0);
+    assert!(lines > texts / 2, "{lines}/{texts} by lines");
+    assert!(mutants_built > 0 && mutants_lines > 0);
 }
