@@ -672,9 +672,24 @@ pub fn hot_validate(data: &[u8]) {
     assert_eq!(first, outcome(), "a second run differs");
 }
 
+/// The plain YAML fast path, each half alone, against the general loader
+/// (see `plain_fast_path::check`), with the default limits and with tight
+/// ones (so the halves must leave the limit errors to the general loader).
+pub fn yaml_plain(data: &[u8]) {
+    use murano_yaml::LoadOptions;
+
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    crate::plain_fast_path::check(text, &LoadOptions::default());
+    let tight = LoadOptions::default().with_max_depth(4).with_max_nodes(24);
+    crate::plain_fast_path::check(text, &tight);
+}
+
 /// The fuzz targets and their checks, by target name.
 pub const TARGETS: &[(&str, Check)] = &[
     ("hot_validate", hot_validate),
+    ("yaml_plain", yaml_plain),
     ("yaql_parse", yaql_parse),
     ("yaml_load", yaml_load),
     ("package_load", package_load),
