@@ -138,8 +138,9 @@ impl<'a, T: PlainTree> Lines<'a, T> {
         }
     }
 
-    /// The column of the cursor (ASCII only comes before content that
-    /// starts a collection: spaces and `- `).
+    /// The column of the cursor, counted in bytes: where columns matter
+    /// (indentation, content after `- `) only spaces and `-` precede the
+    /// cursor on its line, so bytes and characters agree.
     #[inline]
     fn column(&self) -> isize {
         (self.pos - self.line_start) as isize
