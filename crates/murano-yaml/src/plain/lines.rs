@@ -519,13 +519,7 @@ impl<'a, T: PlainTree> Lines<'a, T> {
             break;
         }
         self.pos = p + 1;
-        Some(match owned {
-            None => Cow::Borrowed(&self.text[start..p]),
-            Some(mut s) => {
-                s.push_str(&self.text[segment..p]);
-                Cow::Owned(s)
-            }
-        })
+        Some(self.quoted_text(start, segment, p, owned))
     }
 
     /// A double-quoted scalar closed on its line, its escapes decoded as
@@ -572,13 +566,26 @@ impl<'a, T: PlainTree> Lines<'a, T> {
             segment = p;
         }
         self.pos = p + 1;
-        Some(match owned {
-            None => Cow::Borrowed(&self.text[start..p]),
+        Some(self.quoted_text(start, segment, p, owned))
+    }
+
+    /// The text of a quoted scalar between `start` and the closing quote
+    /// at `end`: borrowed when nothing was unescaped, else what was built
+    /// up to `segment` and the rest.
+    fn quoted_text(
+        &self,
+        start: usize,
+        segment: usize,
+        end: usize,
+        owned: Option<String>,
+    ) -> Cow<'a, str> {
+        match owned {
+            None => Cow::Borrowed(&self.text[start..end]),
             Some(mut s) => {
-                s.push_str(&self.text[segment..p]);
+                s.push_str(&self.text[segment..end]);
                 Cow::Owned(s)
             }
-        })
+        }
     }
 
     /// A flow collection at the cursor (`[` or `{`), counted already.
@@ -619,6 +626,20 @@ impl<'a, T: PlainTree> Lines<'a, T> {
         }
     }
 
+    /// After an item of a flow collection: a `,` (taken; `false`) or the
+    /// collection's `close` (left for the caller; `true`).
+    fn flow_item_end(&mut self, close: u8) -> Option<bool> {
+        self.flow_space()?;
+        match self.byte()? {
+            b',' => {
+                self.pos += 1;
+                Some(false)
+            }
+            b if b == close => Some(true),
+            _ => None,
+        }
+    }
+
     fn flow_sequence(&mut self, depth: u32) -> Option<T> {
         self.pos += 1;
         let first = self.out.items.len();
@@ -629,12 +650,9 @@ impl<'a, T: PlainTree> Lines<'a, T> {
             }
             let item = self.flow_node(depth + 1)?;
             self.out.items.push(item);
-            self.flow_space()?;
-            match self.byte() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => break,
-                // `[a: b]` (a single-pair mapping) and errors.
-                _ => return None,
+            // `[a: b]` (a single-pair mapping) fails here.
+            if self.flow_item_end(b']')? {
+                break;
             }
         }
         self.pos += 1;
@@ -671,11 +689,8 @@ impl<'a, T: PlainTree> Lines<'a, T> {
                 self.out.empty(depth + 1)?
             };
             self.out.insert(first, &mut index, key, value);
-            self.flow_space()?;
-            match self.byte() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => break,
-                _ => return None,
+            if self.flow_item_end(b'}')? {
+                break;
             }
         }
         self.pos += 1;
