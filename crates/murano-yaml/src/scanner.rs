@@ -124,15 +124,17 @@ fn is_word_byte(b: u8) -> bool {
 /// Bytes that may end a piece of plain scalar in block context (`:` only
 /// before a blank), or start a character that may (every non-ASCII
 /// byte: line breaks beyond ASCII).
-static BLOCK_STOPS: [bool; 256] = stop_table(b" \t\r\n:");
+static BLOCK_STOPS: [bool; 256] = stop_table(b" \t\r\n:", true);
 
 /// The same in flow context, where the flow indicators end it too.
-static FLOW_STOPS: [bool; 256] = stop_table(b" \t\r\n:,?[]{}");
+static FLOW_STOPS: [bool; 256] = stop_table(b" \t\r\n:,?[]{}", true);
 
-const fn stop_table(ascii: &[u8]) -> [bool; 256] {
+/// A table of the bytes in `ascii`, and of every non-ASCII byte when
+/// `non_ascii` is set.
+pub(crate) const fn stop_table(ascii: &[u8], non_ascii: bool) -> [bool; 256] {
     let mut table = [false; 256];
     let mut i = 0x80;
-    while i < 256 {
+    while non_ascii && i < 256 {
         table[i] = true;
         i += 1;
     }
@@ -142,6 +144,35 @@ const fn stop_table(ascii: &[u8]) -> [bool; 256] {
         j += 1;
     }
     table
+}
+
+/// PyYAML's `check_plain`: whether a plain scalar may start with `c`,
+/// followed by a blank, a line break or the end (`next_blank`) or not.
+#[inline]
+pub(crate) fn plain_may_start(c: char, next_blank: bool, flow: bool) -> bool {
+    !(is_blank_or_end(c)
+        || matches!(
+            c,
+            '-' | '?'
+                | ':'
+                | ','
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '#'
+                | '&'
+                | '*'
+                | '!'
+                | '|'
+                | '>'
+                | '\''
+                | '"'
+                | '%'
+                | '@'
+                | '`'
+        ))
+        || (!next_blank && (c == '-' || (!flow && (c == '?' || c == ':'))))
 }
 
 /// Appends a piece to a scalar under construction, borrowing while the
@@ -504,32 +535,11 @@ impl<'a> Scanner<'a> {
     }
 
     fn check_plain(&self) -> bool {
-        let c = self.peek();
-        let next = self.peek_at(1);
-        !(is_blank_or_end(c)
-            || matches!(
-                c,
-                '-' | '?'
-                    | ':'
-                    | ','
-                    | '['
-                    | ']'
-                    | '{'
-                    | '}'
-                    | '#'
-                    | '&'
-                    | '*'
-                    | '!'
-                    | '|'
-                    | '>'
-                    | '\''
-                    | '"'
-                    | '%'
-                    | '@'
-                    | '`'
-            ))
-            || (!is_blank_or_end(next)
-                && (c == '-' || (self.flow_level == 0 && (c == '?' || c == ':'))))
+        plain_may_start(
+            self.peek(),
+            is_blank_or_end(self.peek_at(1)),
+            self.flow_level > 0,
+        )
     }
 
     // ----- simple keys -----

@@ -26,7 +26,7 @@ use super::{scalar, Assembly, PlainLoad, PlainScalar, PlainTree};
 use crate::compose::implicit_tag;
 use crate::error::Mark;
 use crate::reader::is_printable;
-use crate::scanner::escape_replacement;
+use crate::scanner::{escape_replacement, plain_may_start, stop_table};
 
 /// Reads `text` (already checked for length).
 pub(super) fn load<T: PlainTree>(text: &str, out: Assembly<T>) -> PlainLoad<T> {
@@ -73,21 +73,12 @@ fn simple_characters(text: &str) -> bool {
 }
 
 /// Bytes that end a piece of plain scalar in block context (`:` only
-/// before a blank).
-static BLOCK_STOPS: [bool; 256] = stop_table(b" \n:");
+/// before a blank). Unlike the scanner's, non-ASCII bytes are content:
+/// the text has no line break beyond ASCII.
+static BLOCK_STOPS: [bool; 256] = stop_table(b" \n:", false);
 
 /// The same in flow context, where the flow indicators end it too.
-static FLOW_STOPS: [bool; 256] = stop_table(b" \n:,?[]{}");
-
-const fn stop_table(ascii: &[u8]) -> [bool; 256] {
-    let mut table = [false; 256];
-    let mut j = 0;
-    while j < ascii.len() {
-        table[ascii[j] as usize] = true;
-        j += 1;
-    }
-    table
-}
+static FLOW_STOPS: [bool; 256] = stop_table(b" \n:,?[]{}", false);
 
 /// Simple keys longer than this (in bytes, so in characters too) are left
 /// to the tokens half: PyYAML refuses keys over 1024 characters.
@@ -146,21 +137,34 @@ impl<'a, T: PlainTree> Lines<'a, T> {
         (self.pos - self.line_start) as isize
     }
 
-    /// Ends the line after a value: spaces and a comment may follow, then
-    /// a line break or the end; then moves to the next content.
-    fn finish_line(&mut self) -> Option<()> {
+    /// Steps over the line break at the cursor.
+    #[inline]
+    fn take_break(&mut self) {
+        self.pos += 1;
+        self.line_start = self.pos;
+    }
+
+    /// The end of a line after a value or a block scalar's header: spaces
+    /// and a comment may follow, then a line break (taken) or the end of
+    /// the text (`true`); anything else gives up.
+    fn end_of_line(&mut self) -> Option<bool> {
         self.skip_spaces();
         if self.byte() == Some(b'#') {
             self.skip_to_line_end();
         }
         match self.byte() {
-            None => {}
+            None => Some(true),
             Some(b'\n') => {
-                self.pos += 1;
-                self.line_start = self.pos;
+                self.take_break();
+                Some(false)
             }
-            Some(_) => return None,
+            Some(_) => None,
         }
+    }
+
+    /// Ends the line after a value, and moves to the next content.
+    fn finish_line(&mut self) -> Option<()> {
+        self.end_of_line()?;
         self.next_content()
     }
 
@@ -168,31 +172,33 @@ impl<'a, T: PlainTree> Lines<'a, T> {
         self.pos = memchr_newline(self.bytes, self.pos);
     }
 
-    /// From the start of a line: skips blank and comment lines, and rests
-    /// on the next content (setting [`Lines::col`]). A document marker
-    /// (`---`, `...` at the start of a line) gives up.
-    fn next_content(&mut self) -> Option<()> {
+    /// Skips spaces, blank lines and comments: the cursor rests on content
+    /// or at the end.
+    fn skip_blank_lines(&mut self) {
         loop {
             self.skip_spaces();
             match self.byte() {
-                None => {
-                    self.col = -1;
-                    return Some(());
-                }
-                Some(b'\n') => {
-                    self.pos += 1;
-                    self.line_start = self.pos;
-                }
+                Some(b'\n') => self.take_break(),
                 Some(b'#') => self.skip_to_line_end(),
-                Some(b) => {
-                    if self.pos == self.line_start && matches!(b, b'-' | b'.') && self.marker() {
-                        return None;
-                    }
-                    self.col = self.column();
-                    return Some(());
-                }
+                _ => return,
             }
         }
+    }
+
+    /// Rests on the next content, setting [`Lines::col`]. A document
+    /// marker (`---`, `...` at the start of a line) gives up.
+    fn next_content(&mut self) -> Option<()> {
+        self.skip_blank_lines();
+        match self.byte() {
+            None => self.col = -1,
+            Some(b) => {
+                if self.pos == self.line_start && matches!(b, b'-' | b'.') && self.marker() {
+                    return None;
+                }
+                self.col = self.column();
+            }
+        }
+        Some(())
     }
 
     /// Whether a document marker starts at the cursor.
@@ -204,17 +210,9 @@ impl<'a, T: PlainTree> Lines<'a, T> {
     /// The stream: nothing, or one document, perhaps after `---`.
     fn document(&mut self) -> Option<PlainLoad<T>> {
         // The first content, allowing one document start.
-        loop {
-            self.skip_spaces();
-            match self.byte() {
-                None => return Some(PlainLoad::Empty),
-                Some(b'\n') => {
-                    self.pos += 1;
-                    self.line_start = self.pos;
-                }
-                Some(b'#') => self.skip_to_line_end(),
-                Some(_) => break,
-            }
+        self.skip_blank_lines();
+        if self.byte().is_none() {
+            return Some(PlainLoad::Empty);
         }
         if self.pos == self.line_start && self.bytes[self.pos..].starts_with(b"---") {
             if !self.blank_at(self.pos + 3) {
@@ -317,17 +315,7 @@ impl<'a, T: PlainTree> Lines<'a, T> {
     fn block_value(&mut self, col: isize, depth: u32) -> Option<T> {
         self.skip_spaces();
         match self.byte() {
-            None | Some(b'\n' | b'#') => {
-                self.finish_line()?;
-                if self.col > col {
-                    self.node(self.col, col, depth)
-                } else if self.col == col && self.at_block_entry() {
-                    self.out.enter(depth)?;
-                    self.indentless_sequence(col, depth)
-                } else {
-                    self.out.empty(depth)
-                }
-            }
+            None | Some(b'\n' | b'#') => self.value_below(col, depth, true),
             Some(b) => {
                 self.out.enter(depth)?;
                 match b {
@@ -340,6 +328,22 @@ impl<'a, T: PlainTree> Lines<'a, T> {
                     }
                 }
             }
+        }
+    }
+
+    /// A value that starts below its `:` or `-`, the cursor at the end of
+    /// that line, inside a collection at column `col`: a node indented
+    /// more, an indentless sequence (a mapping's value, `indentless`), or
+    /// nothing.
+    fn value_below(&mut self, col: isize, depth: u32, indentless: bool) -> Option<T> {
+        self.finish_line()?;
+        if self.col > col {
+            self.node(self.col, col, depth)
+        } else if indentless && self.col == col && self.at_block_entry() {
+            self.out.enter(depth)?;
+            self.indentless_sequence(col, depth)
+        } else {
+            self.out.empty(depth)
         }
     }
 
@@ -384,14 +388,7 @@ impl<'a, T: PlainTree> Lines<'a, T> {
         self.pos += 1;
         self.skip_spaces();
         match self.byte() {
-            None | Some(b'\n' | b'#') => {
-                self.finish_line()?;
-                if self.col > col {
-                    self.node(self.col, col, depth)
-                } else {
-                    self.out.empty(depth)
-                }
-            }
+            None | Some(b'\n' | b'#') => self.value_below(col, depth, false),
             Some(_) => self.node(self.column(), col, depth),
         }
     }
@@ -401,10 +398,13 @@ impl<'a, T: PlainTree> Lines<'a, T> {
     fn scalar(&mut self, flow: bool) -> Option<Scalar<'a>> {
         let start = self.pos;
         let text = match self.byte()? {
-            b'\'' => self.single_quoted()?,
-            b'"' => self.double_quoted()?,
+            b'\'' => self.quoted(false)?,
+            b'"' => self.quoted(true)?,
             b => {
-                if !self.plain_starts(b, flow) {
+                // A non-ASCII lead byte stands for its character here: it
+                // is neither an indicator nor a blank, as the character is
+                // not (the text has no line break beyond ASCII).
+                if !plain_may_start(char::from(b), self.blank_at(self.pos + 1), flow) {
                     return None;
                 }
                 let text = self.plain(flow);
@@ -420,35 +420,6 @@ impl<'a, T: PlainTree> Lines<'a, T> {
             plain: false,
             start,
         })
-    }
-
-    /// PyYAML's `check_plain`: whether a plain scalar starts with `b`.
-    fn plain_starts(&self, b: u8, flow: bool) -> bool {
-        let indicator = matches!(
-            b,
-            b'-' | b'?'
-                | b':'
-                | b','
-                | b'['
-                | b']'
-                | b'{'
-                | b'}'
-                | b'#'
-                | b'&'
-                | b'*'
-                | b'!'
-                | b'|'
-                | b'>'
-                | b'\''
-                | b'"'
-                | b'%'
-                | b'@'
-                | b'`'
-                | b' '
-                | b'\n'
-        );
-        !indicator
-            || (!self.blank_at(self.pos + 1) && (b == b'-' || (!flow && (b == b'?' || b == b':'))))
     }
 
     /// A plain scalar's text on this line: pieces separated by spaces,
@@ -495,97 +466,50 @@ impl<'a, T: PlainTree> Lines<'a, T> {
         &self.text[start..end]
     }
 
-    /// A single-quoted scalar closed on its line.
-    fn single_quoted(&mut self) -> Option<Cow<'a, str>> {
-        let bytes = self.bytes;
+    /// A quoted scalar closed on its line: `''` in single quotes, escapes
+    /// in double quotes decoded as the scanner decodes them (an escaped
+    /// line break gives up).
+    fn quoted(&mut self, double: bool) -> Option<Cow<'a, str>> {
+        let (bytes, text) = (self.bytes, self.text);
+        let quote = if double { b'"' } else { b'\'' };
         let start = self.pos + 1;
         let mut p = start;
+        // Unescaped text up to `segment`, once there was an escape.
         let mut segment = start;
         let mut owned: Option<String> = None;
         loop {
-            while p < bytes.len() && !matches!(bytes[p], b'\'' | b'\n') {
-                p += 1;
-            }
-            if bytes.get(p) != Some(&b'\'') {
-                return None;
-            }
-            if bytes.get(p + 1) == Some(&b'\'') {
-                let s = owned.get_or_insert_with(String::new);
-                s.push_str(&self.text[segment..=p]);
-                p += 2;
-                segment = p;
-                continue;
-            }
-            break;
-        }
-        self.pos = p + 1;
-        Some(self.quoted_text(start, segment, p, owned))
-    }
-
-    /// A double-quoted scalar closed on its line, its escapes decoded as
-    /// the scanner decodes them (an escaped line break gives up).
-    fn double_quoted(&mut self) -> Option<Cow<'a, str>> {
-        let bytes = self.bytes;
-        let start = self.pos + 1;
-        let mut p = start;
-        let mut segment = start;
-        let mut owned: Option<String> = None;
-        loop {
-            while p < bytes.len() && !matches!(bytes[p], b'"' | b'\\' | b'\n') {
+            while p < bytes.len()
+                && bytes[p] != quote
+                && bytes[p] != b'\n'
+                && !(double && bytes[p] == b'\\')
+            {
                 p += 1;
             }
             match bytes.get(p) {
-                Some(b'"') => break,
-                Some(b'\\') => {}
-                _ => return None,
-            }
-            let s = owned.get_or_insert_with(String::new);
-            s.push_str(&self.text[segment..p]);
-            let escape = *bytes.get(p + 1)?;
-            if !escape.is_ascii() || escape == b'\n' {
-                return None;
-            }
-            if let Some(c) = escape_replacement(char::from(escape)) {
-                s.push(c);
-                p += 2;
-            } else {
-                let len = match escape {
-                    b'x' => 2,
-                    b'u' => 4,
-                    b'U' => 8,
-                    _ => return None,
-                };
-                let digits = self.text.get(p + 2..p + 2 + len)?;
-                if !digits.bytes().all(|d| d.is_ascii_hexdigit()) {
-                    return None;
+                Some(&b'\'') if !double && bytes.get(p + 1) == Some(&b'\'') => {
+                    owned
+                        .get_or_insert_with(String::new)
+                        .push_str(&text[segment..=p]);
+                    p += 2;
                 }
-                let code = u32::from_str_radix(digits, 16).ok()?;
-                s.push(char::from_u32(code)?);
-                p += 2 + len;
+                Some(&b) if b == quote => break,
+                Some(b'\\') => {
+                    let s = owned.get_or_insert_with(String::new);
+                    s.push_str(&text[segment..p]);
+                    p = escape(text, p, s)?;
+                }
+                _ => return None,
             }
             segment = p;
         }
         self.pos = p + 1;
-        Some(self.quoted_text(start, segment, p, owned))
-    }
-
-    /// The text of a quoted scalar between `start` and the closing quote
-    /// at `end`: borrowed when nothing was unescaped, else what was built
-    /// up to `segment` and the rest.
-    fn quoted_text(
-        &self,
-        start: usize,
-        segment: usize,
-        end: usize,
-        owned: Option<String>,
-    ) -> Cow<'a, str> {
-        match owned {
-            None => Cow::Borrowed(&self.text[start..end]),
+        Some(match owned {
+            None => Cow::Borrowed(&text[start..p]),
             Some(mut s) => {
-                s.push_str(&self.text[segment..end]);
+                s.push_str(&text[segment..p]);
                 Cow::Owned(s)
             }
-        }
+        })
     }
 
     /// A flow collection at the cursor (`[` or `{`), counted already.
@@ -604,8 +528,7 @@ impl<'a, T: PlainTree> Lines<'a, T> {
             match self.byte() {
                 Some(b' ') => self.pos += 1,
                 Some(b'\n') => {
-                    self.pos += 1;
-                    self.line_start = self.pos;
+                    self.take_break();
                     if matches!(self.byte(), Some(b'-' | b'.')) && self.marker() {
                         return None;
                     }
@@ -716,20 +639,9 @@ impl<'a, T: PlainTree> Lines<'a, T> {
             return None;
         }
         // The rest of the header line: spaces, a comment.
-        self.skip_spaces();
-        if self.byte() == Some(b'#') {
-            self.skip_to_line_end();
-        }
-        match self.byte() {
-            Some(b'\n') => {
-                self.pos += 1;
-                self.line_start = self.pos;
-            }
-            None => {
-                self.col = -1;
-                return Some(T::scalar(PlainScalar::Str(String::new())));
-            }
-            Some(_) => return None,
+        if self.end_of_line()? {
+            self.col = -1;
+            return Some(T::scalar(PlainScalar::Str(String::new())));
         }
         let min_indent = (parent + 1).max(1) as usize;
         // The indentation: the deepest column of the leading blank lines
@@ -743,8 +655,7 @@ impl<'a, T: PlainTree> Lines<'a, T> {
                 break;
             }
             breaks += 1;
-            self.pos += 1;
-            self.line_start = self.pos;
+            self.take_break();
         }
         let indent = min_indent.max(max_indent);
         let mut chunks = String::new();
@@ -757,8 +668,7 @@ impl<'a, T: PlainTree> Lines<'a, T> {
             self.pos = end;
             line_break = self.pos < self.bytes.len();
             if line_break {
-                self.pos += 1;
-                self.line_start = self.pos;
+                self.take_break();
             }
             breaks = self.block_scalar_breaks(indent);
             if self.pos - self.line_start == indent && self.pos < self.bytes.len() {
@@ -802,10 +712,35 @@ impl<'a, T: PlainTree> Lines<'a, T> {
                 return breaks;
             }
             breaks += 1;
-            self.pos += 1;
-            self.line_start = self.pos;
+            self.take_break();
         }
     }
+}
+
+/// Decodes the escape whose `\\` is at `at` onto `out`, as the scanner
+/// does; where the text goes on after it. An escaped line break (which
+/// joins lines) and every error give up.
+fn escape(text: &str, at: usize, out: &mut String) -> Option<usize> {
+    let escape = *text.as_bytes().get(at + 1)?;
+    if !escape.is_ascii() || escape == b'\n' {
+        return None;
+    }
+    if let Some(c) = escape_replacement(char::from(escape)) {
+        out.push(c);
+        return Some(at + 2);
+    }
+    let len = match escape {
+        b'x' => 2,
+        b'u' => 4,
+        b'U' => 8,
+        _ => return None,
+    };
+    let digits = text.get(at + 2..at + 2 + len)?;
+    if !digits.bytes().all(|d| d.is_ascii_hexdigit()) {
+        return None;
+    }
+    out.push(char::from_u32(u32::from_str_radix(digits, 16).ok()?)?);
+    Some(at + 2 + len)
 }
 
 fn push_breaks(chunks: &mut String, breaks: usize) {

@@ -232,17 +232,23 @@ impl<'a, T: PlainTree> Builder<'a, T> {
         Some(self.out.mapping(first))
     }
 
+    /// Before an entry of a flow collection: nothing before the first, a
+    /// `,` before each other.
+    fn flow_separator(&mut self, at_start: &mut bool) -> Option<()> {
+        if !std::mem::replace(at_start, false) {
+            if self.peek()? != Kind::FlowEntry {
+                return None;
+            }
+            self.skip()?;
+        }
+        Some(())
+    }
+
     fn flow_sequence(&mut self, depth: u32) -> Option<T> {
         let first = self.out.items.len();
         let mut at_start = true;
         while self.peek()? != Kind::FlowSequenceEnd {
-            if !at_start {
-                if self.peek()? != Kind::FlowEntry {
-                    return None;
-                }
-                self.skip()?;
-            }
-            at_start = false;
+            self.flow_separator(&mut at_start)?;
             match self.peek()? {
                 // A single-pair mapping (`[a: b]`): the general loader's.
                 Kind::Key => return None,
@@ -262,13 +268,7 @@ impl<'a, T: PlainTree> Builder<'a, T> {
         let mut index = None;
         let mut at_start = true;
         while self.peek()? != Kind::FlowMappingEnd {
-            if !at_start {
-                if self.peek()? != Kind::FlowEntry {
-                    return None;
-                }
-                self.skip()?;
-            }
-            at_start = false;
+            self.flow_separator(&mut at_start)?;
             match self.peek()? {
                 Kind::Key => {
                     self.skip()?;
