@@ -60,6 +60,8 @@ struct FormsServeArgs {
     /// The port to listen on (127.0.0.1 only); 0 picks a free one.
     #[arg(long, default_value_t = 0)]
     port: u16,
+    #[command(flatten)]
+    limits: super::ServeOptions,
 }
 
 /// One field of a generated form.
@@ -910,7 +912,12 @@ pub(crate) fn run(args: &FormsArgs) -> ExitCode {
     if let Err(e) = load_catalog(&args.package, &args.catalog, &mut warn) {
         eprintln!("murano: {e}");
     }
-    super::serve(args.port, &format!("the forms of {}", args.class), &mut app)
+    super::serve(
+        args.port,
+        &args.limits,
+        &format!("the forms of {}", args.class),
+        &mut app,
+    )
 }
 
 #[cfg(test)]

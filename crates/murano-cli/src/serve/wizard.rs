@@ -52,6 +52,8 @@ pub(crate) struct ServeArgs {
     /// MURANO_CATALOG and /usr/share/murano-common.
     #[arg(long, value_name = "DIR")]
     catalog: Vec<PathBuf>,
+    #[command(flatten)]
+    limits: super::ServeOptions,
 }
 
 /// The posted name of the navigation buttons (no field has it: field
@@ -397,8 +399,9 @@ pub(crate) fn render_model(app_name: &str, titles: &[String], model: &serde_json
          <button type=\"submit\" name=\"{ACTION}\" value=\"restart\" id=\"restart\">Start over</button>\n\
          <button type=\"submit\" name=\"{ACTION}\" value=\"edit\" id=\"edit\">Back</button>\n</div>\n</form>\n"
     ));
+    // A post: running MuranoPL is never what following a link does.
     body.push_str(
-        "<p><a href=\"/deploy\" id=\"dry-run\">Dry-run deploy</a>: what deploying this model would do (<code>murano deploy --dry-run</code> against an offline cloud).</p>\n",
+        "<form method=\"post\" action=\"/deploy\">\n<p><button type=\"submit\" id=\"dry-run\">Dry-run deploy</button> what deploying this model would do (<code>murano deploy --dry-run</code> against an offline cloud).</p>\n</form>\n",
     );
     page(&format!("{app_name} — object model"), &body)
 }
@@ -653,7 +656,10 @@ impl App for WizardApp {
         match (request.method, request.path.as_str()) {
             (Method::Get, "/") => Reply::Redirect("/step/0".into()),
             (Method::Get, "/done") => self.done(),
-            (Method::Get, "/deploy") => self.deploy(),
+            // The deploy runs on a post; a load of its address shows
+            // the page with the button.
+            (Method::Get, "/deploy") => Reply::Redirect("/done".into()),
+            (Method::Post, "/deploy") => self.deploy(),
             (Method::Get, path) if step_index(path).is_some() => {
                 self.show_step(step_index(path).unwrap_or(0), &[])
             }
@@ -689,6 +695,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitCode {
     );
     super::serve(
         args.port,
+        &args.limits,
         &format!("the wizard of {}", args.package.display()),
         &mut app,
     )
