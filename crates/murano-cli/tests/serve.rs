@@ -486,7 +486,7 @@ fn a_request_sent_too_slowly_is_answered_with_a_timeout() {
 
 #[test]
 fn a_client_that_does_not_read_its_answers_is_dropped_after_the_write_timeout() {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let package = workspace().join("examples/packages/shop");
     let cloud = workspace().join("examples/ui/cloud.yaml");
     let (_server, url) = serve(&[
@@ -559,4 +559,86 @@ fn oversized_heads_are_refused() {
     assert_eq!(status, 501);
     // And the server still answers.
     assert_eq!(get(&format!("{url}/step/0")).0, 200);
+}
+
+#[test]
+fn the_connection_idle_longest_gives_way_when_all_are_taken() {
+    use std::io::Read;
+    let package = workspace().join("examples/packages/shop");
+    // Two connections at most, and no idle timeout to speak of: only the
+    // cap can close a connection here.
+    let (_server, url) = serve(&[
+        "ui".as_ref(),
+        "serve".as_ref(),
+        package.as_os_str(),
+        "--max-connections".as_ref(),
+        "2".as_ref(),
+        "--idle-timeout".as_ref(),
+        "3600".as_ref(),
+    ]);
+    let mut oldest = std::net::TcpStream::connect(authority(&url)).unwrap();
+    // The first connection is held by the server before the second comes.
+    let (status, _) = raw(
+        &url,
+        &format!(
+            "GET /style.css HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            authority(&url)
+        ),
+    );
+    assert_eq!(status, 200);
+    let _second = std::net::TcpStream::connect(authority(&url)).unwrap();
+    let (status, answer) = raw(
+        &url,
+        &format!(
+            "GET /step/0 HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            authority(&url)
+        ),
+    );
+    assert_eq!(status, 200, "{answer}");
+    oldest
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    match oldest.read(&mut byte) {
+        Ok(0) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        other => panic!("the oldest idle connection was kept: {other:?}"),
+    }
+}
+
+#[test]
+fn the_server_limits_are_options_with_checked_values() {
+    for sub in [&["ui", "serve"][..], &["forms", "serve"][..]] {
+        let help = Command::new(env!("CARGO_BIN_EXE_murano"))
+            .args(sub)
+            .arg("--help")
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&help.stdout);
+        for option in [
+            "--max-connections <N>",
+            "--read-timeout <SECONDS>",
+            "--write-timeout <SECONDS>",
+            "--idle-timeout <SECONDS>",
+        ] {
+            assert!(help.contains(option), "{sub:?} {option}: {help}");
+        }
+    }
+    for bad in [
+        &["--max-connections", "0"][..],
+        &["--max-connections", "100000"][..],
+        &["--idle-timeout", "0"][..],
+        &["--read-timeout", "-1"][..],
+        &["--write-timeout", "NaN"][..],
+        &["--idle-timeout", "inf"][..],
+        &["--read-timeout", "1e9"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_murano"))
+            .args(["ui", "serve", "examples/packages/shop"])
+            .args(bad)
+            .current_dir(workspace())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
 }

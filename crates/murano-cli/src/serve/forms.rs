@@ -44,8 +44,16 @@ enum FormsCommand {
 /// hidden fields are not shown. "Submit" validates the values against the
 /// schema, shows the errors next to their fields, and shows the object
 /// model (for a model builder, the static action call that runs it). The
-/// package and its catalog are read again on every page load. The server
-/// listens on 127.0.0.1 only and never writes a file.
+/// package and its catalog are read again on every page load.
+///
+/// The server listens on 127.0.0.1 only and never writes a file. It
+/// answers only requests naming it (Host 127.0.0.1:PORT or
+/// localhost:PORT; others get 421) and takes posts from its own pages
+/// only (another origin gets 403). It serves --max-connections
+/// connections at once (when all are taken, the one idle the longest is
+/// closed) and closes a connection idle for --idle-timeout seconds, a
+/// request that takes more than --read-timeout seconds to arrive, and a
+/// client that does not read its answer for --write-timeout seconds.
 #[derive(Args)]
 #[command(verbatim_doc_comment)]
 struct FormsServeArgs {

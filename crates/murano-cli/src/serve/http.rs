@@ -175,9 +175,9 @@ fn is_token(text: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
-/// Parses a head (without its blank line): method, target, whether the
-/// connection is kept, headers.
-fn parse_head(head: &[u8]) -> Result<(String, String, bool, Vec<(String, String)>), Response> {
+/// Parses a head (up to its blank line): the request without its body,
+/// and whether the connection is kept after it.
+fn parse_head(head: &[u8]) -> Result<(RawRequest, bool), Response> {
     let bad = |m: &str| Response::text(400, m);
     let text = std::str::from_utf8(head).map_err(|_| bad("the request head is not UTF-8"))?;
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
@@ -222,12 +222,13 @@ fn parse_head(head: &[u8]) -> Result<(String, String, bool, Vec<(String, String)
         .filter(|(n, _)| n == "connection")
         .flat_map(|(_, v)| v.split(','))
         .any(|t| t.trim().eq_ignore_ascii_case("close"));
-    Ok((
-        (*method).to_owned(),
-        (*target).to_owned(),
-        keep && !close,
+    let request = RawRequest {
+        method: (*method).to_owned(),
+        target: (*target).to_owned(),
         headers,
-    ))
+        body: Vec::new(),
+    };
+    Ok((request, keep && !close))
 }
 
 /// Reads more bytes into `buf`, waiting at most `wait`. `Ok(false)`: the
@@ -306,14 +307,8 @@ fn read_request(
             &format!("the request head is larger than {MAX_HEAD} bytes"),
         )));
     }
-    let (method, target, keep, headers) = parse_head(&buf[..end]).map_err(ReadFailure::Answer)?;
+    let (mut request, keep) = parse_head(&buf[..end]).map_err(ReadFailure::Answer)?;
     buf.drain(..end);
-    let mut request = RawRequest {
-        method,
-        target,
-        headers,
-        body: Vec::new(),
-    };
     if request.all("transfer-encoding").next().is_some() {
         return Err(ReadFailure::Answer(Response::text(
             501,
@@ -572,11 +567,15 @@ mod tests {
 
     #[test]
     fn heads_parse_strictly() {
-        let (m, t, keep, h) =
+        let (r, keep) =
             parse_head(b"POST /step/0?x HTTP/1.1\r\nHost: a:1\r\nConnection: Close\r\n").unwrap();
-        assert_eq!((m.as_str(), t.as_str(), keep), ("POST", "/step/0?x", false));
-        assert_eq!(h[0], ("host".to_owned(), "a:1".to_owned()));
-        assert!(parse_head(b"GET / HTTP/1.0\r\n").is_ok_and(|(_, _, keep, _)| !keep));
+        assert_eq!(
+            (r.method.as_str(), r.target.as_str(), keep),
+            ("POST", "/step/0?x", false)
+        );
+        assert_eq!(r.one("host"), Some("a:1"));
+        assert!(parse_head(b"GET / HTTP/1.0\r\n").is_ok_and(|(_, keep)| !keep));
+        assert!(parse_head(b"GET / HTTP/1.1\r\n").is_ok_and(|(_, keep)| keep));
         for bad in [
             &b"GET /  HTTP/1.1\r\n"[..],
             b"GET http://a/ HTTP/1.1\r\n",

@@ -31,10 +31,21 @@ use crate::ui::{browser_defaults, load_cloud, load_ui, new_wizard, submit_step, 
 /// help texts, descriptions and required marks. "Next" cleans and
 /// validates the step as `murano ui --values` does and shows the errors
 /// next to their fields; "Back" keeps what was typed; the last step
-/// shows the object model the dashboard would send. The package is read
-/// again on every page load: edit ui.yaml and reload the page. The
-/// server listens on 127.0.0.1 only and never writes a file. The cloud
-/// file has the format of `murano ui --cloud`.
+/// shows the object model the dashboard would send, and a "Dry-run
+/// deploy" button that runs `murano deploy --dry-run` on it (with the
+/// --catalog packages). The package is read again on every page load:
+/// edit ui.yaml and reload the page. The cloud file has the format of
+/// `murano ui --cloud`.
+///
+/// The server listens on 127.0.0.1 only and never writes a file. It
+/// answers only requests naming it (Host 127.0.0.1:PORT or
+/// localhost:PORT; others get 421) and takes posts from its own pages
+/// only (another origin gets 403), so that a web page elsewhere can
+/// neither read nor drive it. It serves --max-connections connections
+/// at once (when all are taken, the one idle the longest is closed) and
+/// closes a connection idle for --idle-timeout seconds, a request that
+/// takes more than --read-timeout seconds to arrive, and a client that
+/// does not read its answer for --write-timeout seconds.
 #[derive(Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct ServeArgs {
