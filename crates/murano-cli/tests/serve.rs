@@ -642,3 +642,40 @@ fn the_server_limits_are_options_with_checked_values() {
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
     }
 }
+
+#[test]
+fn a_client_that_expects_100_continue_gets_it_before_sending_its_body() {
+    use std::io::{Read, Write};
+    let (_server, url) = wizard();
+    let body = "name=my-shop&port=80&currencies=EUR&flavor=m1.small&image=img-ubuntu&__action=next";
+    let mut stream = std::net::TcpStream::connect(authority(&url)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /step/0 HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n",
+        authority(&url),
+        body.len()
+    )
+    .unwrap();
+    // The interim answer, then the body, then the real answer.
+    let mut interim = Vec::new();
+    let mut byte = [0u8; 1];
+    while !interim.ends_with(b"\r\n\r\n") && interim.len() < 4096 {
+        match stream.read(&mut byte) {
+            Ok(1) => interim.push(byte[0]),
+            other => panic!("no interim answer: {other:?} after {interim:?}"),
+        }
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&interim),
+        "HTTP/1.1 100 Continue\r\n\r\n"
+    );
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 303 "), "{answer}");
+    assert!(answer.contains("Location: /step/1"), "{answer}");
+}
