@@ -2,8 +2,8 @@
 //! fixed pool of connection workers, timeouts on every read and write,
 //! bounded request heads and bodies.
 //!
-//! Threads: one accepts connections, `max_connections` workers read
-//! requests and write answers, and the caller's thread answers the
+//! Threads: one accepts connections, up to `max_connections` workers
+//! (started when needed) read requests and write answers, and the caller's thread answers the
 //! requests one at a time (the apps keep what was typed in memory and
 //! run the engine, which wants the main thread's stack). A connection
 //! waiting for its next request costs a worker: when every worker is
@@ -385,9 +385,18 @@ struct Slots {
     next_id: u64,
 }
 
-fn lock(slots: &Mutex<Slots>) -> MutexGuard<'_, Slots> {
+fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking worker leaves consistent data (plain fields).
-    slots.lock().unwrap_or_else(PoisonError::into_inner)
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The workers' bookkeeping.
+#[derive(Default)]
+struct Pool {
+    /// Workers waiting for a connection.
+    idle: usize,
+    /// Connections sent to the workers and not yet taken.
+    queued: usize,
 }
 
 impl Slots {
@@ -512,25 +521,45 @@ pub(crate) fn start(
     // Room for every admitted connection: a send never blocks.
     let (conn_tx, conn_rx): (SyncSender<(TcpStream, u64)>, _) = mpsc::sync_channel(2 * max);
     let conn_rx = Arc::new(Mutex::new(conn_rx));
-    for n in 0..max {
-        let conn_rx = Arc::clone(&conn_rx);
+    // Workers waiting for a connection, and connections waiting for a
+    // worker: changed together, so that each connection has its worker.
+    let pool = Arc::new(Mutex::new(Pool::default()));
+    // Workers start when needed, up to `max`: each thread costs address
+    // space (its stack, the allocators' per-thread arenas) that a
+    // quiet preview need not hold.
+    let spawn_worker = {
         let slots = Arc::clone(&slots);
-        let jobs = jobs_tx.clone();
-        std::thread::Builder::new()
-            .name(format!("serve-{n}"))
-            .stack_size(WORKER_STACK)
-            .spawn(move || loop {
-                let next = conn_rx
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .recv();
-                let Ok((stream, id)) = next else {
-                    return;
-                };
-                connection(stream, id, &slots, &jobs, &limits, max_body);
-                lock(&slots).remove(id);
-            })?;
-    }
+        let pool = Arc::clone(&pool);
+        move |n: usize| {
+            let conn_rx = Arc::clone(&conn_rx);
+            let slots = Arc::clone(&slots);
+            let pool = Arc::clone(&pool);
+            let jobs = jobs_tx.clone();
+            std::thread::Builder::new()
+                .name(format!("serve-{n}"))
+                .stack_size(WORKER_STACK)
+                .spawn(move || loop {
+                    lock(&pool).idle += 1;
+                    let next = conn_rx
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .recv();
+                    {
+                        let mut pool = lock(&pool);
+                        pool.idle -= 1;
+                        pool.queued = pool.queued.saturating_sub(1);
+                    }
+                    let Ok((stream, id)) = next else {
+                        return;
+                    };
+                    connection(stream, id, &slots, &jobs, &limits, max_body);
+                    lock(&slots).remove(id);
+                })
+                .map(drop)
+        }
+    };
+    spawn_worker(0)?;
+    let mut workers = 1;
     std::thread::Builder::new()
         .name("serve-accept".into())
         .stack_size(WORKER_STACK)
@@ -554,16 +583,27 @@ pub(crate) fn start(
                     }
                     std::thread::sleep(Duration::from_millis(5));
                 };
-                match admitted {
-                    Some(id) => {
-                        if let Err(e) = conn_tx.try_send((stream, id)) {
-                            lock(&slots).remove(id);
-                            let (mpsc::TrySendError::Full((s, _))
-                            | mpsc::TrySendError::Disconnected((s, _))) = e;
-                            refuse_busy(s);
-                        }
-                    }
-                    None => refuse_busy(stream),
+                let Some(id) = admitted else {
+                    refuse_busy(stream);
+                    continue;
+                };
+                // A worker that cannot start leaves the connection to the
+                // others, which are there (the first started with the
+                // server).
+                let unserved = {
+                    let mut pool = lock(&pool);
+                    pool.queued += 1;
+                    pool.queued > pool.idle
+                };
+                if unserved && workers < max && spawn_worker(workers).is_ok() {
+                    workers += 1;
+                }
+                if let Err(e) = conn_tx.try_send((stream, id)) {
+                    lock(&pool).queued -= 1;
+                    lock(&slots).remove(id);
+                    let (mpsc::TrySendError::Full((s, _))
+                    | mpsc::TrySendError::Disconnected((s, _))) = e;
+                    refuse_busy(s);
                 }
             }
         })?;

@@ -117,7 +117,7 @@ pub(crate) fn parse_form(body: &str) -> Result<Vec<(String, String)>, String> {
 pub(crate) struct ServeOptions {
     /// Connections served at once; when all are taken, the one idle the
     /// longest is closed for a new one.
-    #[arg(long, value_name = "N", default_value_t = 16,
+    #[arg(long, value_name = "N", default_value_t = 8,
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     max_connections: u16,
     /// Seconds a request (head and body) may take to arrive once it has
