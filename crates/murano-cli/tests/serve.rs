@@ -460,6 +460,18 @@ fn an_idle_connection_is_closed_after_the_idle_timeout() {
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
         other => panic!("the idle connection was kept: {other:?}"),
     }
+    // Blank lines (allowed before a request) do not keep it open either:
+    // a write of ours fails once the server has let it go.
+    let mut stream = std::net::TcpStream::connect(authority(&url)).unwrap();
+    let mut dropped = false;
+    for _ in 0..300 {
+        std::thread::sleep(Duration::from_millis(200));
+        if std::io::Write::write_all(&mut stream, b"\r\n").is_err() {
+            dropped = true;
+            break;
+        }
+    }
+    assert!(dropped, "blank lines kept the connection open");
 }
 
 #[test]

@@ -263,7 +263,8 @@ fn read_request(
 ) -> Result<(RawRequest, bool), ReadFailure> {
     let timeout = || ReadFailure::Answer(Response::text(408, "the request came too slowly"));
     // Wait for the first byte (the idle time), skipping the blank lines
-    // a client may send between requests.
+    // a client may send between requests (which do not extend it).
+    let idle_deadline = Instant::now() + limits.idle_timeout;
     loop {
         let blank = buf
             .iter()
@@ -273,10 +274,13 @@ fn read_request(
         if !buf.is_empty() {
             break;
         }
-        match fill(stream, buf, limits.idle_timeout) {
+        let wait = idle_deadline.saturating_duration_since(Instant::now());
+        if wait.is_zero() {
+            return Err(ReadFailure::Quiet);
+        }
+        match fill(stream, buf, wait) {
             Ok(true) => {}
-            Ok(false) => return Err(ReadFailure::Quiet),
-            Err(_) => return Err(ReadFailure::Quiet),
+            Ok(false) | Err(_) => return Err(ReadFailure::Quiet),
         }
     }
     let deadline = Instant::now() + limits.read_timeout;
@@ -471,6 +475,7 @@ fn connection(
                 lock(slots).set_busy(id, true);
                 let _ = stream.write_all(&encode(&response, false));
                 let _ = stream.shutdown(Shutdown::Write);
+                linger(&mut stream);
                 return;
             }
         };
@@ -496,6 +501,25 @@ fn connection(
             return;
         }
         lock(slots).set_busy(id, false);
+    }
+}
+
+/// Reads and drops what the client still sends (a refused body), for a
+/// while and up to a few MiB, so that closing with unread data does not
+/// reset the connection before the client has read the answer.
+fn linger(stream: &mut TcpStream) {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut chunk = [0u8; 8192];
+    let mut dropped = 0usize;
+    while dropped < 4 << 20 {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        if wait.is_zero() || stream.set_read_timeout(Some(wait)).is_err() {
+            return;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => dropped += n,
+        }
     }
 }
 
