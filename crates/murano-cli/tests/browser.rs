@@ -117,12 +117,24 @@ impl Driver {
     }
 
     fn session(&self) -> Session<'_> {
+        self.session_with(&[])
+    }
+
+    /// A session whose Chromium gets `extra` arguments too.
+    fn session_with(&self, extra: &[&str]) -> Session<'_> {
+        let mut args = vec![
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--window-size=1100,1000",
+        ];
+        args.extend_from_slice(extra);
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
                 "binary": self.chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1100,1000"],
+                "args": args,
             },
         }}});
         let value = call(
@@ -511,13 +523,21 @@ fn wizard_walk_of_the_example_shop(driver: &Driver) -> Outcome {
     let package = workspace().join("examples/packages/shop");
     let cloud = workspace().join("examples/ui/cloud.yaml");
     let values = workspace().join("examples/ui/shop-values.yaml");
-    let server = serve(&[
+    let examples = workspace().join("examples/packages");
+    let core = shared().join("conformance/engine/meta/io.murano");
+    let mut args: Vec<&std::ffi::OsStr> = vec![
         "ui".as_ref(),
         "serve".as_ref(),
         package.as_os_str(),
         "--cloud".as_ref(),
         cloud.as_os_str(),
-    ]);
+        "--catalog".as_ref(),
+        examples.as_os_str(),
+    ];
+    if core.is_dir() {
+        args.extend(["--catalog".as_ref(), core.as_os_str()]);
+    }
+    let server = serve(&args);
     let shots = target_dir().join("ui-screenshots");
     s.go(&format!("{}/", server.url));
     assert!(s.url().ends_with("/step/0"), "{}", s.url());
@@ -591,6 +611,106 @@ fn wizard_walk_of_the_example_shop(driver: &Driver) -> Outcome {
     assert_eq!(model["name"], "my-shop");
     let expected = ui_values(&package, &values, &cloud);
     assert_eq!(normalized(&model), normalized(&expected));
+
+    // The dry-run deploy is a button that posts (no link runs it).
+    assert!(s.find_all("a[href=\"/deploy\"]").is_empty());
+    assert_eq!(s.attribute("form[action=\"/deploy\"]", "method"), "post");
+    s.submit("#dry-run");
+    assert!(s.url().ends_with("/deploy"), "{}", s.url());
+    let status = s.text("#deploy-status");
+    if core.is_dir() {
+        assert_eq!(status, "The deployment succeeded.");
+        assert!(s.text("#deploy-plan").contains("Hello, my-shop!"));
+    } else {
+        println!("  (no core library in the shared data: the deploy page shows why there is none)");
+        assert!(status.starts_with("No deployment"), "{status}");
+    }
+    s.screenshot(&shots.join("5-dry-run-deploy.png"));
+    Ok(())
+}
+
+/// A web server on a loopback port standing for another site: every
+/// request gets `page`. Ends with the test process.
+fn foreign_site(page: String) -> u16 {
+    use std::io::{Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let port = listener.local_addr().expect("its address").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+            // The request head (bounded), then the page.
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while head.len() < 65536 && !head.ends_with(b"\r\n\r\n") {
+                match stream.read(&mut byte) {
+                    Ok(1) => head.push(byte[0]),
+                    _ => break,
+                }
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+        }
+    });
+    port
+}
+
+/// Pages of other sites cannot use the preview: a form posted from one is
+/// refused (and changes nothing), and a name of theirs that resolves to
+/// 127.0.0.1 (DNS rebinding) reads no page.
+fn foreign_pages_cannot_use_the_preview(driver: &Driver) -> Outcome {
+    let package = workspace().join("examples/packages/shop");
+    let cloud = workspace().join("examples/ui/cloud.yaml");
+    let server = serve(&[
+        "ui".as_ref(),
+        "serve".as_ref(),
+        package.as_os_str(),
+        "--cloud".as_ref(),
+        cloud.as_os_str(),
+    ]);
+    let port = server.url.rsplit(':').next().unwrap_or("");
+    let attack = format!(
+        "<!DOCTYPE html><html><body><form method=\"post\" action=\"{}/step/0\">\
+         <input type=\"hidden\" name=\"name\" value=\"pwned\">\
+         <input type=\"hidden\" name=\"port\" value=\"80\">\
+         <input type=\"hidden\" name=\"currencies\" value=\"EUR\">\
+         <input type=\"hidden\" name=\"flavor\" value=\"m1.small\">\
+         <input type=\"hidden\" name=\"image\" value=\"img-ubuntu\">\
+         <button type=\"submit\" name=\"__action\" value=\"next\" id=\"go\">Win</button>\
+         </form><form method=\"post\" action=\"{}/deploy\">\
+         <button type=\"submit\" id=\"deploy\">Deploy</button></form></body></html>",
+        server.url, server.url
+    );
+    let site = foreign_site(attack);
+    // Chromium resolves these names to 127.0.0.1, as a rebinding DNS would.
+    let s = driver.session_with(&["--host-resolver-rules=MAP *.evil.test 127.0.0.1"]);
+    for button in ["#go", "#deploy"] {
+        s.go(&format!("http://www.evil.test:{site}/"));
+        s.submit(button);
+        let text = s.text("main");
+        assert!(text.contains("Forbidden"), "{button}: {text}");
+        assert!(text.contains("another origin"), "{button}: {text}");
+    }
+    s.go(&format!("{}/step/1", server.url));
+    assert!(
+        s.url().ends_with("/step/0"),
+        "the foreign post was kept: {}",
+        s.url()
+    );
+    assert_eq!(s.value("#id_name"), "", "the foreign post was kept");
+    // The preview's pages under a name of the other site.
+    s.go(&format!("http://rebound.evil.test:{port}/step/0"));
+    let text = s.text("main");
+    assert!(text.contains("Misdirected request"), "{text}");
+    assert!(s.find_all("#id_name").is_empty());
+    // And the preview's own pages still post.
+    s.go(&format!("{}/step/0", server.url));
+    s.fill("name", "my-shop");
+    s.submit("#next");
+    assert!(s.url().ends_with("/step/1"), "{}", s.url());
     Ok(())
 }
 
@@ -808,7 +928,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     let driver = Driver::start(&chromedriver, chromium);
-    let tests: [(&str, BrowserTest); 4] = [
+    let tests: [(&str, BrowserTest); 5] = [
         (
             "wizard_walk_of_the_example_shop",
             wizard_walk_of_the_example_shop,
@@ -816,6 +936,10 @@ fn main() -> ExitCode {
         (
             "edited_definitions_show_on_reload",
             edited_definitions_show_on_reload,
+        ),
+        (
+            "foreign_pages_cannot_use_the_preview",
+            foreign_pages_cannot_use_the_preview,
         ),
         (
             "forms_walk_of_the_example_shop_class",

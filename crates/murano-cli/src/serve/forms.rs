@@ -44,8 +44,16 @@ enum FormsCommand {
 /// hidden fields are not shown. "Submit" validates the values against the
 /// schema, shows the errors next to their fields, and shows the object
 /// model (for a model builder, the static action call that runs it). The
-/// package and its catalog are read again on every page load. The server
-/// listens on 127.0.0.1 only and never writes a file.
+/// package and its catalog are read again on every page load.
+///
+/// The server listens on 127.0.0.1 only and never writes a file. It
+/// answers only requests naming it (Host 127.0.0.1:PORT or
+/// localhost:PORT; others get 421) and takes posts from its own pages
+/// only (another origin gets 403). It serves --max-connections
+/// connections at once (when all are taken, the one idle the longest is
+/// closed) and closes a connection idle for --idle-timeout seconds, a
+/// request that takes more than --read-timeout seconds to arrive, and a
+/// client that does not read its answer for --write-timeout seconds.
 #[derive(Args)]
 #[command(verbatim_doc_comment)]
 struct FormsServeArgs {
@@ -60,6 +68,8 @@ struct FormsServeArgs {
     /// The port to listen on (127.0.0.1 only); 0 picks a free one.
     #[arg(long, default_value_t = 0)]
     port: u16,
+    #[command(flatten)]
+    limits: super::ServeOptions,
 }
 
 /// One field of a generated form.
@@ -910,7 +920,12 @@ pub(crate) fn run(args: &FormsArgs) -> ExitCode {
     if let Err(e) = load_catalog(&args.package, &args.catalog, &mut warn) {
         eprintln!("murano: {e}");
     }
-    super::serve(args.port, &format!("the forms of {}", args.class), &mut app)
+    super::serve(
+        args.port,
+        &args.limits,
+        &format!("the forms of {}", args.class),
+        &mut app,
+    )
 }
 
 #[cfg(test)]

@@ -1,17 +1,24 @@
 //! `murano ui serve` and `murano forms serve`: a local web preview of a
-//! package's forms. A small synchronous HTTP server (tiny_http) bound to
+//! package's forms. A small HTTP server of its own ([`http`]) bound to
 //! the loopback interface answers with server-rendered HTML; the package
 //! is read again on every page load and nothing is ever written to disk.
+//!
+//! Only the pages of a browser on this machine may use it: a request
+//! naming another host (DNS rebinding) gets `421`, a post from another
+//! origin `403`, and whatever runs MuranoPL (the dry-run deploy) is a
+//! post.
 
 pub(crate) mod forms;
 pub(crate) mod html;
+pub(crate) mod http;
 pub(crate) mod wizard;
 
-use std::io::Read;
+use std::net::TcpListener;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// The largest request body read (a form post); larger ones are refused.
-pub(crate) const MAX_BODY: u64 = 1 << 20;
+pub(crate) const MAX_BODY: usize = 1 << 20;
 /// The most fields one form post may carry.
 pub(crate) const MAX_FIELDS: usize = 4096;
 
@@ -105,88 +112,215 @@ pub(crate) fn parse_form(body: &str) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-fn respond(request: tiny_http::Request, status: u16, content_type: &str, body: String) {
-    let mut response = tiny_http::Response::from_string(body).with_status_code(status);
-    for (name, value) in [
-        ("Content-Type", content_type),
-        ("Cache-Control", "no-store"),
-        ("X-Content-Type-Options", "nosniff"),
-    ] {
-        if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            response.add_header(header);
-        }
-    }
-    // A client that went away is not the server's problem.
-    let _ = request.respond(response);
+/// The limits of a preview server, as options of both subcommands.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct ServeOptions {
+    /// Connections served at once; when all are taken, the one idle the
+    /// longest is closed for a new one.
+    #[arg(long, value_name = "N", default_value_t = 8,
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    max_connections: u16,
+    /// Seconds a request (head and body) may take to arrive once it has
+    /// begun.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = seconds)]
+    read_timeout: Duration,
+    /// Seconds writing an answer may wait for a client that does not
+    /// read it.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = seconds)]
+    write_timeout: Duration,
+    /// Seconds a connection may stay open waiting for its next request.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = seconds)]
+    idle_timeout: Duration,
 }
 
-fn redirect(request: tiny_http::Request, location: &str) {
-    let mut response = tiny_http::Response::from_string(String::new()).with_status_code(303);
-    if let Ok(header) = tiny_http::Header::from_bytes(&b"Location"[..], location.as_bytes()) {
-        response.add_header(header);
+/// A timeout option: seconds, more than 0 and at most a day.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(value > 0.0 && value <= 86_400.0) {
+        return Err("a timeout is more than 0 and at most 86400 seconds".into());
     }
-    let _ = request.respond(response);
+    Ok(Duration::from_secs_f64(value))
 }
 
-/// Reads, routes and answers one request; `/style.css` is the server's own.
-fn answer(mut raw: tiny_http::Request, app: &mut dyn App) {
-    let method = match raw.method() {
-        tiny_http::Method::Get | tiny_http::Method::Head => Method::Get,
-        tiny_http::Method::Post => Method::Post,
+/// The security headers of every answer: never cached, never sniffed,
+/// never framed by another page (which could trick a click on a button).
+const COMMON_HEADERS: [(&str, &str); 4] = [
+    ("Cache-Control", "no-store"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Content-Security-Policy", "frame-ancestors 'none'"),
+];
+
+fn response(status: u16, content_type: &str, body: String) -> http::Response {
+    let mut headers = vec![("Content-Type".to_owned(), content_type.to_owned())];
+    headers.extend(COMMON_HEADERS.map(|(n, v)| (n.to_owned(), v.to_owned())));
+    http::Response {
+        status,
+        headers,
+        body: body.into_bytes(),
+        close: false,
+    }
+}
+
+fn html_response(status: u16, body: String) -> http::Response {
+    response(status, "text/html; charset=utf-8", body)
+}
+
+/// The names a browser on this machine uses for the server: what a
+/// `Host` header and an `Origin` may say.
+fn own_hosts(port: u16) -> Vec<String> {
+    let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    if port == 80 {
+        hosts.extend(["127.0.0.1".to_owned(), "localhost".to_owned()]);
+    }
+    hosts
+}
+
+/// Refuses a request not meant for this server: a `Host` naming another
+/// one is what a page that rebound its DNS name to 127.0.0.1 sends, and
+/// must not read the preview's pages.
+fn check_host(raw: &http::RawRequest, hosts: &[String]) -> Result<(), http::Response> {
+    let Some(host) = raw.one("host") else {
+        let page = html::page(
+            "Bad request",
+            "<h1>Bad request</h1>\n<p>A request names its server in one Host header.</p>\n",
+        );
+        return Err(html_response(400, page));
+    };
+    if hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        return Ok(());
+    }
+    let page = html::page(
+        "Misdirected request",
+        &format!(
+            "<h1>Misdirected request</h1>\n<p>The Host header names {}; this preview answers \
+             only for {} (open the address it printed).</p>\n",
+            html::escape(host),
+            html::escape(&hosts.join(" and "))
+        ),
+    );
+    Err(html_response(421, page))
+}
+
+/// Refuses a state change (a post) from another origin: a page elsewhere
+/// may post a form here, but the browser says where it comes from, in
+/// `Origin`, else `Sec-Fetch-Site`, else `Referer`. A client that sends
+/// none of them is not a browser following a foreign page.
+fn check_origin(raw: &http::RawRequest, hosts: &[String]) -> Result<(), http::Response> {
+    let ours = |origin: &str| {
+        hosts
+            .iter()
+            .any(|h| origin.eq_ignore_ascii_case(&format!("http://{h}")))
+    };
+    let same = if raw.all("origin").next().is_some() {
+        raw.all("origin").all(ours)
+    } else if let Some(site) = raw.all("sec-fetch-site").next() {
+        site.eq_ignore_ascii_case("same-origin")
+    } else if let Some(referer) = raw.all("referer").next() {
+        // The origin part of the referring address.
+        let origin = referer
+            .strip_prefix("http://")
+            .map(|rest| &referer[..7 + rest.find(['/', '?', '#']).unwrap_or(rest.len())])
+            .unwrap_or(referer);
+        ours(origin)
+    } else {
+        true
+    };
+    if same {
+        return Ok(());
+    }
+    let page = html::page(
+        "Forbidden",
+        "<h1>Forbidden</h1>\n<p>This form was posted from another origin (another site or \
+         page); the preview takes posts from its own pages only.</p>\n",
+    );
+    Err(html_response(403, page))
+}
+
+/// Checks, reads, routes and answers one request; `/style.css` is the
+/// server's own.
+fn answer(raw: http::RawRequest, app: &mut dyn App, hosts: &[String]) -> http::Response {
+    if let Err(refused) = check_host(&raw, hosts) {
+        return refused;
+    }
+    let method = match raw.method.as_str() {
+        "GET" | "HEAD" => Method::Get,
+        "POST" => Method::Post,
         _ => Method::Other,
     };
-    let path = raw.url().split(['?', '#']).next().unwrap_or("/").to_owned();
+    if method != Method::Get {
+        if let Err(refused) = check_origin(&raw, hosts) {
+            return refused;
+        }
+    }
+    let path = raw
+        .target
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("/")
+        .to_owned();
     if method == Method::Get && path == "/style.css" {
-        return respond(
-            raw,
-            200,
-            "text/css; charset=utf-8",
-            html::STYLESHEET.to_owned(),
-        );
+        return response(200, "text/css; charset=utf-8", html::STYLESHEET.to_owned());
     }
     let mut form = Vec::new();
     if method == Method::Post {
-        let mut body = Vec::new();
-        let read = raw.as_reader().take(MAX_BODY + 1).read_to_end(&mut body);
-        if read.is_err() || body.len() as u64 > MAX_BODY {
-            let page = html::page(
-                "Request too large",
-                &format!("<p>A form post is read up to {MAX_BODY} bytes.</p>"),
-            );
-            return respond(raw, 413, "text/html; charset=utf-8", page);
-        }
-        match parse_form(&String::from_utf8_lossy(&body)) {
+        match parse_form(&String::from_utf8_lossy(&raw.body)) {
             Ok(fields) => form = fields,
             Err(e) => {
                 let page = html::page("Bad request", &format!("<p>{}</p>", html::escape(&e)));
-                return respond(raw, 400, "text/html; charset=utf-8", page);
+                return html_response(400, page);
             }
         }
     }
     let request = Request { method, path, form };
     match app.handle(&request) {
-        Reply::Html(status, body) => respond(raw, status, "text/html; charset=utf-8", body),
-        Reply::Redirect(location) => redirect(raw, &location),
+        Reply::Html(status, body) => html_response(status, body),
+        Reply::Redirect(location) => {
+            let mut r = response(303, "text/plain; charset=utf-8", String::new());
+            r.headers.push(("Location".into(), location));
+            r
+        }
     }
 }
 
 /// Serves `app` on 127.0.0.1:`port` (0: a free port) until killed,
 /// printing the address first.
-pub(crate) fn serve(port: u16, what: &str, app: &mut dyn App) -> ExitCode {
-    let server = match tiny_http::Server::http(("127.0.0.1", port)) {
-        Ok(server) => server,
+pub(crate) fn serve(port: u16, options: &ServeOptions, what: &str, app: &mut dyn App) -> ExitCode {
+    let listener = match TcpListener::bind(("127.0.0.1", port)) {
+        Ok(listener) => listener,
         Err(e) => {
             eprintln!("murano: cannot listen on 127.0.0.1:{port}: {e}");
             return ExitCode::from(2);
         }
     };
-    let Some(address) = server.server_addr().to_ip() else {
-        eprintln!("murano: the server has no IP address");
-        return ExitCode::from(2);
+    let address = match listener.local_addr() {
+        Ok(address) => address,
+        Err(e) => {
+            eprintln!("murano: the server has no address: {e}");
+            return ExitCode::from(2);
+        }
     };
+    let limits = http::Limits {
+        max_connections: usize::from(options.max_connections),
+        read_timeout: options.read_timeout,
+        write_timeout: options.write_timeout,
+        idle_timeout: options.idle_timeout,
+    };
+    let jobs = match http::start(listener, limits, MAX_BODY) {
+        Ok(jobs) => jobs,
+        Err(e) => {
+            eprintln!("murano: cannot start the server's threads: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let hosts = own_hosts(address.port());
     outln!("Serving {what} at http://{address}/ (Ctrl-C to stop)");
-    for request in server.incoming_requests() {
-        answer(request, app);
+    for (raw, reply) in jobs {
+        // A connection that went away is not the server's problem.
+        let _ = reply.send(answer(raw, app, &hosts));
     }
     ExitCode::SUCCESS
 }

@@ -31,10 +31,21 @@ use crate::ui::{browser_defaults, load_cloud, load_ui, new_wizard, submit_step, 
 /// help texts, descriptions and required marks. "Next" cleans and
 /// validates the step as `murano ui --values` does and shows the errors
 /// next to their fields; "Back" keeps what was typed; the last step
-/// shows the object model the dashboard would send. The package is read
-/// again on every page load: edit ui.yaml and reload the page. The
-/// server listens on 127.0.0.1 only and never writes a file. The cloud
-/// file has the format of `murano ui --cloud`.
+/// shows the object model the dashboard would send, and a "Dry-run
+/// deploy" button that runs `murano deploy --dry-run` on it (with the
+/// --catalog packages). The package is read again on every page load:
+/// edit ui.yaml and reload the page. The cloud file has the format of
+/// `murano ui --cloud`.
+///
+/// The server listens on 127.0.0.1 only and never writes a file. It
+/// answers only requests naming it (Host 127.0.0.1:PORT or
+/// localhost:PORT; others get 421) and takes posts from its own pages
+/// only (another origin gets 403), so that a web page elsewhere can
+/// neither read nor drive it. It serves --max-connections connections
+/// at once (when all are taken, the one idle the longest is closed) and
+/// closes a connection idle for --idle-timeout seconds, a request that
+/// takes more than --read-timeout seconds to arrive, and a client that
+/// does not read its answer for --write-timeout seconds.
 #[derive(Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct ServeArgs {
@@ -52,6 +63,8 @@ pub(crate) struct ServeArgs {
     /// MURANO_CATALOG and /usr/share/murano-common.
     #[arg(long, value_name = "DIR")]
     catalog: Vec<PathBuf>,
+    #[command(flatten)]
+    limits: super::ServeOptions,
 }
 
 /// The posted name of the navigation buttons (no field has it: field
@@ -397,8 +410,9 @@ pub(crate) fn render_model(app_name: &str, titles: &[String], model: &serde_json
          <button type=\"submit\" name=\"{ACTION}\" value=\"restart\" id=\"restart\">Start over</button>\n\
          <button type=\"submit\" name=\"{ACTION}\" value=\"edit\" id=\"edit\">Back</button>\n</div>\n</form>\n"
     ));
+    // A post: running MuranoPL is never what following a link does.
     body.push_str(
-        "<p><a href=\"/deploy\" id=\"dry-run\">Dry-run deploy</a>: what deploying this model would do (<code>murano deploy --dry-run</code> against an offline cloud).</p>\n",
+        "<form method=\"post\" action=\"/deploy\">\n<p><button type=\"submit\" id=\"dry-run\">Dry-run deploy</button> what deploying this model would do (<code>murano deploy --dry-run</code> against an offline cloud).</p>\n</form>\n",
     );
     page(&format!("{app_name} — object model"), &body)
 }
@@ -653,7 +667,10 @@ impl App for WizardApp {
         match (request.method, request.path.as_str()) {
             (Method::Get, "/") => Reply::Redirect("/step/0".into()),
             (Method::Get, "/done") => self.done(),
-            (Method::Get, "/deploy") => self.deploy(),
+            // The deploy runs on a post; a load of its address shows
+            // the page with the button.
+            (Method::Get, "/deploy") => Reply::Redirect("/done".into()),
+            (Method::Post, "/deploy") => self.deploy(),
             (Method::Get, path) if step_index(path).is_some() => {
                 self.show_step(step_index(path).unwrap_or(0), &[])
             }
@@ -689,6 +706,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitCode {
     );
     super::serve(
         args.port,
+        &args.limits,
         &format!("the wizard of {}", args.package.display()),
         &mut app,
     )
