@@ -530,3 +530,31 @@ fn hot_validate_reports_as_heat() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+#[test]
+fn yaql_murano_grammar_has_the_engine_functions() {
+    for (expression, want) in [
+        ("format('{0}-{1}', 1, 2)", "\"1-2\""),
+        ("'{0}:{p}'.format(5, p => 8)", "\"5:8\""),
+        ("base64encode('a')", "\"YQ==\""),
+        ("substr('abcdef', 2, 3)", "\"cde\""),
+    ] {
+        let out = murano()
+            .args(["yaql", "--grammar", "murano", expression])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{expression}: {stdout}{stderr}");
+        assert_eq!(stdout.trim(), want, "{expression}");
+    }
+    // A function that needs an object model is known but does not apply.
+    let out = murano()
+        .args(["yaql", "--grammar", "murano", "id($)"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        !text(&out).1.contains("Unknown function"),
+        "{:?}",
+        text(&out)
+    );
+}
