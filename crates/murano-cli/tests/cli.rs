@@ -530,6 +530,80 @@ fn hot_validate_reports_as_heat() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+/// Writes a package of text files under `dir`.
+fn write_package(dir: &Path, files: &[(&str, &str)]) {
+    for (path, body) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+}
+
+/// A package with one field of type `network`.
+fn network_package(dir: &Path) -> PathBuf {
+    let pkg = dir.join("net");
+    write_package(
+        &pkg,
+        &[
+            (
+                "manifest.yaml",
+                "Format: MuranoPL/1.0\nType: Application\nFullName: com.example.Net\n\
+                 Name: Net\nDescription: d\nClasses: {com.example.Net: Net.yaml}\n",
+            ),
+            ("Classes/Net.yaml", "Name: com.example.Net\n"),
+            (
+                "UI/ui.yaml",
+                "Version: 2.2\nApplication:\n  ?: {type: com.example.Net}\n  net: $.s.net\n  \
+                 name: $.s.name\nForms:\n  - s:\n      fields:\n        - {name: net, type: network, label: Network}\n        \
+                 - {name: name, type: string, label: Name, minLength: 3}\n",
+            ),
+        ],
+    );
+    pkg
+}
+
+#[test]
+fn ui_network_values_that_are_no_tuple_are_field_errors() {
+    let scratch = Scratch::new("ui-network");
+    let pkg = network_package(&scratch.0);
+    let cloud = workspace().join("examples/ui/cloud.yaml");
+    let values = scratch.0.join("values.yaml");
+    let ui = |body: &str| {
+        std::fs::write(&values, body).unwrap();
+        let out = murano()
+            .arg("ui")
+            .arg(&pkg)
+            .arg("--values")
+            .arg(&values)
+            .arg("--cloud")
+            .arg(&cloud)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    // A bare network name: an error of the field, with the other fields'
+    // errors of the step, and the accepted forms.
+    let (code, stdout, stderr) = ui("s: {net: private, name: ab}\n");
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(stdout.starts_with("step \"s\" is not valid:"), "{stdout}");
+    assert!(stdout.contains("  net: "), "{stdout}");
+    assert!(stdout.contains("private"), "{stdout}");
+    assert!(stdout.contains("('net-1', None)"), "{stdout}");
+    assert!(stdout.contains("values.yaml"), "{stdout}");
+    assert!(stdout.contains("  name: "), "{stdout}");
+    assert!(!stderr.contains("ui.yaml"), "{stderr}");
+    // The accepted forms.
+    for net in ["\"('net-1', None)\"", "''", "\"(None, None)\""] {
+        let (code, stdout, stderr) = ui(&format!("s: {{net: {net}, name: abc}}\n"));
+        assert_eq!(code, Some(0), "{net}: {stdout}{stderr}");
+    }
+    // Documented in the help.
+    let out = murano().args(["ui", "--help"]).output().unwrap();
+    let (help, _) = text(&out);
+    assert!(help.contains("('NETWORK_ID', None)"), "{help}");
+}
+
 #[test]
 fn yaql_murano_grammar_has_the_engine_functions() {
     for (expression, want) in [
