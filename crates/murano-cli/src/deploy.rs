@@ -139,10 +139,11 @@ fn add_generated_classes(source: FileMap, package: &mut PackageFiles) -> Result<
         package.classes.push((class, file));
     }
     let name = plugin.full_name().to_owned();
-    let resource = format!("Resources/{name}");
-    if !package.files.contains_key(&resource) {
+    if let std::collections::btree_map::Entry::Vacant(slot) =
+        package.files.entry(format!("Resources/{name}"))
+    {
         if let Ok(Some(bytes)) = plugin.get_resource(&name) {
-            package.files.insert(resource, Arc::new(bytes));
+            slot.insert(Arc::new(bytes));
         }
     }
     Ok(())
