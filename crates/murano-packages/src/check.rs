@@ -116,13 +116,18 @@ impl ClassIndex {
     }
 
     /// Adds a package's classes (the `Classes` of its manifest and every
-    /// class its class files declare) and its meta classes. Files that do
+    /// class its class files declare, or a Heat.HOT package's generated
+    /// class) and its meta classes. Files that do
     /// not load are skipped; returns the package's `FullName`, if any.
     pub fn add_package(&mut self, files: &FileMap) -> Option<String> {
         let manifest = files.read("manifest.yaml")?;
         let text = String::from_utf8_lossy(manifest);
         let manifest = load_manifest(&text, &LoadOptions::default()).ok()??;
         let name = manifest.value.get("FullName")?.value.as_str()?.to_owned();
+        // A Heat.HOT package's class is generated and named as the package.
+        if hot_package::is_hot(Some(&manifest)) {
+            self.insert_class(&name, &name);
+        }
         if let Some(classes) = manifest.value.get("Classes").and_then(|c| c.value.as_map()) {
             for (class, _) in classes {
                 if let Some(class) = class.value.as_str() {

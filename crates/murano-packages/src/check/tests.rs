@@ -480,3 +480,21 @@ fn ui_types_are_checked_against_the_package_and_the_catalog() {
     let report = check_package(&package(&[(U, Some(ui))]), &CheckOptions::default());
     assert!(!report.iter().any(|d| d.code == "M420"), "{report:#?}");
 }
+
+#[test]
+fn the_class_index_knows_the_class_of_a_hot_package() {
+    let mut hot = FileMap::new();
+    hot.insert("manifest.yaml", HOT.as_bytes().to_vec())
+        .unwrap();
+    hot.insert("template.yaml", b"resources: {}\n".to_vec())
+        .unwrap();
+    let mut index = catalog();
+    assert_eq!(index.add_package(&hot).as_deref(), Some("com.example.Hot"));
+    // A UI naming the HOT package's class finds it in the catalog.
+    let ui = "Application:\n  ?: {type: com.example.Hot}\n";
+    let report = check_package(
+        &package(&[(U, Some(ui))]),
+        &CheckOptions::default().with_catalog(index),
+    );
+    assert!(!report.iter().any(|d| d.code == "M420"), "{report:#?}");
+}
