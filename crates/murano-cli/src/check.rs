@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use murano_packages::check::{check_package, CheckOptions, ClassIndex, Diagnostic, Severity};
+use murano_packages::check::{
+    check_package, is_parity_only, CheckOptions, ClassIndex, Diagnostic, Severity,
+};
 use murano_packages::source::PackageSource;
 
 use crate::files::{self, find_packages, read_package, ReadError, ReadLimits};
@@ -21,9 +23,13 @@ use crate::files::{self, find_packages, read_package, ReadError, ReadLimits};
 ///   murano check package.zip --deny warnings
 ///
 /// Diagnostics carry murano-pkg-check's codes (E000-E204, W010-W202) for
-/// its checks and M codes for the others (see docs/diagnostics.md). The exit
-/// status is 0 when nothing was found, 1 when something was (errors, or
-/// warnings with --deny warnings), 2 on a usage or I/O error.
+/// its checks and M codes for the others (see docs/diagnostics.md). Some of
+/// murano-pkg-check's errors are on code Murano loads and runs (a `Do:`
+/// block, a `!yaql` tag): they keep their code for parity, their message
+/// says that Murano accepts this, and they fail the run only with --deny
+/// parity. The exit status is 0 when nothing was found, 1 when something
+/// was (errors, warnings with --deny warnings, parity-only errors with
+/// --deny parity), 2 on a usage or I/O error.
 #[derive(Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct CheckArgs {
@@ -37,9 +43,10 @@ pub(crate) struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Treat warnings as findings for the exit status.
-    #[arg(long, value_name = "warnings")]
-    deny: Option<Deny>,
+    /// Also fail on these (repeatable, or comma-separated): `warnings`;
+    /// `parity`, murano-pkg-check's errors on what Murano accepts.
+    #[arg(long, value_name = "WHAT", value_delimiter = ',')]
+    deny: Vec<Deny>,
     /// Report only murano-pkg-check's codes.
     #[arg(long)]
     pkgcheck_only: bool,
@@ -68,7 +75,10 @@ enum Format {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Deny {
+    /// Warnings fail the run.
     Warnings,
+    /// murano-pkg-check's errors on what Murano accepts fail the run.
+    Parity,
 }
 
 /// One diagnostic with the source line it points at (a bounded window).
@@ -150,21 +160,35 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         Format::Sarif => render_sarif(&checked),
     };
     let _ = out.write_all(rendered.as_bytes());
-    let (errors, warnings) = checked
-        .iter()
-        .flat_map(|c| &c.findings)
-        .fold((0, 0), |(e, w), f| match f.diagnostic.severity {
-            Severity::Error => (e + 1, w),
-            Severity::Warning => (e, w + 1),
-        });
+    let (errors, warnings, parity) =
+        checked
+            .iter()
+            .flat_map(|c| &c.findings)
+            .fold((0, 0, 0), |(e, w, p), f| match f.diagnostic.severity {
+                Severity::Error if is_parity_only(&f.diagnostic) => (e + 1, w, p + 1),
+                Severity::Error => (e + 1, w, p),
+                Severity::Warning => (e, w + 1, p),
+            });
+    let parity_note = if parity > 0 {
+        format!(
+            " ({parity} of them for murano-pkg-check parity only: Murano accepts {}; --deny parity fails on them)",
+            if parity == 1 { "it" } else { "them" }
+        )
+    } else {
+        String::new()
+    };
     eprintln!(
-        "checked {} package{}: {errors} error{}, {warnings} warning{}",
+        "checked {} package{}: {errors} error{}{parity_note}, {warnings} warning{}",
         checked.len(),
         if checked.len() == 1 { "" } else { "s" },
         if errors == 1 { "" } else { "s" },
         if warnings == 1 { "" } else { "s" },
     );
-    if errors > 0 || (warnings > 0 && args.deny == Some(Deny::Warnings)) {
+    let deny = |what: Deny| args.deny.contains(&what);
+    if errors > parity
+        || (parity > 0 && deny(Deny::Parity))
+        || (warnings > 0 && deny(Deny::Warnings))
+    {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

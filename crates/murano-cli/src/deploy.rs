@@ -12,7 +12,8 @@ use murano_engine::deploy::{
     dry_run_task, wrap_applications, DeployOptions, DeployPlan, PackageFiles,
 };
 use murano_engine::host::{OfflineHost, OfflineOptions};
-use murano_packages::source::PackageSource;
+use murano_packages::source::{FileMap, PackageSource};
+use murano_packages::PluginRegistry;
 use serde_json::Value as Json;
 
 use crate::core_library;
@@ -100,7 +101,76 @@ fn load_package(path: &Path) -> Result<PackageFiles, String> {
         .file_name()
         .map(|n| n.to_string_lossy().trim_end_matches(".zip").to_owned())
         .unwrap_or_default();
-    PackageFiles::from_files(&label, files).map_err(|e| format!("{}: {e}", path.display()))
+    let mut package =
+        PackageFiles::from_files(&label, files).map_err(|e| format!("{}: {e}", path.display()))?;
+    add_generated_classes(loaded.files, &mut package)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(package)
+}
+
+/// Adds the classes a package type other than MuranoPL generates (a
+/// Heat.HOT package's class, made from its template), as the package-type
+/// plug-in gives them to `murano run`, and the resources the generated
+/// code reads (`Resources/<FullName>`: the template, where Murano copies
+/// it on import).
+fn add_generated_classes(source: FileMap, package: &mut PackageFiles) -> Result<(), String> {
+    let plugin = match PluginRegistry::with_builtins().load(source) {
+        Ok(p) => p,
+        // A MuranoPL package the plug-in refuses is read as before; one
+        // without classes has nothing to deploy: say why.
+        Err(_) if !package.classes.is_empty() => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if plugin.format_name() == "MuranoPL" {
+        return Ok(());
+    }
+    for class in plugin.classes().map_err(|e| e.to_string())? {
+        if package.classes.iter().any(|(c, _)| *c == class) {
+            continue;
+        }
+        let source = plugin.get_class(&class).map_err(|e| e.to_string())?;
+        let mut file = source.file;
+        if package.files.contains_key(&format!("Classes/{file}")) {
+            file = format!("{file} {class}");
+        }
+        package
+            .files
+            .insert(format!("Classes/{file}"), Arc::new(source.bytes));
+        package.classes.push((class, file));
+    }
+    let name = plugin.full_name().to_owned();
+    if let std::collections::btree_map::Entry::Vacant(slot) =
+        package.files.entry(format!("Resources/{name}"))
+    {
+        if let Ok(Some(bytes)) = plugin.get_resource(&name) {
+            slot.insert(Arc::new(bytes));
+        }
+    }
+    Ok(())
+}
+
+/// Where the model holds no object Murano would load (a mapping with a
+/// `?: {type: …}` header): the whole model, or an application of a list.
+fn untyped_parts(model: &Json) -> Vec<String> {
+    let typed = |v: &Json| v.pointer("/?/type").is_some_and(Json::is_string);
+    match model {
+        Json::Object(m) if m.contains_key("Objects") => {
+            if typed(&m["Objects"]) {
+                Vec::new()
+            } else {
+                vec!["the model's Objects".to_owned()]
+            }
+        }
+        Json::Array(apps) if apps.iter().all(|a| !typed(a)) => vec!["the model".to_owned()],
+        Json::Array(apps) => apps
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !typed(a))
+            .map(|(i, _)| format!("item {i} of the model"))
+            .collect(),
+        other if typed(other) => Vec::new(),
+        _ => vec!["the model".to_owned()],
+    }
 }
 
 /// Every package of the catalogs (the first of a name wins), then the
@@ -204,7 +274,14 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let prepared = (|| -> Result<_, String> {
-        let model = task_model(read_json(&args.model)?);
+        let model = read_json(&args.model)?;
+        for part in untyped_parts(&model) {
+            eprintln!(
+                "murano: warning: {}: {part} has no typed object (no `?: {{type: CLASS, id: ID}}` header): Murano deploys nothing of it",
+                args.model.display()
+            );
+        }
+        let model = task_model(model);
         let options = host_options(args)?;
         let packages = packages(&args.catalog)?;
         Ok((model, options, packages))

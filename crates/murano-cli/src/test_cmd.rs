@@ -118,6 +118,8 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let mut total_passed = 0;
     let mut total_failed = 0;
     let mut any_selected = false;
+    // Which filters selected a test in some package.
+    let mut matched = vec![false; args.filter.len()];
     for index in 0..args.packages.len().min(packages.len()) {
         // The package under test first, then the others in order.
         let mut ordered = packages.clone();
@@ -131,11 +133,21 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        for (i, filter) in args.filter.iter().enumerate() {
+            let found = select(runner.discovery(), std::slice::from_ref(filter))
+                .is_some_and(|set| set.iter().any(|(_, m)| !m.is_empty()));
+            matched[i] |= found;
+        }
         let Some(run_set) = select(runner.discovery(), &args.filter) else {
             continue;
         };
-        any_selected = true;
         let count: usize = run_set.iter().map(|(_, m)| m.len()).sum();
+        // A filter that keeps a test class but none of its methods selects
+        // nothing either (Murano's runner would run 0 tests).
+        if count == 0 {
+            continue;
+        }
+        any_selected = true;
         if args.format == Format::Text {
             let noun = if count == 1 { "test" } else { "tests" };
             outln!("running {count} {noun} of {name}");
@@ -177,9 +189,26 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
             },
         ));
     }
+    let unmatched: Vec<&str> = args
+        .filter
+        .iter()
+        .zip(&matched)
+        .filter(|(_, m)| !**m)
+        .map(|(f, _)| f.as_str())
+        .collect();
     if !any_selected {
-        eprintln!("murano: no tests found for execution");
+        if unmatched.is_empty() {
+            eprintln!("murano: no tests found for execution");
+        } else {
+            eprintln!(
+                "murano: no tests found for execution: --filter {} matched no test method (a test method, a test class, or Class.method)",
+                unmatched.join(", --filter ")
+            );
+        }
         return ExitCode::from(1);
+    }
+    for filter in unmatched {
+        eprintln!("murano: warning: --filter {filter} matched no test method");
     }
     match args.format {
         Format::Text => outln!("{total_passed} passed, {total_failed} failed"),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use clap::Args;
 use murano_packages::PluginRegistry;
 use murano_ui::clean::FieldError;
-use murano_ui::definition::{Definition, FormDef, WF_MANAGEMENT};
+use murano_ui::definition::{Definition, FieldKind, FormDef, WF_MANAGEMENT};
 use murano_ui::host::{
     AvailabilityZone, ExistingApp, Flavor, Host, Image, ImageInfo, Named, Network, SystemEntropy,
 };
@@ -40,6 +40,12 @@ use crate::files::read_package_or_message;
 ///   keypairs: [mykey]
 ///   zones: [nova]
 ///   networks: [{name: private, id: net-1}]
+///
+/// A field of type network takes what the dashboard posts for a choice:
+/// a Python tuple literal of a network id of the cloud file and a subnet
+/// id, quoted in YAML, e.g. net: "('NETWORK_ID', None)" (any subnet of
+/// the network) or "('NETWORK_ID', 'SUBNET_ID')"; "(None, None)" or ""
+/// is the automatic choice. Any other value is an error of the field.
 ///
 /// The exit status is 0 when every step is valid, 1 when a step is not
 /// or the dashboard would fail, 2 on a usage or I/O error.
@@ -462,8 +468,11 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                 posted.insert(k.value.python_str(), v.value.python_str());
             }
         }
+        let bad_networks =
+            network_errors(&loaded.definition.forms[index], &mut posted, values_path);
         let outcome = submit_step(&mut wizard, index, &posted)
             .map_err(|e| failed(&format!("{ui_file}: form {name:?}: {e}")))?;
+        let outcome = with_field_errors(outcome, bad_networks);
         match outcome {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
@@ -488,6 +497,62 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         serde_json::to_string_pretty(&body).unwrap_or_default()
     );
     Ok(true)
+}
+
+/// The forms a network field's value takes, for its error message.
+const NETWORK_FORMS: &str = "write a Python tuple of a network id and a subnet id: \
+    ('NETWORK_ID', 'SUBNET_ID'), ('NETWORK_ID', None) for any subnet (e.g. ('net-1', None)), \
+    or (None, None) or nothing for the automatic choice";
+
+/// The values of `network` fields that the dashboard cannot read (it reads
+/// the posted choice with Python's `ast.literal_eval` and fails on the
+/// whole step): errors of their fields, blamed on the values file, and
+/// taken out of what is posted so that the step's other fields are
+/// still checked.
+fn network_errors(
+    form: &FormDef,
+    posted: &mut BTreeMap<String, String>,
+    values_path: &Path,
+) -> Vec<(String, FieldError)> {
+    let mut out = Vec::new();
+    for field in form.fields.iter().filter(|f| f.kind == FieldKind::Network) {
+        let Some(value) = posted.get(&field.name) else {
+            continue;
+        };
+        if value.is_empty() || murano_ui::clean::python_literal_pair(value).is_some() {
+            continue;
+        }
+        out.push((
+            field.name.clone(),
+            FieldError {
+                message: format!(
+                    "{value:?} ({}) is not a network choice: {NETWORK_FORMS}",
+                    values_path.display()
+                ),
+                code: Some("invalid_network".into()),
+            },
+        ));
+        posted.remove(&field.name);
+    }
+    out
+}
+
+/// A step's outcome with more field errors.
+fn with_field_errors(outcome: StepOutcome, extra: Vec<(String, FieldError)>) -> StepOutcome {
+    if extra.is_empty() {
+        return outcome;
+    }
+    let mut errors = match outcome {
+        StepOutcome::Invalid(errors) => errors,
+        _ => Vec::new(),
+    };
+    for (field, error) in extra {
+        match errors.iter_mut().find(|(f, _)| *f == field) {
+            Some((_, list)) => list.insert(0, error),
+            None => errors.insert(0, (field, vec![error])),
+        }
+    }
+    StepOutcome::Invalid(errors)
 }
 
 /// The error of a flavor field whose value names no flavor of the cloud.

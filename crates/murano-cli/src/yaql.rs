@@ -37,7 +37,9 @@ pub(crate) struct YaqlArgs {
     #[arg(short, long, value_name = "FILE")]
     data: Option<PathBuf>,
     /// Which grammar and library: yaql's standard one (with delegates),
-    /// Murano's engine (format 1.2+ options), or yaql's legacy mode.
+    /// Murano's engine (format 1.2+ options, with the engine's functions
+    /// that need no object model: format, base64encode, substr, ...), or
+    /// yaql's legacy mode.
     #[arg(short, long, value_enum, default_value_t = GrammarName::Standard)]
     grammar: GrammarName,
     /// Evaluation steps allowed.
@@ -77,7 +79,7 @@ enum GrammarName {
 fn engine(args: &YaqlArgs) -> (Engine, Library) {
     let (mut engine, library) = match args.grammar {
         GrammarName::Standard => (Engine::standard(), Library::standard(true)),
-        GrammarName::Murano => (Engine::murano(true), Library::standard(false)),
+        GrammarName::Murano => (Engine::murano(true), murano_engine::yaql_library()),
         GrammarName::Legacy => (Engine::legacy(), Library::legacy()),
     };
     let options: &mut Options = engine.options_mut();

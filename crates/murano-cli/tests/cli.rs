@@ -530,3 +530,275 @@ fn hot_validate_reports_as_heat() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Writes a package of text files under `dir`.
+fn write_package(dir: &Path, files: &[(&str, &str)]) {
+    for (path, body) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+}
+
+/// The core library of the shared data, when it is there.
+fn shared_core() -> Option<PathBuf> {
+    let shared = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    let core = shared.join("conformance/engine/meta/io.murano");
+    core.is_dir().then_some(core)
+}
+
+#[test]
+fn check_keeps_package_level_checks_of_hot_packages() {
+    let scratch = Scratch::new("hot-package-level");
+    let pkg = scratch.0.join("hello-hot");
+    copy_dir(&examples().join("hello-hot"), &pkg);
+    std::fs::remove_file(pkg.join("LICENSE")).unwrap();
+    // The manifest names logo.png: Murano refuses the package without it.
+    std::fs::remove_file(pkg.join("logo.png")).unwrap();
+    let out = murano().arg("check").arg(&pkg).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    for code in ["W121", "W074", "H110"] {
+        assert!(stdout.contains(code), "{code} missing in {stdout}");
+    }
+    assert!(stdout.contains("\"LICENSE\" is missing"), "{stdout}");
+    assert!(stdout.contains("logo"), "{stdout}");
+}
+
+/// A package with one field of type `network`.
+fn network_package(dir: &Path) -> PathBuf {
+    let pkg = dir.join("net");
+    write_package(
+        &pkg,
+        &[
+            (
+                "manifest.yaml",
+                "Format: MuranoPL/1.0\nType: Application\nFullName: com.example.Net\n\
+                 Name: Net\nDescription: d\nClasses: {com.example.Net: Net.yaml}\n",
+            ),
+            ("Classes/Net.yaml", "Name: com.example.Net\n"),
+            (
+                "UI/ui.yaml",
+                "Version: 2.2\nApplication:\n  ?: {type: com.example.Net}\n  net: $.s.net\n  \
+                 name: $.s.name\nForms:\n  - s:\n      fields:\n        - {name: net, type: network, label: Network}\n        \
+                 - {name: name, type: string, label: Name, minLength: 3}\n",
+            ),
+        ],
+    );
+    pkg
+}
+
+#[test]
+fn ui_network_values_that_are_no_tuple_are_field_errors() {
+    let scratch = Scratch::new("ui-network");
+    let pkg = network_package(&scratch.0);
+    let cloud = workspace().join("examples/ui/cloud.yaml");
+    let values = scratch.0.join("values.yaml");
+    let ui = |body: &str| {
+        std::fs::write(&values, body).unwrap();
+        let out = murano()
+            .arg("ui")
+            .arg(&pkg)
+            .arg("--values")
+            .arg(&values)
+            .arg("--cloud")
+            .arg(&cloud)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    // A bare network name: an error of the field, with the other fields'
+    // errors of the step, and the accepted forms.
+    let (code, stdout, stderr) = ui("s: {net: private, name: ab}\n");
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(stdout.starts_with("step \"s\" is not valid:"), "{stdout}");
+    assert!(stdout.contains("  net: "), "{stdout}");
+    assert!(stdout.contains("private"), "{stdout}");
+    assert!(stdout.contains("('net-1', None)"), "{stdout}");
+    assert!(stdout.contains("values.yaml"), "{stdout}");
+    assert!(stdout.contains("  name: "), "{stdout}");
+    assert!(!stderr.contains("ui.yaml"), "{stderr}");
+    // The accepted forms.
+    for net in ["\"('net-1', None)\"", "''", "\"(None, None)\""] {
+        let (code, stdout, stderr) = ui(&format!("s: {{net: {net}, name: abc}}\n"));
+        assert_eq!(code, Some(0), "{net}: {stdout}{stderr}");
+    }
+    // Documented in the help.
+    let out = murano().args(["ui", "--help"]).output().unwrap();
+    let (help, _) = text(&out);
+    assert!(help.contains("('NETWORK_ID', None)"), "{help}");
+}
+
+/// A package whose classes Murano and the engine run, but murano-pkg-check
+/// refuses (`Do:` inside `Parallel:`, a `!yaql` tag).
+fn parity_package(dir: &Path, extra_body: &str) -> PathBuf {
+    let pkg = dir.join("parity");
+    write_package(
+        &pkg,
+        &[
+            (
+                "manifest.yaml",
+                "Format: MuranoPL/1.4\nType: Library\nFullName: com.example.Parity\n\
+                 Description: d\nClasses:\n  com.example.App: App.yaml\n  com.example.Tagged: Tagged.yaml\n",
+            ),
+            ("LICENSE", "Apache-2.0"),
+            (
+                "Classes/App.yaml",
+                &format!(
+                    "Namespaces: {{=: com.example}}\nName: App\nMethods:\n  run:\n    Body:\n      \
+                     - Parallel:\n          - Do:\n              - $x: 1\n          - Do:\n              - $y: 2\n{extra_body}"
+                ),
+            ),
+            (
+                "Classes/Tagged.yaml",
+                "Namespaces: {=: com.example}\nName: Tagged\nMethods:\n  run:\n    Body:\n      - Return: !yaql '1 + 1'\n",
+            ),
+        ],
+    );
+    pkg
+}
+
+#[test]
+fn parity_only_findings_do_not_fail_check_unless_denied() {
+    let scratch = Scratch::new("parity");
+    let pkg = parity_package(&scratch.0, "");
+    let out = murano().arg("check").arg(&pkg).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    for code in ["E201", "E002"] {
+        assert!(stdout.contains(code), "{code} missing in {stdout}");
+    }
+    assert_eq!(stdout.matches("Murano accepts this").count(), 3, "{stdout}");
+    // Asked for: a parity finding fails the run.
+    let out = murano()
+        .args(["check", "--deny", "parity"])
+        .arg(&pkg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    let out = murano()
+        .args(["check", "--deny", "warnings,parity"])
+        .arg(&pkg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    // murano-pkg-check's view: its errors are errors.
+    let out = murano()
+        .args(["check", "--pkgcheck-only"])
+        .arg(&pkg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    // A body item Murano refuses too still fails the run.
+    let scratch = Scratch::new("parity-real");
+    let pkg = parity_package(&scratch.0, "      - x: 1\n");
+    let out = murano().arg("check").arg(&pkg).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("\"x\" is not a valid variable name"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_finds_ui_types_defined_nowhere() {
+    let Some(core) = shared_core() else {
+        eprintln!("shared core library absent: skipping");
+        return;
+    };
+    let scratch = Scratch::new("ui-types");
+    let pkg = scratch.0.join("app");
+    let ui = |app: &str, instance: &str, field: &str| {
+        format!(
+            "Version: 2.2\nTemplates:\n  vm:\n    ?: {{type: {instance}}}\n    name: x\n\
+             Application:\n  ?:\n    type: {app}\n  peer: $.s.peer\n  vm: $vm\n\
+             Forms:\n  - s:\n      fields:\n        - {{name: peer, type: {field}, label: Peer}}\n"
+        )
+    };
+    let write = |ui_text: &str| {
+        write_package(
+            &pkg,
+            &[
+                (
+                    "manifest.yaml",
+                    "Format: MuranoPL/1.4\nType: Application\nFullName: com.example.App\n\
+                     Description: d\nRequire: {io.murano: }\nClasses: {com.example.App: App.yaml}\n",
+                ),
+                ("LICENSE", "Apache-2.0"),
+                ("logo.png", "png"),
+                (
+                    "Classes/App.yaml",
+                    "Namespaces: {=: com.example, std: io.murano}\nName: App\nExtends: std:Application\n",
+                ),
+                ("UI/ui.yaml", ui_text),
+            ],
+        );
+    };
+    let check = || {
+        let out = murano()
+            .arg("check")
+            .arg(&pkg)
+            .arg("--catalog")
+            .arg(&core)
+            .output()
+            .unwrap();
+        text(&out).0
+    };
+    write(&ui(
+        "com.example.Ap",
+        "io.murano.resources.LinuxMuranoInstanc",
+        "com.example.Peer",
+    ));
+    let stdout = check();
+    assert_eq!(stdout.matches("M420").count(), 3, "{stdout}");
+    for name in [
+        "com.example.Ap",
+        "io.murano.resources.LinuxMuranoInstanc",
+        "com.example.Peer",
+    ] {
+        assert!(stdout.contains(name), "{name} missing in {stdout}");
+    }
+    write(&ui(
+        "com.example.App",
+        "io.murano.resources.LinuxMuranoInstance",
+        "io.murano.Application",
+    ));
+    let stdout = check();
+    assert!(!stdout.contains("M420"), "{stdout}");
+    // Without a catalog nothing outside the package is known: not checked.
+    let out = murano().arg("check").arg(&pkg).output().unwrap();
+    assert!(!text(&out).0.contains("M420"));
+}
+
+#[test]
+fn yaql_murano_grammar_has_the_engine_functions() {
+    for (expression, want) in [
+        ("format('{0}-{1}', 1, 2)", "\"1-2\""),
+        ("'{0}:{p}'.format(5, p => 8)", "\"5:8\""),
+        ("base64encode('a')", "\"YQ==\""),
+        ("substr('abcdef', 2, 3)", "\"cde\""),
+    ] {
+        let out = murano()
+            .args(["yaql", "--grammar", "murano", expression])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{expression}: {stdout}{stderr}");
+        assert_eq!(stdout.trim(), want, "{expression}");
+    }
+    // A function that needs an object model is known but does not apply.
+    let out = murano()
+        .args(["yaql", "--grammar", "murano", "id($)"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        !text(&out).1.contains("Unknown function"),
+        "{:?}",
+        text(&out)
+    );
+}

@@ -236,3 +236,108 @@ fn a_failing_deployment_prints_the_muranopl_stack_trace() {
         "{text}"
     );
 }
+
+/// The object model `murano ui` makes of a package, with the example cloud.
+fn ui_model(package: &Path, values: &str, dir: &Path) -> PathBuf {
+    let values_path = dir.join("values.yaml");
+    std::fs::write(&values_path, values).unwrap();
+    let ui = murano()
+        .arg("ui")
+        .arg(package)
+        .arg("--values")
+        .arg(&values_path)
+        .arg("--cloud")
+        .arg(workspace().join("examples/ui/cloud.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        ui.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ui.stdout)
+    );
+    let model = dir.join("model.json");
+    std::fs::write(&model, &ui.stdout).unwrap();
+    model
+}
+
+#[test]
+fn heat_hot_packages_deploy_through_their_generated_class() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("murano-deploy-hot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let core = shared.join("conformance/engine/meta/io.murano");
+    let values = "group0: {name: web}\ngroup1: {image: img-ubuntu}\n";
+    // The bundled example, and the package `murano hot` builds of its
+    // template.
+    let built = dir.join("built.zip");
+    let hot = murano()
+        .arg("hot")
+        .arg(workspace().join("examples/packages/hello-hot/template.yaml"))
+        .arg("-o")
+        .arg(&built)
+        .output()
+        .unwrap();
+    assert_eq!(hot.status.code(), Some(0));
+    for package in [workspace().join("examples/packages/hello-hot"), built] {
+        let model = ui_model(&package, values, &dir);
+        let out = murano()
+            .args(["deploy", "--dry-run"])
+            .arg(&model)
+            .arg("--catalog")
+            .arg(&package)
+            .arg("--catalog")
+            .arg(&core)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{}: {text}", package.display());
+        assert!(text.contains("Deployment: ok"), "{text}");
+        // The template of the package is what the generated class pushes.
+        assert!(text.contains("[1] create stack"), "{text}");
+        assert!(text.contains("OS::Nova::Server"), "{text}");
+        assert!(text.contains("img-ubuntu"), "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_model_without_a_typed_object_is_a_warning() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("murano-deploy-untyped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let core = shared.join("conformance/engine/meta/io.murano");
+    let deploy = |model: &str| {
+        let path = dir.join("model.json");
+        std::fs::write(&path, model).unwrap();
+        murano()
+            .args(["deploy", "--dry-run"])
+            .arg(&path)
+            .arg("--catalog")
+            .arg(&core)
+            .output()
+            .unwrap()
+    };
+    for model in [
+        r#"{"name": "web", "type": "com.example.App"}"#,
+        r#"[{"name": "web"}, {"name": "db"}]"#,
+    ] {
+        let out = deploy(model);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("warning"), "{model}: {stderr}");
+        assert!(stderr.contains("no typed object"), "{model}: {stderr}");
+    }
+    // A typed application: no warning.
+    let out = deploy(r#"{"?": {"type": "io.murano.Object", "id": "a1"}}"#);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("no typed object"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -255,3 +255,19 @@ fn run_prints_the_result_as_json_and_traces_on_stderr() {
     let out = murano(&["run", pkg.0.to_str().unwrap(), "demo.Nope.m"], &core);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_filter_that_selects_no_test_exits_1_with_a_message() {
+    let Some(core) = core() else { return };
+    let g = greetings();
+    // A method name no test class has, and a class that is not a test
+    // class: both select nothing.
+    for filter in ["testNoSuchMethod", "com.example.NoSuchClass"] {
+        let out = murano(&["test", g.to_str().unwrap(), "--filter", filter], &core);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(1), "{filter}: {stdout}{stderr}");
+        assert!(!stdout.contains("running 0 tests"), "{filter}: {stdout}");
+        assert!(stderr.contains("no tests found"), "{filter}: {stderr}");
+        assert!(stderr.contains(filter), "{filter}: {stderr}");
+    }
+}

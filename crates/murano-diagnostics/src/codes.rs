@@ -457,6 +457,12 @@ pub const CODES: &[CodeInfo] = &[
         "meta class attached where its Applies does not allow it",
     ),
     c(
+        "M420",
+        Warning,
+        Checker,
+        "class named in a UI definition that neither the package nor the catalog defines",
+    ),
+    c(
         "OM101",
         Warning,
         ObjectModel,

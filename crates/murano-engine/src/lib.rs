@@ -178,6 +178,30 @@ pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
+
+/// The YAQL library the engine evaluates the code of format 1.2+ classes
+/// with: yaql's standard library and the engine's functions (`format` and
+/// `'{0}'.format(…)`, `base64encode`, `substr`, `firstOrDefault`, ...),
+/// for evaluating expressions outside a class (`murano yaql --grammar
+/// murano`). The functions that need a running engine or an object model
+/// (`id`, `new`, `config`, `randomName`, ...) are there but match no
+/// arguments without one.
+///
+/// ```
+/// use std::sync::Arc;
+/// use murano_yaql::eval::{Context, Engine};
+///
+/// let query = Engine::murano(true).compile("'{0}-{1}'.format(1, 2)")?;
+/// let value = query.evaluate(&Context::new(Arc::new(murano_engine::yaql_library())))?;
+/// assert_eq!(value.py_str(), "1-2");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn yaql_library() -> murano_yaql::eval::Library {
+    let mut library = murano_yaql::eval::Library::standard(false);
+    library.push_layer();
+    functions::register(&mut library);
+    library
+}
 pub use object::ObjectView;
 
 /// The body of a native method.

@@ -35,6 +35,7 @@ mod pkgcheck;
 mod py;
 #[cfg(test)]
 mod tests;
+mod ui_types;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -115,13 +116,18 @@ impl ClassIndex {
     }
 
     /// Adds a package's classes (the `Classes` of its manifest and every
-    /// class its class files declare) and its meta classes. Files that do
+    /// class its class files declare, or a Heat.HOT package's generated
+    /// class) and its meta classes. Files that do
     /// not load are skipped; returns the package's `FullName`, if any.
     pub fn add_package(&mut self, files: &FileMap) -> Option<String> {
         let manifest = files.read("manifest.yaml")?;
         let text = String::from_utf8_lossy(manifest);
         let manifest = load_manifest(&text, &LoadOptions::default()).ok()??;
         let name = manifest.value.get("FullName")?.value.as_str()?.to_owned();
+        // A Heat.HOT package's class is generated and named as the package.
+        if hot_package::is_hot(Some(&manifest)) {
+            self.insert_class(&name, &name);
+        }
         if let Some(classes) = manifest.value.get("Classes").and_then(|c| c.value.as_map()) {
             for (class, _) in classes {
                 if let Some(class) = class.value.as_str() {
@@ -208,12 +214,20 @@ pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic>
         // Heat's (H100-H104) instead.
         let mut out = hot_package::run(files, options);
         out.extend(hot::run(files));
+        // The checks of the package as a whole apply to every format.
+        out.extend(
+            pkgcheck::run(files, &options.load)
+                .into_iter()
+                .filter(|d| PACKAGE_LEVEL.contains(&d.code)),
+        );
         out
     } else {
         let mut out = pkgcheck::run(files, &options.load);
         if !options.pkgcheck_only {
             out.extend(class_checks::run(files, options));
             out.extend(hot::run(files));
+            out.extend(ui_types::run(files, options));
+            mark_parity_only(files, options, &mut out);
         }
         out
     };
@@ -221,4 +235,114 @@ pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic>
         (&a.file, a.start, a.code, &a.message).cmp(&(&b.file, b.start, b.code, &b.message))
     });
     out
+}
+
+/// murano-pkg-check's checks of the package as a whole (the logo, the
+/// LICENSE), which hold for a Heat.HOT package too; its other checks are
+/// about MuranoPL files.
+const PACKAGE_LEVEL: [&str; 2] = ["W074", "W121"];
+
+/// How the message of a murano-pkg-check error on something Murano's
+/// engine accepts ends ([`is_parity_only`]).
+pub const PARITY_NOTE: &str = "(reported for murano-pkg-check parity: Murano accepts this)";
+
+/// Whether a diagnostic is one of murano-pkg-check's errors on something
+/// Murano's engine loads and runs (a `Do:` block murano-pkg-check does not
+/// know, a `!yaql` tag its YAML loader refuses): kept with its code and
+/// severity for parity, its message ending with [`PARITY_NOTE`]. `murano
+/// check` fails on such a finding only when asked to (`--deny parity`).
+///
+/// ```
+/// use murano_packages::check::{check_package, is_parity_only, CheckOptions};
+/// use murano_packages::source::FileMap;
+///
+/// let mut files = FileMap::new();
+/// files.insert("manifest.yaml", b"Format: MuranoPL/1.4\nFullName: a.b\nType: Library\n\
+/// Description: d\nClasses: {a.b.C: C.yaml}\n".to_vec())?;
+/// files.insert("LICENSE", b"Apache-2.0".to_vec())?;
+/// files.insert("Classes/C.yaml", b"Name: a.b.C\nMethods:\n  run:\n    Body:\n      \
+/// - Return: !yaql '1 + 1'\n".to_vec())?;
+/// let report = check_package(&files, &CheckOptions::default());
+/// let e002 = report.iter().find(|d| d.code == "E002").unwrap();
+/// assert!(is_parity_only(e002));
+/// # Ok::<(), murano_packages::PackageError>(())
+/// ```
+pub fn is_parity_only(d: &Diagnostic) -> bool {
+    code_info(d.code).is_some_and(|i| i.layer == Layer::PkgCheck)
+        && d.message.ends_with(PARITY_NOTE)
+}
+
+/// Marks murano-pkg-check's errors on what the engine accepts: a file its
+/// YAML loader refuses (`E002`) that the engine's loader for that kind of
+/// file reads, and a body item of a class file it refuses (`E201`,
+/// `E204`) where the engine's model of the class, loaded without error,
+/// has no issue whose node holds the position.
+fn mark_parity_only(files: &FileMap, options: &CheckOptions, out: &mut [Diagnostic]) {
+    let at = |p: Position| (p.line, p.column);
+    // The spans of the model's issues, per class file asked about.
+    let mut spans: BTreeMap<String, Option<Vec<(Position, Position)>>> = BTreeMap::new();
+    for d in out.iter_mut() {
+        let (Some(file), Some(start)) = (d.file.as_deref(), d.start) else {
+            continue;
+        };
+        let parity = match d.code {
+            "E002" => engine_loads(files, file, &options.load),
+            "E201" | "E204" if file.starts_with("Classes/") => {
+                let issues = spans
+                    .entry(file.to_owned())
+                    .or_insert_with(|| model_issue_spans(files, file, &options.load));
+                issues.as_ref().is_some_and(|issues| {
+                    !issues
+                        .iter()
+                        .any(|(from, to)| at(*from) <= at(start) && at(start) < at(*to))
+                })
+            }
+            _ => false,
+        };
+        if parity {
+            d.message = format!("{} {PARITY_NOTE}", d.message);
+        }
+    }
+}
+
+/// The spans of the issues the engine's model finds in a class file, or
+/// `None` when the engine's loader refuses the file.
+fn model_issue_spans(
+    files: &FileMap,
+    file: &str,
+    load: &LoadOptions,
+) -> Option<Vec<(Position, Position)>> {
+    let loaded = load_class_file(files.read(file)?, load).ok()?;
+    let mut spans = Vec::new();
+    for class in ClassDefinition::from_documents(&loaded.documents, Some(file)) {
+        for issue in class.issues() {
+            if let Some(start) = issue.start {
+                // An issue without an end holds its whole line.
+                let end = issue.end.unwrap_or(Position {
+                    line: start.line + 1,
+                    column: 0,
+                    offset: 0,
+                });
+                spans.push((start, end));
+            }
+        }
+    }
+    Some(spans)
+}
+
+/// Whether Murano's loader for the kind of `file` (class, UI definition,
+/// manifest) reads it.
+fn engine_loads(files: &FileMap, file: &str, load: &LoadOptions) -> bool {
+    let Some(bytes) = files.read(file) else {
+        return false;
+    };
+    if file.starts_with("Classes/") {
+        load_class_file(bytes, load).is_ok()
+    } else if file.starts_with("UI/") {
+        murano_yaml::load_ui_file(bytes, load).is_ok()
+    } else if file == "manifest.yaml" {
+        load_manifest(&String::from_utf8_lossy(bytes), load).is_ok()
+    } else {
+        false
+    }
 }

@@ -10,7 +10,7 @@ use super::{CheckOptions, Diagnostic};
 use crate::error::PackageError;
 use crate::hot::HotPackage;
 use crate::package::Package;
-use crate::source::FileMap;
+use crate::source::{FileMap, PackageSource};
 
 /// Whether the manifest asks for the Heat.HOT format.
 pub(crate) fn is_hot(manifest: Option<&Node>) -> bool {
@@ -45,6 +45,22 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
             return out;
         }
     };
+    // Murano reads the logos when the package is imported: a logo the
+    // manifest names but the package lacks makes the import fail.
+    for (key, logo) in [
+        ("Logo", package.logo()),
+        ("Supplier", package.supplier_logo()),
+    ] {
+        if let Err(e) = logo {
+            let node = manifest_key(files, options, key);
+            out.push(super::diagnostic(
+                "H110",
+                format!("Murano refuses the package at import: {e}"),
+                Some("manifest.yaml"),
+                node,
+            ));
+        }
+    }
     let classes = match package.classes() {
         Ok(c) => c,
         Err(e) => {
@@ -109,4 +125,16 @@ fn template_error(e: &PackageError) -> Diagnostic {
         Some("template.yaml"),
         at(e),
     )
+}
+
+/// Where the manifest's top-level `key` is, for a finding about it.
+fn manifest_key(files: &FileMap, options: &CheckOptions, key: &str) -> Option<murano_yaml::Mark> {
+    let text = String::from_utf8_lossy(files.read("manifest.yaml")?);
+    let doc = murano_yaml::load_manifest(&text, &options.load).ok()??;
+    let (k, _) = doc
+        .value
+        .as_map()?
+        .iter()
+        .find(|(k, _)| k.value.as_str() == Some(key))?;
+    Some(k.start)
 }

@@ -153,6 +153,7 @@ const EXAMPLES: &[(&str, Changes)] = &[
     ("M408", &[(C, Some("+Name: App\n"))]),
     ("M409", &[(C, Some("+Properties:\n  port:\n    Contract: $.int()\n    Default: eighty\n"))]),
     ("M410", &[(C, Some("+Meta:\n  - com.other.OnProperties: {}\n"))]),
+    ("M420", &[(U, Some("Application:\n  ?: {type: com.example.Ap}\n"))]),
     ("W010", &[(C, Some("+Propertes: {}\n"))]),
     ("W011", &[(C, Some("Namespaces:\n  =: com.example\nName: app\n"))]),
     ("W020", &[("Classes/Extra.yaml", Some("Name: Extra\n"))]),
@@ -370,6 +371,8 @@ fn hot_packages_are_checked_as_hot_unless_pkgcheck_only() {
     let files = package(&[
         (M, Some(HOT)),
         (T, Some("heat_template_version: 2013-05-23\nparameters:\n  size: {type: number}\nresources: {}\n")),
+        // A GIF's signature is text.
+        ("logo.png", Some("GIF89a")),
     ]);
     let report = check_package(&files, &CheckOptions::default());
     assert!(report.is_empty(), "{report:#?}");
@@ -380,4 +383,118 @@ fn hot_packages_are_checked_as_hot_unless_pkgcheck_only() {
         !report.iter().any(|d| d.code.starts_with('H')),
         "{report:#?}"
     );
+}
+
+#[test]
+fn hot_packages_keep_the_package_level_checks() {
+    // The manifest names a logo the package lacks (Murano refuses the
+    // import), and there is no LICENSE.
+    let manifest = format!("{HOT}Logo: logo.png\n");
+    let report = run(&[
+        (M, Some(&manifest)),
+        (
+            T,
+            Some("heat_template_version: 2013-05-23\nresources: {}\n"),
+        ),
+        ("LICENSE", None),
+    ]);
+    let codes: Vec<&str> = report.iter().map(|d| d.code).collect();
+    for code in ["W074", "W121", "H110"] {
+        assert!(codes.contains(&code), "{code}: {report:#?}");
+    }
+    let h110 = report.iter().find(|d| d.code == "H110").unwrap();
+    assert_eq!(h110.start.map(|p| p.line), Some(5), "{h110:?}");
+    // The files a HOT package holds are not unknown files to it.
+    assert!(!codes.contains(&"W120"), "{report:#?}");
+    // With both, nothing.
+    let report = run(&[
+        (M, Some(&manifest)),
+        (
+            T,
+            Some("heat_template_version: 2013-05-23\nresources: {}\n"),
+        ),
+        ("logo.png", Some("GIF89a")),
+    ]);
+    assert!(
+        !report
+            .iter()
+            .any(|d| ["W074", "W121", "H110"].contains(&d.code)),
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn pkgcheck_errors_on_what_murano_accepts_are_marked_parity_only() {
+    let parity = |body: &str| -> Vec<(&'static str, bool)> {
+        run(&[(C, Some(&format!("+Methods:\n  run:\n    Body:\n{body}")))])
+            .iter()
+            .filter(|d| d.code.starts_with('E'))
+            .map(|d| (d.code, is_parity_only(d)))
+            .collect()
+    };
+    // `Do:` is a Murano macro murano-pkg-check does not know.
+    assert_eq!(
+        parity("      - Parallel:\n          - Do: [$.f()]\n"),
+        [("E201", true)]
+    );
+    // A `!yaql` tag: murano-pkg-check's loader refuses it, Murano's reads it.
+    assert_eq!(parity("      - Return: !yaql '1 + 1'\n"), [("E002", true)]);
+    // What Murano refuses too stays an error that fails the run.
+    assert_eq!(parity("      - x: 1\n"), [("E201", false)]);
+    assert_eq!(
+        parity("      - If: $.f()\n        Then: $.g()\n        Esle: $.h()\n"),
+        [("E201", false)]
+    );
+    assert_eq!(parity("      - If: $.f()\n"), [("E204", false)]);
+    let refused = parity("      - Return: !yaql '1 +'\n");
+    assert!(refused.iter().all(|(_, p)| !p), "{refused:?}");
+    // murano-pkg-check's own view is left as it is.
+    let files = package(&[(
+        C,
+        Some("+Methods:\n  run:\n    Body:\n      - Return: !yaql '1 + 1'\n"),
+    )]);
+    let report = check_package(&files, &CheckOptions::default().with_pkgcheck_only(true));
+    assert!(report
+        .iter()
+        .any(|d| d.code == "E002" && !is_parity_only(d)));
+}
+
+#[test]
+fn ui_types_are_checked_against_the_package_and_the_catalog() {
+    let ui = "Templates:\n  t:\n    ?: {type: com.other.Lb}\nApplication:\n  ?:\n    type: com.example.App\n  \
+              lib:\n    ?: {type: com.other.Lib}\n  expr: {?: {type: $.f.type}}\n\
+              Forms:\n  - f:\n      fields:\n        - {name: a, type: com.example.Ap}\n        \
+              - {name: b, type: [com.other.Lib, string]}\n        - {name: c, type: string}\n";
+    let report = run(&[(U, Some(ui))]);
+    let m420: Vec<(u32, &str)> = report
+        .iter()
+        .filter(|d| d.code == "M420")
+        .map(|d| (d.start.map_or(0, |p| p.line), d.message.as_str()))
+        .collect();
+    assert_eq!(m420.len(), 2, "{m420:#?}");
+    assert_eq!(m420[0].0, 3);
+    assert!(m420[0].1.contains("\"com.other.Lb\""), "{m420:?}");
+    assert_eq!(m420[1].0, 13);
+    assert!(m420[1].1.contains("\"com.example.Ap\""), "{m420:?}");
+    // Without a catalog: not checked.
+    let report = check_package(&package(&[(U, Some(ui))]), &CheckOptions::default());
+    assert!(!report.iter().any(|d| d.code == "M420"), "{report:#?}");
+}
+
+#[test]
+fn the_class_index_knows_the_class_of_a_hot_package() {
+    let mut hot = FileMap::new();
+    hot.insert("manifest.yaml", HOT.as_bytes().to_vec())
+        .unwrap();
+    hot.insert("template.yaml", b"resources: {}\n".to_vec())
+        .unwrap();
+    let mut index = catalog();
+    assert_eq!(index.add_package(&hot).as_deref(), Some("com.example.Hot"));
+    // A UI naming the HOT package's class finds it in the catalog.
+    let ui = "Application:\n  ?: {type: com.example.Hot}\n";
+    let report = check_package(
+        &package(&[(U, Some(ui))]),
+        &CheckOptions::default().with_catalog(index),
+    );
+    assert!(!report.iter().any(|d| d.code == "M420"), "{report:#?}");
 }
