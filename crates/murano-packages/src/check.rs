@@ -217,6 +217,9 @@ pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic>
         }
         out
     };
+    if !options.pkgcheck_only {
+        out.extend(class_checks::duplicate_keys(files, options));
+    }
     out.sort_by(|a, b| {
         (&a.file, a.start, a.code, &a.message).cmp(&(&b.file, b.start, b.code, &b.message))
     });

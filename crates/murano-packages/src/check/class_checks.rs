@@ -160,10 +160,6 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
         }
     }
     hierarchy_cycles(&class_files, &mut out);
-    duplicate_keys_in(files, "manifest.yaml", Flavor::Plain, options, &mut out);
-    for file in &class_files {
-        duplicate_keys_in(files, &file.path, Flavor::Engine, options, &mut out);
-    }
     for (name, file_node) in &manifest.classes {
         let Some(file_name) = file_node.value.as_str() else {
             continue;
@@ -189,29 +185,52 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
     out
 }
 
-/// M408: keys written twice in one mapping of `path` (PyYAML, so Murano,
-/// keeps the last value without a word).
-fn duplicate_keys_in(
-    files: &FileMap,
-    path: &str,
-    flavor: Flavor,
-    options: &CheckOptions,
-    out: &mut Vec<Diagnostic>,
-) {
-    let Some(bytes) = files.read(path) else {
-        return;
-    };
-    let Ok(found) = murano_dsl::yaml::duplicate_keys(bytes, flavor, &options.load) else {
-        return;
-    };
-    for (key, at) in found {
-        out.push(diagnostic(
-            "M408",
-            format!("key {key:?} is written twice in this mapping; the last value wins"),
-            Some(path),
-            Some(at),
-        ));
+/// M408: keys written twice in one mapping of any YAML file of the
+/// package (manifest, class files, UI definitions, Heat and agent
+/// templates). PyYAML, so Murano and its dashboard, keeps the last value
+/// without a word; the loaded value is not changed here, only reported
+/// with both positions. Files that do not load are left to the other
+/// checks.
+pub(crate) fn duplicate_keys(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for path in files.paths() {
+        let lower = path.to_ascii_lowercase();
+        if ![".yaml", ".yml", ".template"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+        {
+            continue;
+        }
+        // Each file as the reader that loads it sees it (YAQL or not).
+        let flavor = if path.starts_with("Classes/") {
+            Flavor::Engine
+        } else if path.starts_with("UI/") {
+            Flavor::Dashboard
+        } else {
+            Flavor::Plain
+        };
+        let Some(bytes) = files.read(path) else {
+            continue;
+        };
+        let Ok(found) = murano_yaml::duplicate_key_positions(bytes, flavor, &options.load) else {
+            continue;
+        };
+        for d in found {
+            out.push(diagnostic(
+                "M408",
+                format!(
+                    "key {:?} is written twice in this mapping (first written at line {}, column {}); \
+                     the second value wins and the first is ignored",
+                    d.key,
+                    d.first.line + 1,
+                    d.first.column + 1
+                ),
+                Some(path),
+                Some(d.second),
+            ));
+        }
     }
+    out
 }
 
 /// A class's file and the classes it extends, with where each is named.

@@ -381,3 +381,50 @@ fn hot_packages_are_checked_as_hot_unless_pkgcheck_only() {
         "{report:#?}"
     );
 }
+
+#[test]
+fn duplicate_keys_are_reported_in_every_yaml_file_with_both_positions() {
+    let ui = "Version: 2\nForms:\n  - main:\n      fields:\n        - name: port\n          type: string\n          label: Port\n          label: Again\n";
+    let report = run(&[
+        (U, Some(ui)),
+        ("Resources/Deploy.template", Some("FormatVersion: 2.0.0\nBody: a\nBody: b\n")),
+        ("Resources/stack.yaml", Some("resources:\n  r: {type: X, type: Y}\n")),
+    ]);
+    let found: Vec<(&str, u32, &str)> = report
+        .iter()
+        .filter(|d| d.code == "M408")
+        .map(|d| {
+            (
+                d.file.as_deref().unwrap_or(""),
+                d.start.map_or(0, |p| p.line),
+                d.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 3, "{report:#?}");
+    assert!(found.iter().any(|(f, l, m)| *f == U
+        && *l == 8
+        && m.contains("\"label\"")
+        && m.contains("first written at line 7")));
+    assert!(found
+        .iter()
+        .any(|(f, l, m)| *f == "Resources/Deploy.template" && *l == 3 && m.contains("line 2")));
+    assert!(found
+        .iter()
+        .any(|(f, l, _)| *f == "Resources/stack.yaml" && *l == 2));
+    // A Heat.HOT package's template too.
+    let files = package(&[
+        (M, Some(HOT)),
+        (T, Some("heat_template_version: 2013-05-23\nresources: {}\nresources: {}\n")),
+    ]);
+    let report = check_package(&files, &CheckOptions::default());
+    assert!(
+        report
+            .iter()
+            .any(|d| d.code == "M408" && d.file.as_deref() == Some(T)),
+        "{report:#?}"
+    );
+    // Not with murano-pkg-check's codes only.
+    let report = check_package(&files, &CheckOptions::default().with_pkgcheck_only(true));
+    assert!(!report.iter().any(|d| d.code == "M408"), "{report:#?}");
+}
