@@ -457,6 +457,12 @@ pub const CODES: &[CodeInfo] = &[
         "meta class attached where its Applies does not allow it",
     ),
     c(
+        "M420",
+        Warning,
+        Checker,
+        "a package in Require that no catalog path holds",
+    ),
+    c(
         "OM101",
         Warning,
         ObjectModel,

@@ -68,6 +68,8 @@ pub(crate) fn diagnostic(
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClassIndex {
     classes: BTreeMap<String, BTreeSet<String>>,
+    /// Every package added, with classes or not (for `M420`).
+    packages: BTreeSet<String>,
     meta: BTreeMap<String, Cardinality>,
     applies: BTreeMap<String, Vec<MetaTarget>>,
 }
@@ -80,10 +82,23 @@ impl ClassIndex {
 
     /// Records that `package` defines `class`.
     pub fn insert_class(&mut self, class: &str, package: &str) {
+        self.insert_package(package);
         self.classes
             .entry(class.to_owned())
             .or_default()
             .insert(package.to_owned());
+    }
+
+    /// Records that the catalog holds `package` (it may define no class).
+    pub fn insert_package(&mut self, package: &str) {
+        if !self.packages.contains(package) {
+            self.packages.insert(package.to_owned());
+        }
+    }
+
+    /// Whether the catalog holds `package`.
+    pub fn has_package(&self, package: &str) -> bool {
+        self.packages.contains(package)
     }
 
     /// Records that `class` is a meta class with `cardinality`.
@@ -107,6 +122,7 @@ impl ClassIndex {
     pub fn from_catalog(catalog: &Catalog) -> ClassIndex {
         let mut index = ClassIndex::new();
         for (_, entry) in catalog.entries() {
+            index.insert_package(&entry.name);
             for class in &entry.classes {
                 index.insert_class(class, &entry.name);
             }
@@ -122,6 +138,7 @@ impl ClassIndex {
         let text = String::from_utf8_lossy(manifest);
         let manifest = load_manifest(&text, &LoadOptions::default()).ok()??;
         let name = manifest.value.get("FullName")?.value.as_str()?.to_owned();
+        self.insert_package(&name);
         if let Some(classes) = manifest.value.get("Classes").and_then(|c| c.value.as_map()) {
             for (class, _) in classes {
                 if let Some(class) = class.value.as_str() {
@@ -164,7 +181,7 @@ impl ClassIndex {
 
     /// Whether no class is known.
     pub fn is_empty(&self) -> bool {
-        self.classes.is_empty() && self.meta.is_empty()
+        self.classes.is_empty() && self.meta.is_empty() && self.packages.is_empty()
     }
 }
 

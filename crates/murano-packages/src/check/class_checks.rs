@@ -12,7 +12,7 @@ use murano_yaml::{
 };
 use murano_yaql::{Constant, Expr, ExprKind};
 
-use super::{diagnostic, CheckOptions, Diagnostic};
+use super::{diagnostic, CheckOptions, Diagnostic, Severity};
 use crate::source::{FileMap, PackageSource};
 
 /// The functions a contract may call outside `check(…)`.
@@ -32,6 +32,8 @@ struct ClassFile {
 struct Manifest {
     full_name: Option<String>,
     require: BTreeSet<String>,
+    /// `Require` entries with where each is written.
+    require_at: Vec<(String, Mark)>,
     /// `Classes`: class name, file name node.
     classes: Vec<(String, Node)>,
     /// The MuranoPL runtime version `Format` asks for (1.0 by default).
@@ -75,6 +77,7 @@ fn read_manifest(files: &FileMap, options: &CheckOptions) -> Manifest {
     if let Some(map) = doc.value.get("Require").and_then(|n| n.value.as_map()) {
         for (k, _) in map {
             manifest.require.insert(k.value.python_str());
+            manifest.require_at.push((k.value.python_str(), k.start));
         }
     }
     if let Some(map) = doc.value.get("Classes").and_then(|n| n.value.as_map()) {
@@ -140,8 +143,22 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
         Arc::new(Runtime::new(manifest.runtime.0, manifest.runtime.1)),
         Arc::new(MemoryHost::new()),
     );
+    // Required packages the catalog lacks: classes used that no catalog
+    // package defines may be theirs (M420 instead of M403 for each).
+    let missing: Vec<&(String, Mark)> = match &options.catalog {
+        Some(catalog) => manifest
+            .require_at
+            .iter()
+            .filter(|(name, _)| {
+                manifest.full_name.as_deref() != Some(name.as_str()) && !catalog.has_package(name)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     let ctx = Context {
         options,
+        missing: missing.iter().map(|(n, _)| n.as_str()).collect(),
+        folded: std::cell::RefCell::new(BTreeMap::new()),
         manifest: &manifest,
         own: &own,
         meta: &meta,
@@ -158,6 +175,21 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
             let doc = file.documents.iter().find(|d| d.start == class.start);
             ctx.check_class(class, doc, &mut sink);
         }
+    }
+    let mut folded = ctx.folded.take();
+    for (name, at) in &missing {
+        let classes = folded.remove(name.as_str()).unwrap_or_default();
+        let mut message = format!(
+            "package {name:?} in Require is in no catalog path: its classes cannot be checked"
+        );
+        if !classes.is_empty() {
+            let list: Vec<&str> = classes.iter().map(String::as_str).collect();
+            message.push_str(&format!(
+                " (classes used that no catalog package defines: {})",
+                list.join(", ")
+            ));
+        }
+        out.push(diagnostic("M420", message, Some("manifest.yaml"), Some(*at)));
     }
     hierarchy_cycles(&class_files, &mut out);
     for (name, file_node) in &manifest.classes {
@@ -343,6 +375,11 @@ fn model_issues(class: &ClassDefinition, sink: &mut Sink<'_>) {
 
 struct Context<'a> {
     options: &'a CheckOptions,
+    /// Required packages the catalog lacks.
+    missing: Vec<&'a str>,
+    /// Classes defined nowhere, put to the missing package that may
+    /// define them (reported once per package, `M420`).
+    folded: std::cell::RefCell<BTreeMap<String, BTreeSet<String>>>,
     manifest: &'a Manifest,
     own: &'a BTreeSet<String>,
     meta: &'a BTreeMap<String, Cardinality>,
@@ -369,10 +406,11 @@ impl Context<'_> {
             }
         }
         // Contracts: M402, and class() / template() targets.
-        let mut targets: Vec<(String, Mark)> = Vec::new();
+        // `true`: resolved when Murano loads the class (Extends, Import).
+        let mut targets: Vec<(String, Mark, bool)> = Vec::new();
         for t in class.type_names() {
             if let Ok(full) = &t.resolved {
-                targets.push((full.clone(), t.start));
+                targets.push((full.clone(), t.start, true));
             }
         }
         let contracts = class
@@ -399,7 +437,7 @@ impl Context<'_> {
                 }
                 for name in names {
                     if let Ok(full) = ns.resolve(&name) {
-                        targets.push((full, node.start));
+                        targets.push((full, node.start, false));
                     }
                 }
             });
@@ -476,20 +514,64 @@ impl Context<'_> {
         }
     }
 
-    fn check_targets(&self, targets: &[(String, Mark)], sink: &mut Sink<'_>) {
+    /// The missing required package that may define `class`: the one
+    /// whose name starts the class name (the longest), else the only one.
+    fn missing_owner(&self, class: &str) -> Option<&str> {
+        let by_prefix = self
+            .missing
+            .iter()
+            .filter(|p| {
+                class
+                    .strip_prefix(**p)
+                    .is_some_and(|rest| rest.starts_with('.'))
+            })
+            .max_by_key(|p| p.len());
+        match (by_prefix, self.missing.as_slice()) {
+            (Some(p), _) => Some(p),
+            (None, [only]) => Some(only),
+            _ => None,
+        }
+    }
+
+    /// M403 and M404: classes no catalog package defines, or whose
+    /// packages Require does not list. Murano resolves Extends and Import
+    /// when it loads the class (`package.find_class`, which searches the
+    /// package and its requirements only), so there they are errors.
+    fn check_targets(&self, targets: &[(String, Mark, bool)], sink: &mut Sink<'_>) {
         let Some(catalog) = &self.options.catalog else {
             return;
         };
-        for (class, at) in targets {
+        let at_load = |d: Diagnostic, load: bool| {
+            if load {
+                let mut d = d.with_severity(Severity::Error);
+                d.message.push_str(" (Murano cannot load this class)");
+                d
+            } else {
+                d
+            }
+        };
+        for (class, at, load) in targets {
             if self.own.contains(class) {
                 continue;
             }
             match catalog.packages_of(class) {
-                None => sink.push(
-                    "M403",
-                    format!("no package of the catalog defines class {class:?}"),
-                    *at,
-                ),
+                None => {
+                    if let Some(owner) = self.missing_owner(class) {
+                        self.folded
+                            .borrow_mut()
+                            .entry(owner.to_owned())
+                            .or_default()
+                            .insert(class.clone());
+                        continue;
+                    }
+                    let d = diagnostic(
+                        "M403",
+                        format!("no package of the catalog defines class {class:?}"),
+                        Some(sink.path),
+                        Some(*at),
+                    );
+                    sink.out.push(at_load(d, *load));
+                }
                 Some(packages) => {
                     let required = packages.iter().any(|p| {
                         p == "io.murano"
@@ -498,14 +580,16 @@ impl Context<'_> {
                     });
                     if !required {
                         let list: Vec<&str> = packages.iter().map(String::as_str).collect();
-                        sink.push(
+                        let d = diagnostic(
                             "M404",
                             format!(
                                 "class {class:?} comes from {}, which Require does not list",
                                 list.join(" or ")
                             ),
-                            *at,
+                            Some(sink.path),
+                            Some(*at),
                         );
+                        sink.out.push(at_load(d, *load));
                     }
                 }
             }

@@ -145,14 +145,15 @@ const EXAMPLES: &[(&str, Changes)] = &[
     ("M400", &[(C, Some("+Methods:\n  run:\n    Body:\n      - $.f('\\xZZ')\n"))]),
     ("M401", &[(C, Some("+Methods:\n  run:\n    Body:\n      - $x: new(res:Server)\n"))]),
     ("M402", &[(C, Some("+Properties:\n  port:\n    Contract: $.integer()\n"))]),
-    ("M403", &[(C, Some("+Extends: com.nowhere.Base\n"))]),
-    ("M404", &[(C, Some("+Extends: com.other.Lib\n"))]),
+    ("M403", &[(C, Some("+Properties:\n  a:\n    Contract: $.class('com.nowhere.Thing')\n"))]),
+    ("M404", &[(C, Some("+Properties:\n  a:\n    Contract: $.class('com.other.Lib')\n"))]),
     ("M405", &[(C, Some("+Meta:\n  - com.other.Single: {}\n  - com.other.Single: {}\n"))]),
     ("M406", &[(C, Some("Namespaces:\n  =: com.example\nName: Other\n"))]),
     ("M407", &[(C, Some("+Extends: App\n"))]),
     ("M408", &[(C, Some("+Name: App\n"))]),
     ("M409", &[(C, Some("+Properties:\n  port:\n    Contract: $.int()\n    Default: eighty\n"))]),
     ("M410", &[(C, Some("+Meta:\n  - com.other.OnProperties: {}\n"))]),
+    ("M420", &[(M, Some("Format: MuranoPL/1.4\nFullName: com.example\nType: Library\nDescription: demo\nRequire:\n  com.missing: \nClasses:\n  com.example.App: App.yaml\n"))]),
     ("W010", &[(C, Some("+Propertes: {}\n"))]),
     ("W011", &[(C, Some("Namespaces:\n  =: com.example\nName: app\n"))]),
     ("W020", &[("Classes/Extra.yaml", Some("Name: Extra\n"))]),
@@ -427,4 +428,44 @@ fn duplicate_keys_are_reported_in_every_yaml_file_with_both_positions() {
     // Not with murano-pkg-check's codes only.
     let report = check_package(&files, &CheckOptions::default().with_pkgcheck_only(true));
     assert!(!report.iter().any(|d| d.code == "M408"), "{report:#?}");
+}
+
+#[test]
+fn a_required_package_missing_from_the_catalog_is_one_finding() {
+    let manifest = "Format: MuranoPL/1.4\nFullName: com.example\nType: Library\n\
+Description: demo\nRequire:\n  com.other: \n  com.missing.lib: 1.0.0\nClasses:\n  com.example.App: App.yaml\n";
+    let class = "+Extends: com.missing.lib.Base\nProperties:\n  a:\n    Contract: $.class('com.missing.lib.Thing')\n  \
+                 b:\n    Contract: $.class('com.missing.lib.Other')\n";
+    let report = run(&[(M, Some(manifest)), (C, Some(class))]);
+    let codes: Vec<&str> = report.iter().map(|d| d.code).collect();
+    assert!(!codes.contains(&"M403"), "{report:#?}");
+    let m420: Vec<&Diagnostic> = report.iter().filter(|d| d.code == "M420").collect();
+    assert_eq!(m420.len(), 1, "{report:#?}");
+    assert_eq!(m420[0].file.as_deref(), Some(M));
+    assert_eq!(m420[0].start.map(|p| p.line), Some(7));
+    assert!(m420[0].message.contains("com.missing.lib.Base"), "{}", m420[0].message);
+    assert!(m420[0].message.contains("com.missing.lib.Other"), "{}", m420[0].message);
+}
+
+#[test]
+fn unknown_or_unrequired_classes_in_extends_and_import_are_errors() {
+    // Murano resolves Extends and Import when it loads the class: a class
+    // no package defines, or of a package not required, fails the load.
+    for (text, code) in [
+        ("+Extends: com.nowhere.Base\n", "M403"),
+        ("+Import: com.nowhere.Base\n", "M403"),
+        ("+Extends: com.other.Lib\n", "M404"),
+    ] {
+        let report = run(&[(C, Some(text))]);
+        let d = report.iter().find(|d| d.code == code).expect(text);
+        assert_eq!(d.severity, Severity::Error, "{text}");
+        assert!(d.message.contains("cannot load"), "{}", d.message);
+    }
+    // In a contract the class is looked up only when the contract runs.
+    let report = run(&[(
+        C,
+        Some("+Properties:\n  a:\n    Contract: $.class('com.nowhere.Thing')\n"),
+    )]);
+    let d = report.iter().find(|d| d.code == "M403").unwrap();
+    assert_eq!(d.severity, Severity::Warning);
 }
