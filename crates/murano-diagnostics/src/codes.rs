@@ -463,6 +463,12 @@ pub const CODES: &[CodeInfo] = &[
         "a package in Require that no catalog path holds",
     ),
     c(
+        "M421",
+        Warning,
+        Checker,
+        "`$.name` on the object for a property neither its class nor its ancestors declare",
+    ),
+    c(
         "OM101",
         Warning,
         ObjectModel,

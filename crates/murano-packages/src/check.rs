@@ -68,6 +68,8 @@ pub(crate) fn diagnostic(
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClassIndex {
     classes: BTreeMap<String, BTreeSet<String>>,
+    /// What classes declare (for `M421`, `M422`), where known.
+    shapes: BTreeMap<String, ClassShape>,
     /// Every package added, with classes or not (for `M420`).
     packages: BTreeSet<String>,
     meta: BTreeMap<String, Cardinality>,
@@ -158,6 +160,7 @@ impl ClassIndex {
                     continue;
                 };
                 self.insert_class(full, &name);
+                self.insert_shape(full, ClassShape::of(&class));
                 if class.usage == ClassUsage::Meta {
                     if let Some(info) = &class.meta_class {
                         self.insert_meta_class(full, info.cardinality);
@@ -167,6 +170,17 @@ impl ClassIndex {
             }
         }
         Some(name)
+    }
+
+    /// Records what `class` declares.
+    pub fn insert_shape(&mut self, class: &str, shape: ClassShape) {
+        self.shapes.insert(class.to_owned(), shape);
+    }
+
+    /// What `class` declares, when a package added with
+    /// [`ClassIndex::add_package`] (or [`ClassIndex::insert_shape`]) says.
+    pub fn shape(&self, class: &str) -> Option<&ClassShape> {
+        self.shapes.get(class)
     }
 
     /// The packages that define `class`.
@@ -184,6 +198,58 @@ impl ClassIndex {
         self.classes.is_empty() && self.meta.is_empty() && self.packages.is_empty()
     }
 }
+
+/// What a class declares, as far as checks that follow the class
+/// hierarchy need it (`M421`, `M422`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassShape {
+    /// The classes it extends (full names; `io.murano.Object` when it
+    /// names none), or `None` when one of them does not resolve.
+    pub parents: Option<Vec<String>>,
+    /// Its properties, each with whether it has a Default that is not
+    /// null.
+    pub properties: BTreeMap<String, bool>,
+}
+
+impl ClassShape {
+    /// The shape of a class read from a class file.
+    pub fn of(class: &ClassDefinition) -> ClassShape {
+        let parents = if class.extends.is_empty() {
+            // Murano's implicit root; the root itself has no parent.
+            if class.full_name.as_deref() == Some(OBJECT) {
+                Some(Vec::new())
+            } else {
+                Some(vec![OBJECT.to_owned()])
+            }
+        } else {
+            class
+                .extends
+                .iter()
+                .map(|t| t.resolved.clone().ok())
+                .collect()
+        };
+        let properties = class
+            .properties
+            .iter()
+            .map(|p| {
+                let has_default = p
+                    .default
+                    .as_ref()
+                    .is_some_and(|d| !matches!(d.value, murano_yaml::Value::Null));
+                (p.name.clone(), has_default)
+            })
+            .collect();
+        ClassShape {
+            parents,
+            properties,
+        }
+    }
+}
+
+/// The root of every class hierarchy. Murano's core library declares it
+/// with no property (`meta/io.murano/Classes/Object.yaml`), so it is known
+/// without a catalog.
+pub(crate) const OBJECT: &str = "io.murano.Object";
 
 /// Options of [`check_package`].
 #[derive(Debug, Clone, Default)]

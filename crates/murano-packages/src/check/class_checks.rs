@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use murano_dsl::contract::{Contract, ContractErrorKind, MemoryHost, Runtime, Scope};
+use murano_dsl::model::instruction::{Instruction, InstructionKind, TargetRoot, TargetStep};
 use murano_dsl::model::{Cardinality, ClassDefinition, ClassUsage, MetaTarget, Namespaces};
 use murano_dsl::version::YamlScalar;
 use murano_yaml::{
@@ -12,7 +13,7 @@ use murano_yaml::{
 };
 use murano_yaql::{Constant, Expr, ExprKind};
 
-use super::{diagnostic, CheckOptions, Diagnostic, Severity};
+use super::{diagnostic, CheckOptions, ClassShape, Diagnostic, Severity, OBJECT};
 use crate::source::{FileMap, PackageSource};
 
 /// The functions a contract may call outside `check(…)`.
@@ -155,8 +156,19 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
             .collect(),
         None => Vec::new(),
     };
+    let mut own_shapes: BTreeMap<String, ClassShape> = BTreeMap::new();
+    for file in &class_files {
+        for class in &file.classes {
+            if let Some(name) = &class.full_name {
+                own_shapes
+                    .entry(name.clone())
+                    .or_insert_with(|| ClassShape::of(class));
+            }
+        }
+    }
     let ctx = Context {
         options,
+        own_shapes: &own_shapes,
         missing: missing.iter().map(|(n, _)| n.as_str()).collect(),
         folded: std::cell::RefCell::new(BTreeMap::new()),
         manifest: &manifest,
@@ -375,6 +387,8 @@ fn model_issues(class: &ClassDefinition, sink: &mut Sink<'_>) {
 
 struct Context<'a> {
     options: &'a CheckOptions,
+    /// What the package's classes declare.
+    own_shapes: &'a BTreeMap<String, ClassShape>,
     /// Required packages the catalog lacks.
     missing: Vec<&'a str>,
     /// Classes defined nowhere, put to the missing package that may
@@ -462,6 +476,7 @@ impl Context<'_> {
         for (node, target) in metas {
             self.check_meta(ns, node, target, sink);
         }
+        self.undeclared_properties(class, sink);
         // M409: defaults against their own contracts.
         let declared = class
             .properties
@@ -511,6 +526,84 @@ impl Context<'_> {
                 }
                 sink.push("M409", message, default.start);
             }
+        }
+    }
+
+    /// The properties `class` and its ancestors declare (name: whether it
+    /// has a Default), or `None` when an ancestor is not known (not in the
+    /// package, not described by the catalog).
+    pub(crate) fn declared_properties(&self, class: &str) -> Option<BTreeMap<String, bool>> {
+        let mut out = BTreeMap::new();
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![class.to_owned()];
+        while let Some(name) = todo.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let shape = self.own_shapes.get(&name).or_else(|| {
+                self.options
+                    .catalog
+                    .as_ref()
+                    .and_then(|c| c.shape(&name))
+            });
+            let shape = match shape {
+                Some(shape) => shape,
+                None if name == OBJECT => continue,
+                None => return None,
+            };
+            for (property, has_default) in &shape.properties {
+                let known = out.entry(property.clone()).or_insert(false);
+                *known |= *has_default;
+            }
+            todo.extend(shape.parents.as_ref()?.iter().cloned());
+        }
+        Some(out)
+    }
+
+    /// M421: `$.name` (or `$this.name`) in a method body, where `$` is
+    /// certainly the object, for a property neither the class nor its
+    /// ancestors declare. Murano looks the property up from the method's
+    /// class upwards (`MuranoObject.get_property`): a read raises
+    /// `UninitializedPropertyAccessError` unless the class stored the
+    /// name itself (a write of an undeclared name from the class's own
+    /// methods is kept aside for that class, `set_property`).
+    fn undeclared_properties(&self, class: &ClassDefinition, sink: &mut Sink<'_>) {
+        let Some(name) = &class.full_name else {
+            return;
+        };
+        let mut accesses = Vec::new();
+        for method in &class.methods {
+            block_accesses(&method.body, &mut accesses);
+        }
+        if accesses.is_empty() {
+            return;
+        }
+        let Some(declared) = self.declared_properties(name) else {
+            return;
+        };
+        let written: BTreeSet<&str> = accesses
+            .iter()
+            .filter(|a| a.write)
+            .map(|a| a.name.as_str())
+            .collect();
+        for access in &accesses {
+            if declared.contains_key(&access.name) {
+                continue;
+            }
+            let property = &access.name;
+            // A name the class stores itself (`$.name: value`, Murano's
+            // usual private state) can be read back: it is not reported,
+            // nor is the store.
+            if access.write || written.contains(property.as_str()) {
+                continue;
+            }
+            let message = format!(
+                "`{}` reads property {property:?}, which neither {name} nor its ancestors \
+                 declare, and {name} never stores it (Murano raises \
+                 UninitializedPropertyAccessError here)",
+                access.text
+            );
+            sink.push("M421", message, access.at);
         }
     }
 
@@ -779,5 +872,198 @@ fn uses_objects(expr: &Expr) -> bool {
                 || args.iter().any(uses_objects)
         }
         _ => expr.children().into_iter().any(uses_objects),
+    }
+}
+
+/// A `$.name` of a method body (`M421`).
+struct Access {
+    name: String,
+    /// The expression it is in, for the message.
+    text: String,
+    at: Mark,
+    /// A plain `$.name: value` assignment.
+    write: bool,
+}
+
+/// Functions whose arguments yaql evaluates in the caller's context (no
+/// lambda rebinds `$` in them); arguments of any other call are skipped.
+const SAME_CONTEXT: [&str; 14] = [
+    "len", "str", "int", "float", "bool", "format", "concat", "join", "list", "isString",
+    "isList", "isDict", "new", "id",
+];
+
+/// The `$.name` reads of a YAML value of a body.
+fn node_accesses(node: &Node, out: &mut Vec<Access>) {
+    walk_yaql(node, &mut |n, y| {
+        expr_accesses(y.expression.root(), y.text(), n.start, out)
+    });
+}
+
+/// The `$.name` and `$this.name` reads of an expression, where `$` is
+/// certainly the object: not inside a call's arguments (lambdas rebind
+/// `$`: `where($.x)`), except [`SAME_CONTEXT`] functions, nor right of
+/// `->`, nor in an index (legacy yaql filters with it).
+fn expr_accesses(expr: &Expr, text: &str, at: Mark, out: &mut Vec<Access>) {
+    match &expr.kind {
+        ExprKind::Binary { op, operands } if op.symbol() == "." => {
+            if let (ExprKind::Variable(v), ExprKind::Keyword(name)) =
+                (&operands[0].kind, &operands[1].kind)
+            {
+                if matches!(&**v, "$" | "$this") {
+                    out.push(Access {
+                        name: name.to_string(),
+                        text: text.to_owned(),
+                        at,
+                        write: false,
+                    });
+                }
+                return;
+            }
+            // The receiver only: a method call's arguments may be lambdas.
+            expr_accesses(&operands[0], text, at, out);
+        }
+        ExprKind::Binary { op, operands } if op.symbol() == "->" => {
+            expr_accesses(&operands[0], text, at, out);
+        }
+        ExprKind::Binary { operands, .. } => {
+            for operand in operands.iter() {
+                expr_accesses(operand, text, at, out);
+            }
+        }
+        ExprKind::Unary { operand, .. } | ExprKind::Wrap(operand) => {
+            expr_accesses(operand, text, at, out);
+        }
+        ExprKind::Index { target, .. } => expr_accesses(target, text, at, out),
+        ExprKind::Call { name, args } if SAME_CONTEXT.contains(&&**name) => {
+            for arg in args {
+                expr_accesses(arg, text, at, out);
+            }
+        }
+        ExprKind::List(items) | ExprKind::Map(items) => {
+            for item in items {
+                expr_accesses(item, text, at, out);
+            }
+        }
+        ExprKind::MappingRule {
+            source,
+            destination,
+        } => {
+            expr_accesses(source, text, at, out);
+            expr_accesses(destination, text, at, out);
+        }
+        _ => {}
+    }
+}
+
+/// The `$.name` reads and writes of a block, nested blocks included.
+fn block_accesses(block: &[Instruction], out: &mut Vec<Access>) {
+    for instruction in block {
+        let at = instruction.start;
+        match &instruction.kind {
+            InstructionKind::Expression(y) => {
+                expr_accesses(y.expression.root(), y.text(), at, out)
+            }
+            InstructionKind::Assignment { target, value } => {
+                match &target.root {
+                    TargetRoot::Variable(v) if matches!(v.as_str(), "$" | "$this") => {
+                        if let Some(TargetStep::Attribute(name)) = target.path.first() {
+                            // `$.a.b: x` reads `$.a` to update it.
+                            out.push(Access {
+                                name: name.clone(),
+                                text: target.expression.text().to_owned(),
+                                at,
+                                write: target.path.len() == 1,
+                            });
+                        }
+                    }
+                    TargetRoot::Variable(_) => {}
+                    TargetRoot::Expression(e) => {
+                        expr_accesses(e, target.expression.text(), at, out)
+                    }
+                }
+                for step in &target.path {
+                    if let TargetStep::Index(args) = step {
+                        for arg in args {
+                            expr_accesses(arg, target.expression.text(), at, out);
+                        }
+                    }
+                }
+                node_accesses(value, out);
+            }
+            InstructionKind::Return(Some(value)) => node_accesses(value, out),
+            InstructionKind::Do(body) => block_accesses(body, out),
+            InstructionKind::If {
+                condition,
+                then,
+                otherwise,
+            } => {
+                node_accesses(condition, out);
+                block_accesses(then, out);
+                block_accesses(otherwise.as_deref().unwrap_or_default(), out);
+            }
+            InstructionKind::While { condition, body } => {
+                expr_accesses(condition.expression.root(), condition.text(), at, out);
+                block_accesses(body, out);
+            }
+            InstructionKind::For {
+                collection, body, ..
+            } => {
+                node_accesses(collection, out);
+                block_accesses(body, out);
+            }
+            InstructionKind::Repeat { count, body } => {
+                node_accesses(count, out);
+                block_accesses(body, out);
+            }
+            InstructionKind::Match {
+                value,
+                cases,
+                default,
+            } => {
+                node_accesses(value, out);
+                for (case, body) in cases {
+                    node_accesses(case, out);
+                    block_accesses(body, out);
+                }
+                block_accesses(default.as_deref().unwrap_or_default(), out);
+            }
+            InstructionKind::Switch { cases, default } => {
+                for (case, body) in cases {
+                    node_accesses(case, out);
+                    block_accesses(body, out);
+                }
+                block_accesses(default.as_deref().unwrap_or_default(), out);
+            }
+            InstructionKind::Parallel { body, limit } => {
+                block_accesses(body, out);
+                if let Some(limit) = limit {
+                    node_accesses(limit, out);
+                }
+            }
+            InstructionKind::Try {
+                body,
+                catch,
+                otherwise,
+                finally,
+            } => {
+                block_accesses(body, out);
+                for clause in catch {
+                    block_accesses(clause.body.as_deref().unwrap_or_default(), out);
+                }
+                block_accesses(otherwise.as_deref().unwrap_or_default(), out);
+                block_accesses(finally.as_deref().unwrap_or_default(), out);
+            }
+            InstructionKind::Throw {
+                names,
+                message,
+                extra,
+                cause,
+            } => {
+                for node in names.iter().chain(message).chain(extra).chain(cause) {
+                    node_accesses(node, out);
+                }
+            }
+            _ => {}
+        }
     }
 }
