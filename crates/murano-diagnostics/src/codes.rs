@@ -469,6 +469,12 @@ pub const CODES: &[CodeInfo] = &[
         "`$.name` on the object for a property neither its class nor its ancestors declare",
     ),
     c(
+        "M422",
+        Warning,
+        Checker,
+        "an optional UI text field gives a property that has a Default, which the empty string overrides",
+    ),
+    c(
         "OM101",
         Warning,
         ObjectModel,

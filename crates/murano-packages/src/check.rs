@@ -206,8 +206,8 @@ pub struct ClassShape {
     /// The classes it extends (full names; `io.murano.Object` when it
     /// names none), or `None` when one of them does not resolve.
     pub parents: Option<Vec<String>>,
-    /// Its properties, each with whether it has a Default that is not
-    /// null.
+    /// Its properties, each with whether it has a Default other than
+    /// null and the empty string (one the empty string would change).
     pub properties: BTreeMap<String, bool>,
 }
 
@@ -235,7 +235,11 @@ impl ClassShape {
                 let has_default = p
                     .default
                     .as_ref()
-                    .is_some_and(|d| !matches!(d.value, murano_yaml::Value::Null));
+                    .is_some_and(|d| match &d.value {
+                        murano_yaml::Value::Null => false,
+                        murano_yaml::Value::Str(s) => !s.is_empty(),
+                        _ => true,
+                    });
                 (p.name.clone(), has_default)
             })
             .collect();

@@ -188,6 +188,13 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
             ctx.check_class(class, doc, &mut sink);
         }
     }
+    for path in files.files_under("UI") {
+        if path.ends_with(".yaml") {
+            if let Some(bytes) = files.read(&path) {
+                ctx.ui_defaults(&path, bytes, &mut out);
+            }
+        }
+    }
     let mut folded = ctx.folded.take();
     for (name, at) in &missing {
         let classes = folded.remove(name.as_str()).unwrap_or_default();
@@ -604,6 +611,88 @@ impl Context<'_> {
                 access.text
             );
             sink.push("M421", message, access.at);
+        }
+    }
+
+    /// M422: an optional text field (`string`, `text`, `password`,
+    /// `required: false`, no `initial`) whose value an object of the UI's
+    /// `Application` or `Templates` gives a property that has a Default:
+    /// the dashboard sends the empty string for a field left empty, and a
+    /// value, even empty, replaces the Default.
+    fn ui_defaults(&self, path: &str, bytes: &[u8], out: &mut Vec<Diagnostic>) {
+        let Ok(Some(doc)) = murano_yaml::load_ui_file(bytes, &self.options.load) else {
+            return;
+        };
+        // form name -> field name -> whether it may be sent empty.
+        let mut optional: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let seq = |node: Option<&'_ Node>| match node.map(|n| &n.value) {
+            Some(Value::Seq(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        for form in seq(doc.value.get("Forms")) {
+            for (form_name, form) in form.value.as_map().unwrap_or(&[]) {
+                let Some(form_name) = form_name.value.as_str() else {
+                    continue;
+                };
+                for field in seq(form.value.get("fields")) {
+                    let text = |key: &str| field.value.get(key).and_then(|v| v.value.as_str());
+                    let required = field.value.get("required").map(|r| &r.value);
+                    let initial = field.value.get("initial").map(|i| &i.value);
+                    let empty_initial = match initial {
+                        None | Some(Value::Null) => true,
+                        Some(Value::Str(s)) => s.is_empty(),
+                        _ => false,
+                    };
+                    if matches!(text("type"), Some("string" | "text" | "password"))
+                        && matches!(required, Some(Value::Bool(false)))
+                        && empty_initial
+                    {
+                        if let Some(name) = text("name") {
+                            optional
+                                .entry(form_name.to_owned())
+                                .or_default()
+                                .insert(name.to_owned());
+                        }
+                    }
+                }
+            }
+        }
+        if optional.is_empty() {
+            return;
+        }
+        let mut objects = Vec::new();
+        if let Some(app) = doc.value.get("Application") {
+            objects_of(app, &mut objects);
+        }
+        if let Some(templates) = doc.value.get("Templates") {
+            objects_of(templates, &mut objects);
+        }
+        for (class, object) in objects {
+            let Some(declared) = self.declared_properties(&class) else {
+                continue;
+            };
+            for (key, value) in object.value.as_map().unwrap_or(&[]) {
+                let (Some(property), Value::Yaql(y)) = (key.value.as_str(), &value.value) else {
+                    continue;
+                };
+                let Some((form, field)) = form_field(y.expression.root()) else {
+                    continue;
+                };
+                if declared.get(property) == Some(&true)
+                    && optional.get(&form).is_some_and(|f| f.contains(&field))
+                {
+                    out.push(diagnostic(
+                        "M422",
+                        format!(
+                            "optional field {form}.{field} gives property {property:?} of {class}, \
+                             which has a Default: left empty, the dashboard sends '' and the \
+                             Default is not used (make the field required or give it an initial)"
+                        ),
+                        Some(path),
+                        Some(value.start),
+                    ));
+                }
+            }
         }
     }
 
@@ -1065,5 +1154,52 @@ fn block_accesses(block: &[Instruction], out: &mut Vec<Access>) {
             }
             _ => {}
         }
+    }
+}
+
+/// The objects (mappings with `?: {type: name}`) of a UI section, with
+/// their class, nested ones included.
+fn objects_of<'a>(node: &'a Node, out: &mut Vec<(String, &'a Node)>) {
+    match &node.value {
+        Value::Map(pairs) | Value::Pairs(pairs) => {
+            let class = pairs
+                .iter()
+                .find(|(k, _)| k.value.as_str() == Some("?"))
+                .and_then(|(_, header)| header.value.get("type"))
+                .and_then(|t| t.value.as_str());
+            if let Some(class) = class {
+                out.push((class.to_owned(), node));
+            }
+            for (_, v) in pairs {
+                objects_of(v, out);
+            }
+        }
+        Value::Seq(items) => items.iter().for_each(|n| objects_of(n, out)),
+        _ => {}
+    }
+}
+
+/// `form` and `field` of an expression that is exactly `$.form.field`.
+fn form_field(expr: &Expr) -> Option<(String, String)> {
+    let ExprKind::Binary { op, operands } = &expr.kind else {
+        return None;
+    };
+    let ExprKind::Keyword(field) = &operands[1].kind else {
+        return None;
+    };
+    let ExprKind::Binary {
+        op: inner,
+        operands: form,
+    } = &operands[0].kind
+    else {
+        return None;
+    };
+    match (&form[0].kind, &form[1].kind) {
+        (ExprKind::Variable(v), ExprKind::Keyword(name))
+            if &**v == "$" && op.symbol() == "." && inner.symbol() == "." =>
+        {
+            Some((name.to_string(), field.to_string()))
+        }
+        _ => None,
     }
 }

@@ -155,6 +155,10 @@ const EXAMPLES: &[(&str, Changes)] = &[
     ("M410", &[(C, Some("+Meta:\n  - com.other.OnProperties: {}\n"))]),
     ("M420", &[(M, Some("Format: MuranoPL/1.4\nFullName: com.example\nType: Library\nDescription: demo\nRequire:\n  com.missing: \nClasses:\n  com.example.App: App.yaml\n"))]),
     ("M421", &[(C, Some("+Methods:\n  run:\n    Body:\n      - Return: $.prot\n"))]),
+    ("M422", &[
+        (C, Some("+Properties:\n  name:\n    Contract: $.string()\n    Default: shop\n")),
+        (U, Some("Application:\n  ?:\n    type: com.example.App\n  name: $.main.name\nForms:\n  - main:\n      fields:\n        - name: name\n          type: string\n          required: false\n")),
+    ]),
     ("W010", &[(C, Some("+Propertes: {}\n"))]),
     ("W011", &[(C, Some("Namespaces:\n  =: com.example\nName: app\n"))]),
     ("W020", &[("Classes/Extra.yaml", Some("Name: Extra\n"))]),
@@ -546,4 +550,32 @@ Description: demo\nRequire:\n  com.other:\nClasses:\n  com.example.App: App.yaml
         .filter_map(|d| d.start.map(|p| p.line))
         .collect();
     assert_eq!(lines, [8], "{report:#?}");
+}
+
+#[test]
+fn optional_string_fields_mapped_to_properties_with_defaults_are_reported() {
+    let class = "+Properties:\n  name:\n    Contract: $.string()\n    Default: shop\n  \
+                 size:\n    Contract: $.string()\n    Default: ''\n  port:\n    Contract: $.string()\n    Default: '80'\n";
+    let ui = concat!(
+        "Version: 2.2\n",
+        "Application:\n",
+        "  ?:\n    type: com.example.App\n",
+        "  name: $.main.name\n",
+        "  size: $.main.size\n",
+        "  port: $.main.port\n",
+        "Forms:\n",
+        "  - main:\n",
+        "      fields:\n",
+        "        - name: name\n          type: string\n          required: false\n",
+        "        - name: size\n          type: string\n          required: false\n",
+        "        - name: port\n          type: string\n",
+    );
+    let report = run(&[(C, Some(class)), (U, Some(ui))]);
+    let found: Vec<&Diagnostic> = report.iter().filter(|d| d.code == "M422").collect();
+    // `name` only: `size`'s Default is '' already, `port` is required.
+    assert_eq!(found.len(), 1, "{report:#?}");
+    assert_eq!(found[0].file.as_deref(), Some(U));
+    assert_eq!(found[0].start.map(|p| p.line), Some(5));
+    assert!(found[0].message.contains("main.name"), "{}", found[0].message);
+    assert!(found[0].message.contains("Default"), "{}", found[0].message);
 }
