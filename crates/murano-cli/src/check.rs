@@ -321,8 +321,9 @@ fn render_json(checked: &[Checked]) -> String {
                 serde_json::json!({
                     "package": c.path.display().to_string(),
                     "file": d.file,
-                    "line": d.start.map_or(0, |p| p.line),
-                    "column": d.start.map_or(0, |p| p.column),
+                    // null, not 0, where the finding has no position.
+                    "line": d.start.map(|p| p.line),
+                    "column": d.start.map(|p| p.column),
                     "code": d.code,
                     "severity": d.severity.as_str(),
                     "message": d.message,

@@ -1,0 +1,86 @@
+//! Issue 37's checks and papercuts, through the real `murano` binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn murano() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_murano"))
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A scratch folder removed at the end of the test.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("murano-c37-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = murano().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// JSON diagnostics say `null` where there is no position, not line 0.
+#[test]
+fn json_diagnostics_without_a_position_have_null_line_and_column() {
+    let dir = Scratch::new("json-null");
+    let pkg = dir.0.join("greetings");
+    copy_dir(&examples().join("packages/greetings"), &pkg);
+    std::fs::remove_file(pkg.join("LICENSE")).unwrap();
+    let (_, out, err) = run(&["check", pkg.to_str().unwrap(), "--format", "json"]);
+    let items: serde_json::Value = serde_json::from_str(&out).expect(&err);
+    let w121 = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "W121")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(w121["line"].is_null(), "{w121}");
+    assert!(w121["column"].is_null(), "{w121}");
+}
+
+/// `hot validate` names the version as the template writes it, not by
+/// Heat's internal class.
+#[test]
+fn hot_validate_names_the_version_as_written() {
+    let dir = Scratch::new("hot-version");
+    let path = dir.0.join("stack.yaml");
+    std::fs::write(&path, "heat_template_version: 2021-04-16\nresources: {}\n").unwrap();
+    let (code, out, err) = run(&["hot", "validate", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("heat_template_version: 2021-04-16"), "{out}");
+    assert!(!out.contains("HOTemplate"), "{out}");
+    let (_, out, _) = run(&["hot", "validate", path.to_str().unwrap(), "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["version"], "heat_template_version: 2021-04-16", "{out}");
+}
