@@ -84,3 +84,27 @@ fn hot_validate_names_the_version_as_written() {
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["version"], "heat_template_version: 2021-04-16", "{out}");
 }
+
+/// `inspect` shows no Python `None`: a Require entry without a version
+/// is any version, a missing Name is said so.
+#[test]
+fn inspect_shows_no_python_none() {
+    let dir = Scratch::new("inspect-none");
+    let pkg = dir.0.join("greetings");
+    copy_dir(&examples().join("packages/greetings"), &pkg);
+    let manifest = std::fs::read_to_string(pkg.join("manifest.yaml")).unwrap();
+    let manifest: String = manifest
+        .lines()
+        .filter(|l| !["Name:", "Require:", "Tags:"].iter().any(|k| l.starts_with(k)))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        format!("{manifest}Require:\n  com.example.other:\nTags: [a, ~]\n"),
+    )
+    .unwrap();
+    let (code, out, err) = run(&["inspect", pkg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("None"), "{out}");
+    assert!(out.contains("com.example.other: any version"), "{out}");
+}
