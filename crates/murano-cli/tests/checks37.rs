@@ -108,3 +108,12 @@ fn inspect_shows_no_python_none() {
     assert!(!out.contains("None"), "{out}");
     assert!(out.contains("com.example.other: any version"), "{out}");
 }
+
+/// `schema` with a misspelt class name suggests the package's class.
+#[test]
+fn schema_suggests_a_close_class_name() {
+    let shop = examples().join("packages/shop");
+    let (code, out, err) = run(&["schema", shop.to_str().unwrap(), "com.example.Shopp"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("did you mean \"com.example.Shop\"?"), "{err}");
+}
