@@ -117,3 +117,29 @@ fn schema_suggests_a_close_class_name() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("did you mean \"com.example.Shop\"?"), "{err}");
 }
+
+/// The README's crate table names every subcommand `murano --help` lists.
+#[test]
+fn the_readme_crate_table_lists_every_subcommand() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| `murano-cli` |"))
+        .expect("a murano-cli row");
+    let (_, help, _) = run(&["--help"]);
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() > 5, "{help}");
+    for command in commands {
+        assert!(row.contains(&format!("`{command}`")), "{command} is not in: {row}");
+    }
+}
