@@ -32,6 +32,14 @@ use crate::files::read_package_or_message;
 ///     name: my-shop
 ///     port: "8080"
 ///
+/// A field left out gets its `initial` value, as in a browser; to post it
+/// empty, write '' (`~` would post the text "None"). A password field
+/// that asks for confirmation takes the second entry under its name with
+/// `-clone` (`password: s3cret!` and `password-clone: s3cret!`). Errors
+/// are printed per step and field; `__all__` is an error of the whole
+/// form (a form validator, or passwords that do not match), not of a
+/// field named so.
+///
 /// The optional cloud file describes what the dashboard would ask
 /// OpenStack for (flavors, images, keypairs, zones, networks):
 ///
@@ -455,6 +463,9 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         .map(|form| browser_defaults(form, &loaded.info.fqn))
         .collect();
     let mut wizard = new_wizard(&loaded, cloud)?;
+    // Every step is submitted, so that one run shows every step's errors;
+    // a step after an invalid one may then fail on the values it lacks.
+    let mut invalid: Vec<&str> = Vec::new();
     for (index, name) in names.iter().enumerate() {
         let mut posted = defaults[index].clone();
         if let Some(step) = values.value.get(name).and_then(|n| n.value.as_map()) {
@@ -462,8 +473,18 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                 posted.insert(k.value.python_str(), v.value.python_str());
             }
         }
-        let outcome = submit_step(&mut wizard, index, &posted)
-            .map_err(|e| failed(&format!("{ui_file}: form {name:?}: {e}")))?;
+        let outcome = match submit_step(&mut wizard, index, &posted) {
+            Ok(outcome) => outcome,
+            Err(e) if !invalid.is_empty() => {
+                outln!(
+                    "step {name:?} cannot be checked: it fails without the values of step {:?} ({e})",
+                    invalid[0]
+                );
+                invalid.push(name);
+                continue;
+            }
+            Err(e) => return Err(failed(&format!("{ui_file}: form {name:?}: {e}"))),
+        };
         match outcome {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
@@ -476,9 +497,12 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                         }
                     }
                 }
-                return Ok(false);
+                invalid.push(name);
             }
         }
+    }
+    if !invalid.is_empty() {
+        return Ok(false);
     }
     let body = wizard
         .finish()

@@ -143,3 +143,49 @@ fn the_readme_crate_table_lists_every_subcommand() {
         assert!(row.contains(&format!("`{command}`")), "{command} is not in: {row}");
     }
 }
+
+/// `murano ui` reports the errors of every step in one run, not only
+/// the first invalid step's.
+#[test]
+fn ui_reports_every_invalid_step() {
+    let dir = Scratch::new("ui-steps");
+    let pkg = dir.0.join("shop");
+    copy_dir(&examples().join("packages/shop"), &pkg);
+    let ui = std::fs::read_to_string(pkg.join("UI/ui.yaml")).unwrap();
+    std::fs::write(
+        pkg.join("UI/ui.yaml"),
+        format!("{ui}  - extra:\n      fields:\n        - name: note\n          type: string\n          label: Note\n"),
+    )
+    .unwrap();
+    let values = dir.0.join("values.yaml");
+    std::fs::write(
+        &values,
+        "settings: {name: my-shop, port: '0', flavor: m1.small, image: img-ubuntu}\nextra: {}\n",
+    )
+    .unwrap();
+    let cloud = examples().join("ui/cloud.yaml");
+    let (code, out, err) = run(&[
+        "ui",
+        pkg.to_str().unwrap(),
+        "--values",
+        values.to_str().unwrap(),
+        "--cloud",
+        cloud.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("step \"settings\" is not valid:"), "{out}");
+    assert!(out.contains("port:"), "{out}");
+    assert!(out.contains("step \"extra\" is not valid:"), "{out}");
+    assert!(out.contains("note: This field is required."), "{out}");
+}
+
+/// `ui --help` says how to confirm a password, what `__all__` is and how
+/// to leave a field empty.
+#[test]
+fn ui_help_explains_clone_keys_form_errors_and_empty_fields() {
+    let (code, out, _) = run(&["ui", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("-clone"), "{out}");
+    assert!(out.contains("__all__"), "{out}");
+    assert!(out.contains("''"), "{out}");
+}
