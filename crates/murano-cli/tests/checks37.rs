@@ -189,3 +189,55 @@ fn ui_help_explains_clone_keys_form_errors_and_empty_fields() {
     assert!(out.contains("__all__"), "{out}");
     assert!(out.contains("''"), "{out}");
 }
+
+/// The README's main job is one short command that runs the walkthrough
+/// script kept in the repository.
+#[test]
+fn the_main_job_is_a_short_command_running_the_walkthrough() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap();
+    assert_eq!(block.lines().count(), 1, "{block}");
+    assert!(block.len() < 80, "{block}");
+    assert!(block.contains("examples/walkthrough.sh"), "{block}");
+}
+
+/// The walkthrough runs every step, each under a heading, with this
+/// binary and the core library of the shared data (no build, no fetch).
+#[test]
+fn the_walkthrough_runs_every_step_with_headings() {
+    let Some(shared) = std::env::var_os("MURANO_SHARED") else {
+        eprintln!("MURANO_SHARED not set: walkthrough not run");
+        return;
+    };
+    let core = Path::new(&shared).join("corpus/packages/murano/meta/io.murano");
+    if !core.exists() {
+        eprintln!("{}: missing, walkthrough not run", core.display());
+        return;
+    }
+    let dir = Scratch::new("walkthrough");
+    let out = Command::new("bash")
+        .arg(examples().join("walkthrough.sh"))
+        .env("MURANO", env!("CARGO_BIN_EXE_murano"))
+        .env("MURANO_CORE", &core)
+        .env("WORK", &dir.0)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    let headings: Vec<&str> = stdout.lines().filter(|l| l.starts_with("=== ")).collect();
+    assert_eq!(headings.len(), 7, "{headings:#?}");
+    for command in ["check", "schema", "inspect", "ui", "test", "deploy"] {
+        assert!(
+            headings.iter().any(|h| h.contains(&format!("murano {command}"))),
+            "{command}: {headings:#?}"
+        );
+    }
+    assert!(dir.0.join("shop-model.json").exists());
+}
