@@ -112,10 +112,9 @@ fn packages(catalog: &[PathBuf]) -> Result<Vec<PackageFiles>, String> {
             match load_package(&path) {
                 Ok(p) if out.iter().any(|q| q.name == p.name) => {}
                 Ok(mut p) => {
-                    // Frames name the core libraries by their names.
-                    if p.name.starts_with("io.murano") {
-                        p.root = p.name.clone();
-                    }
+                    // Frames name packages by their names, as `test` and
+                    // `run` do, not by their folders (often `package`).
+                    p.root = p.name.clone();
                     out.push(p);
                 }
                 Err(e) => eprintln!("murano: catalog: {e}"),
@@ -195,7 +194,7 @@ pub(crate) fn dry_run_text(model: Json, catalog: &[PathBuf]) -> Result<(bool, St
         "deploy",
         &DeployOptions::default(),
     );
-    Ok((plan.succeeded(), human(&plan)))
+    Ok((plan.succeeded(), human(&plan, &packages)))
 }
 
 pub(crate) fn run(args: &DeployArgs) -> ExitCode {
@@ -229,7 +228,7 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
             "{}",
             serde_json::to_string_pretty(&plan.to_json()).unwrap_or_default()
         ),
-        Format::Human => outln!("{}", human(&plan)),
+        Format::Human => outln!("{}", human(&plan, &packages)),
     }
     if plan.succeeded() {
         ExitCode::SUCCESS
@@ -311,7 +310,38 @@ fn scalar_text(s: &str) -> String {
     }
 }
 
-fn human(plan: &DeployPlan) -> String {
+/// The source line a frame points at (`root/path`, line, column), with a
+/// caret under the column, indented under the frame; nothing when the
+/// file is not one of `packages`.
+fn frame_source(packages: &[PackageFiles], file: &str, line: u64, column: u64) -> String {
+    let text = packages.iter().find_map(|p| {
+        let path = file.strip_prefix(p.root.as_str())?.strip_prefix('/')?;
+        p.files.get(path)
+    });
+    let Some(text) = text else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(text);
+    let Some(source) = line
+        .checked_sub(1)
+        .and_then(|n| text.lines().nth(usize::try_from(n).ok()?))
+    else {
+        return String::new();
+    };
+    let source = source.trim_end();
+    let indent = source.len() - source.trim_start().len();
+    let column = usize::try_from(column.saturating_sub(1)).unwrap_or(0);
+    let caret = source
+        .get(indent..column.max(indent))
+        .map_or(0, |s| s.chars().count());
+    format!(
+        "      {}\n      {}^\n",
+        &source[indent..],
+        " ".repeat(caret)
+    )
+}
+
+fn human(plan: &DeployPlan, packages: &[PackageFiles]) -> String {
     let mut out = String::new();
     match plan.outcome.get("raised") {
         None => out.push_str("Deployment: ok\n"),
@@ -332,6 +362,12 @@ fn human(plan: &DeployPlan) -> String {
                         f["column"],
                         f["method"].as_str().unwrap_or("?"),
                         f["class"].as_str().unwrap_or("?")
+                    ));
+                    out.push_str(&frame_source(
+                        packages,
+                        f["file"].as_str().unwrap_or(""),
+                        f["line"].as_u64().unwrap_or(0),
+                        f["column"].as_u64().unwrap_or(0),
                     ));
                 }
             }

@@ -241,3 +241,71 @@ fn the_walkthrough_runs_every_step_with_headings() {
     }
     assert!(dir.0.join("shop-model.json").exists());
 }
+
+/// A deployment of the shop (its model from `murano ui`) with the given
+/// agent replies: exit status and standard output. `None` without the
+/// shared data.
+fn deploy_shop(dir: &Path, agent_results: Option<&str>) -> Option<(i32, String)> {
+    let shared = std::env::var_os("MURANO_SHARED")?;
+    let core = Path::new(&shared).join("conformance/engine/meta/io.murano");
+    if !core.exists() {
+        return None;
+    }
+    let app = dir.join("app.json");
+    let ui = murano()
+        .arg("ui")
+        .arg(examples().join("packages/shop"))
+        .arg("--values")
+        .arg(examples().join("ui/shop-values.yaml"))
+        .arg("--cloud")
+        .arg(examples().join("ui/cloud.yaml"))
+        .output()
+        .unwrap();
+    std::fs::write(&app, &ui.stdout).unwrap();
+    let mut cmd = murano();
+    cmd.args(["deploy", "--dry-run"])
+        .arg(&app)
+        .arg("--catalog")
+        .arg(examples().join("packages"))
+        .arg("--catalog")
+        .arg(&core);
+    if let Some(results) = agent_results {
+        let path = dir.join("agent-results.json");
+        std::fs::write(&path, results).unwrap();
+        cmd.arg("--agent-results").arg(path);
+    }
+    let out = cmd.output().unwrap();
+    Some((
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+/// Deploy traces name frames by package and file, and show the source
+/// line with a caret under the column, as `test` and `run` do.
+#[test]
+fn deploy_traces_name_the_package_and_show_the_source_line() {
+    let dir = Scratch::new("deploy-trace");
+    let Some((code, text)) = deploy_shop(
+        &dir.0,
+        Some(r#"[{"FormatVersion": "2.0.0", "ErrorCode": 1, "Body": {"message": "boom"}}]"#),
+    ) else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    assert_eq!(code, 1, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("com.example.Shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        lines[at + 1].trim(),
+        "- $.instance.agent.call(dict(command => enable, currency => $currency), new(sys:Resources))",
+        "{text}"
+    );
+    // The caret under column 9 (`$`), below the line's first character.
+    assert_eq!(lines[at + 2].trim(), "^", "{text}");
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    assert_eq!(indent(lines[at + 2]), indent(lines[at + 1]) + 2, "{text}");
+}

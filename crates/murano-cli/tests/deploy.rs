@@ -232,7 +232,7 @@ fn a_failing_deployment_prints_the_muranopl_stack_trace() {
         "{text}"
     );
     assert!(
-        text.contains("shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency"),
+        text.contains("com.example.Shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency"),
         "{text}"
     );
 }
