@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use murano_engine::deploy::{
-    dry_run_task, wrap_applications, DeployOptions, DeployPlan, PackageFiles,
+    dry_run_task, wrap_applications, wrap_applications_named, DeployOptions, DeployPlan,
+    PackageFiles,
 };
 use murano_engine::host::{OfflineHost, OfflineOptions};
 use murano_packages::source::PackageSource;
@@ -63,6 +64,12 @@ pub(crate) struct DeployArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Name the environment, ids and random names as the deploy oracle
+    /// does (`oracle-env`, `feed0000…`, `abcdej5399reo1`), to compare with
+    /// its recordings; by default they are made from the application's
+    /// name (or the file's).
+    #[arg(long)]
+    oracle_names: bool,
 }
 
 fn read_json(path: &Path) -> Result<Json, String> {
@@ -79,12 +86,61 @@ fn read_json(path: &Path) -> Result<Json, String> {
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The task model: an environment model as given, applications wrapped.
-fn task_model(model: Json) -> Json {
+/// The task model: an environment model as given, applications wrapped
+/// (in an environment named `name`, or the oracle's without one).
+fn task_model(model: Json, name: Option<&str>) -> Json {
+    let wrap = |apps: Vec<Json>| match name {
+        Some(name) => wrap_applications_named(apps, name),
+        None => wrap_applications(apps),
+    };
     match model {
         Json::Object(ref m) if m.contains_key("Objects") => model,
-        Json::Array(apps) => wrap_applications(apps),
-        other => wrap_applications(vec![other]),
+        Json::Array(apps) => wrap(apps),
+        other => wrap(vec![other]),
+    }
+}
+
+/// The word output is named after: the environment's or first
+/// application's `name`, else the last part of its type, else the file's
+/// name; lower case letters, digits and dashes (at most 24), `app` when
+/// nothing is left.
+fn naming_word(model: &Json, file: &Path) -> String {
+    let first = match model {
+        Json::Object(m) => m.get("Objects").unwrap_or(model),
+        Json::Array(apps) => apps.first().unwrap_or(&Json::Null),
+        other => other,
+    };
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| s != "-");
+    let candidate = first["name"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| {
+            first["?"]["type"]
+                .as_str()
+                .and_then(|t| t.split('/').next())
+                .and_then(|t| t.rsplit('.').next())
+                .map(str::to_owned)
+        })
+        .or(stem)
+        .unwrap_or_default();
+    let mut word = String::new();
+    for c in candidate.chars().flat_map(char::to_lowercase) {
+        let c = if c.is_ascii_alphanumeric() { c } else { '-' };
+        if !(c == '-' && (word.is_empty() || word.ends_with('-'))) {
+            word.push(c);
+        }
+        if word.len() >= 24 {
+            break;
+        }
+    }
+    let word = word.trim_end_matches('-');
+    if word.is_empty() {
+        "app".to_owned()
+    } else {
+        word.to_owned()
     }
 }
 
@@ -186,10 +242,14 @@ fn host_options(args: &DeployArgs) -> Result<OfflineOptions, String> {
 /// plan as `murano deploy --dry-run` prints it.
 pub(crate) fn dry_run_text(model: Json, catalog: &[PathBuf]) -> Result<(bool, String), String> {
     let packages = packages(catalog)?;
+    let word = naming_word(&model, Path::new("model"));
     let plan = dry_run_task(
         &packages,
-        Arc::new(OfflineHost::new(OfflineOptions::default())),
-        &task_model(model),
+        Arc::new(OfflineHost::new(OfflineOptions {
+            naming: Some(word.clone()),
+            ..OfflineOptions::default()
+        })),
+        &task_model(model, Some(&word)),
         None,
         "deploy",
         &DeployOptions::default(),
@@ -203,8 +263,11 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let prepared = (|| -> Result<_, String> {
-        let model = task_model(read_json(&args.model)?);
-        let options = host_options(args)?;
+        let model = read_json(&args.model)?;
+        let word = (!args.oracle_names).then(|| naming_word(&model, &args.model));
+        let model = task_model(model, word.as_deref());
+        let mut options = host_options(args)?;
+        options.naming = word;
         let packages = packages(&args.catalog)?;
         Ok((model, options, packages))
     })();

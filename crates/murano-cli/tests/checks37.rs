@@ -309,3 +309,22 @@ fn deploy_traces_name_the_package_and_show_the_source_line() {
     let indent = |l: &str| l.len() - l.trim_start().len();
     assert_eq!(indent(lines[at + 2]), indent(lines[at + 1]) + 2, "{text}");
 }
+
+/// A deployment shows no test-oracle names (`oracle-env`, `feed000…`
+/// ids, `abcdej…` random names): they come from the application; the
+/// oracle's names stay available with `--oracle-names`.
+#[test]
+fn deploy_names_come_from_the_application_not_the_oracle() {
+    let dir = Scratch::new("deploy-names");
+    let Some((code, text)) = deploy_shop(&dir.0, None) else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    assert_eq!(code, 0, "{text}");
+    for oracle in ["oracle-env", "feed0000", "abcdej"] {
+        assert!(!text.contains(oracle), "{oracle} in {text}");
+    }
+    // The shop's application is named my-shop (its `name` field).
+    assert!(text.contains("environment my-shop"), "{text}");
+    assert!(text.contains("create stack murano--my-shop1"), "{text}");
+}
