@@ -53,7 +53,8 @@ pub(crate) struct DeployArgs {
     /// JSON list of agent replies, consumed in order by plans sent with
     /// `call` (each as murano-agent sends it, e.g. `{"FormatVersion":
     /// "2.0.0", "ErrorCode": 0, "Body": ...}`); afterwards, and by default,
-    /// agents reply null.
+    /// agents reply null (a failed deployment says how many calls got
+    /// null).
     #[arg(long)]
     agent_results: Option<PathBuf>,
     /// JSON object changing the offline host's answers: `fixed_ip`,
@@ -254,7 +255,7 @@ pub(crate) fn dry_run_text(model: Json, catalog: &[PathBuf]) -> Result<(bool, St
         "deploy",
         &DeployOptions::default(),
     );
-    Ok((plan.succeeded(), human(&plan, &packages)))
+    Ok((plan.succeeded(), human(&plan, &packages, 0)))
 }
 
 pub(crate) fn run(args: &DeployArgs) -> ExitCode {
@@ -278,6 +279,7 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let replies = options.agent_results.len();
     let plan = dry_run_task(
         &packages,
         Arc::new(OfflineHost::new(options)),
@@ -291,7 +293,7 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
             "{}",
             serde_json::to_string_pretty(&plan.to_json()).unwrap_or_default()
         ),
-        Format::Human => outln!("{}", human(&plan, &packages)),
+        Format::Human => outln!("{}", human(&plan, &packages, replies)),
     }
     if plan.succeeded() {
         ExitCode::SUCCESS
@@ -404,17 +406,44 @@ fn frame_source(packages: &[PackageFiles], file: &str, line: u64, column: u64) -
     )
 }
 
-fn human(plan: &DeployPlan, packages: &[PackageFiles]) -> String {
+/// The plan as text; `replies` is how many agent replies were given
+/// (`--agent-results`), to say when a failure may come from the null
+/// the offline agents answer beyond them.
+fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String {
     let mut out = String::new();
     match plan.outcome.get("raised") {
         None => out.push_str("Deployment: ok\n"),
         Some(r) => {
+            let names = r["murano_names"].as_array().cloned().unwrap_or_default();
+            let empty = r["murano_message"].as_str().is_some_and(str::is_empty);
+            // yaql's first(), single() and the like raise StopIteration
+            // without a word.
+            let hint = if empty && names.iter().any(|n| n == "StopIteration") {
+                " (nothing found: first(), single() or a lookup met an empty collection)"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "Deployment failed at {}: {}: {}\n",
+                "Deployment failed at {}: {}: {}{hint}\n",
                 r["stage"].as_str().unwrap_or("?"),
                 r["type"].as_str().unwrap_or("?"),
                 r["message"].as_str().unwrap_or("")
             ));
+            let calls = plan
+                .recording
+                .agent_plans
+                .iter()
+                .filter(|p| p["wait_results"].as_bool() == Some(true))
+                .count();
+            if calls > replies {
+                let defaulted = calls - replies;
+                out.push_str(&format!(
+                    "note: {defaulted} of {calls} agent call{} got null, the offline agents' default \
+                     reply; if the value that failed came from an agent, give its replies with \
+                     --agent-results FILE (a JSON list, in the order of the calls)\n",
+                    if calls == 1 { "" } else { "s" }
+                ));
+            }
             if let Some(frames) = r["frames"].as_array() {
                 out.push_str("Traceback (most recent call last):\n");
                 for f in frames {

@@ -328,3 +328,86 @@ fn deploy_names_come_from_the_application_not_the_oracle() {
     assert!(text.contains("environment my-shop"), "{text}");
     assert!(text.contains("create stack murano--my-shop1"), "{text}");
 }
+
+/// The shop, copied to `dir` with `enableCurrency` changed by `edit`.
+fn edited_shop(dir: &Path, edit: &dyn Fn(String) -> String) -> PathBuf {
+    let packages = dir.join("packages");
+    copy_dir(&examples().join("packages"), &packages);
+    let class = packages.join("shop/Classes/Shop.yaml");
+    let text = std::fs::read_to_string(&class).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text);
+    std::fs::write(&class, edited).unwrap();
+    packages
+}
+
+/// A deployment of `packages`' shop with the model of `murano ui`.
+fn deploy_packages(dir: &Path, packages: &Path) -> Option<(i32, String)> {
+    let shared = std::env::var_os("MURANO_SHARED")?;
+    let core = Path::new(&shared).join("conformance/engine/meta/io.murano");
+    if !core.exists() {
+        return None;
+    }
+    let app = dir.join("app.json");
+    let ui = murano()
+        .arg("ui")
+        .arg(packages.join("shop"))
+        .arg("--values")
+        .arg(examples().join("ui/shop-values.yaml"))
+        .arg("--cloud")
+        .arg(examples().join("ui/cloud.yaml"))
+        .output()
+        .unwrap();
+    std::fs::write(&app, &ui.stdout).unwrap();
+    let out = murano()
+        .args(["deploy", "--dry-run"])
+        .arg(&app)
+        .arg("--catalog")
+        .arg(packages)
+        .arg("--catalog")
+        .arg(&core)
+        .output()
+        .unwrap();
+    Some((
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+const CALL: &str =
+    "- $.instance.agent.call(dict(command => enable, currency => $currency), new(sys:Resources))";
+
+/// A contract that fails on the null an agent answers by default says so
+/// and points at --agent-results.
+#[test]
+fn a_contract_failing_on_a_default_agent_reply_points_at_agent_results() {
+    let dir = Scratch::new("agent-null");
+    let packages = edited_shop(&dir.0, &|text| {
+        format!(
+            "{}  useReply:\n    Arguments:\n      - reply:\n          Contract: $.string().notNull()\n    Body:\n      - Return: $reply\n",
+            text.replace(CALL, &format!("- $.useReply({})", &CALL[2..]))
+        )
+    });
+    let Some((code, text)) = deploy_packages(&dir.0, &packages) else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("--agent-results"), "{text}");
+    assert!(text.contains("null"), "{text}");
+}
+
+/// `[StopIteration]: ` with nothing after it says what was not found.
+#[test]
+fn stop_iteration_without_a_message_says_what_was_not_found() {
+    let dir = Scratch::new("stop-iteration");
+    let packages = edited_shop(&dir.0, &|text| text.replace(CALL, "- $x: list().first()"));
+    let Some((code, text)) = deploy_packages(&dir.0, &packages) else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    assert_eq!(code, 1, "{text}");
+    let line = text.lines().next().unwrap_or_default();
+    assert!(line.contains("StopIteration"), "{text}");
+    assert!(line.contains("empty collection"), "{line}");
+}
