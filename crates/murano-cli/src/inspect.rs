@@ -51,7 +51,10 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
         package.runtime_version()
     );
     outln!("type:      {}", package.package_type().as_str());
-    outln!("name:      {}", shown(&package.display_name().value, "(none)"));
+    outln!(
+        "name:      {}",
+        shown(&package.display_name().value, "(none)")
+    );
     let description = package.description();
     if description.value != Value::Null {
         outln!("description: {}", description.value.python_str().trim());

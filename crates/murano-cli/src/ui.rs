@@ -237,7 +237,10 @@ impl Failure {
 
 /// The closest of `names` to `name` (edit distance at most a third of
 /// the length, at least 2), for "did you mean" hints.
-pub(crate) fn close_match<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn close_match<'a>(
+    name: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let distance = |a: &str, b: &str| {
         let b: Vec<char> = b.chars().collect();
         let mut row: Vec<usize> = (0..=b.len()).collect();

@@ -80,9 +80,18 @@ fn hot_validate_names_the_version_as_written() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("heat_template_version: 2021-04-16"), "{out}");
     assert!(!out.contains("HOTemplate"), "{out}");
-    let (_, out, _) = run(&["hot", "validate", path.to_str().unwrap(), "--format", "json"]);
+    let (_, out, _) = run(&[
+        "hot",
+        "validate",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(json["version"], "heat_template_version: 2021-04-16", "{out}");
+    assert_eq!(
+        json["version"], "heat_template_version: 2021-04-16",
+        "{out}"
+    );
 }
 
 /// `inspect` shows no Python `None`: a Require entry without a version
@@ -95,7 +104,11 @@ fn inspect_shows_no_python_none() {
     let manifest = std::fs::read_to_string(pkg.join("manifest.yaml")).unwrap();
     let manifest: String = manifest
         .lines()
-        .filter(|l| !["Name:", "Require:", "Tags:"].iter().any(|k| l.starts_with(k)))
+        .filter(|l| {
+            !["Name:", "Require:", "Tags:"]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(
@@ -140,7 +153,10 @@ fn the_readme_crate_table_lists_every_subcommand() {
         .collect();
     assert!(commands.len() > 5, "{help}");
     for command in commands {
-        assert!(row.contains(&format!("`{command}`")), "{command} is not in: {row}");
+        assert!(
+            row.contains(&format!("`{command}`")),
+            "{command} is not in: {row}"
+        );
     }
 }
 
@@ -235,7 +251,9 @@ fn the_walkthrough_runs_every_step_with_headings() {
     assert_eq!(headings.len(), 7, "{headings:#?}");
     for command in ["check", "schema", "inspect", "ui", "test", "deploy"] {
         assert!(
-            headings.iter().any(|h| h.contains(&format!("murano {command}"))),
+            headings
+                .iter()
+                .any(|h| h.contains(&format!("murano {command}"))),
             "{command}: {headings:#?}"
         );
     }
@@ -297,7 +315,9 @@ fn deploy_traces_name_the_package_and_show_the_source_line() {
     let lines: Vec<&str> = text.lines().collect();
     let at = lines
         .iter()
-        .position(|l| l.contains("com.example.Shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency"))
+        .position(|l| {
+            l.contains("com.example.Shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency")
+        })
         .unwrap_or_else(|| panic!("{text}"));
     assert_eq!(
         lines[at + 1].trim(),

@@ -232,14 +232,11 @@ impl ClassShape {
             .properties
             .iter()
             .map(|p| {
-                let has_default = p
-                    .default
-                    .as_ref()
-                    .is_some_and(|d| match &d.value {
-                        murano_yaml::Value::Null => false,
-                        murano_yaml::Value::Str(s) => !s.is_empty(),
-                        _ => true,
-                    });
+                let has_default = p.default.as_ref().is_some_and(|d| match &d.value {
+                    murano_yaml::Value::Null => false,
+                    murano_yaml::Value::Str(s) => !s.is_empty(),
+                    _ => true,
+                });
                 (p.name.clone(), has_default)
             })
             .collect();

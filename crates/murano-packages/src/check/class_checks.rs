@@ -208,7 +208,12 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
                 list.join(", ")
             ));
         }
-        out.push(diagnostic("M420", message, Some("manifest.yaml"), Some(*at)));
+        out.push(diagnostic(
+            "M420",
+            message,
+            Some("manifest.yaml"),
+            Some(*at),
+        ));
     }
     hierarchy_cycles(&class_files, &mut out);
     for (name, file_node) in &manifest.classes {
@@ -547,12 +552,10 @@ impl Context<'_> {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            let shape = self.own_shapes.get(&name).or_else(|| {
-                self.options
-                    .catalog
-                    .as_ref()
-                    .and_then(|c| c.shape(&name))
-            });
+            let shape = self
+                .own_shapes
+                .get(&name)
+                .or_else(|| self.options.catalog.as_ref().and_then(|c| c.shape(&name)));
             let shape = match shape {
                 Some(shape) => shape,
                 None if name == OBJECT => continue,
@@ -977,8 +980,8 @@ struct Access {
 /// Functions whose arguments yaql evaluates in the caller's context (no
 /// lambda rebinds `$` in them); arguments of any other call are skipped.
 const SAME_CONTEXT: [&str; 14] = [
-    "len", "str", "int", "float", "bool", "format", "concat", "join", "list", "isString",
-    "isList", "isDict", "new", "id",
+    "len", "str", "int", "float", "bool", "format", "concat", "join", "list", "isString", "isList",
+    "isDict", "new", "id",
 ];
 
 /// The `$.name` reads of a YAML value of a body.
@@ -1049,9 +1052,7 @@ fn block_accesses(block: &[Instruction], out: &mut Vec<Access>) {
     for instruction in block {
         let at = instruction.start;
         match &instruction.kind {
-            InstructionKind::Expression(y) => {
-                expr_accesses(y.expression.root(), y.text(), at, out)
-            }
+            InstructionKind::Expression(y) => expr_accesses(y.expression.root(), y.text(), at, out),
             InstructionKind::Assignment { target, value } => {
                 match &target.root {
                     TargetRoot::Variable(v) if matches!(v.as_str(), "$" | "$this") => {

@@ -393,8 +393,14 @@ fn duplicate_keys_are_reported_in_every_yaml_file_with_both_positions() {
     let ui = "Version: 2\nForms:\n  - main:\n      fields:\n        - name: port\n          type: string\n          label: Port\n          label: Again\n";
     let report = run(&[
         (U, Some(ui)),
-        ("Resources/Deploy.template", Some("FormatVersion: 2.0.0\nBody: a\nBody: b\n")),
-        ("Resources/stack.yaml", Some("resources:\n  r: {type: X, type: Y}\n")),
+        (
+            "Resources/Deploy.template",
+            Some("FormatVersion: 2.0.0\nBody: a\nBody: b\n"),
+        ),
+        (
+            "Resources/stack.yaml",
+            Some("resources:\n  r: {type: X, type: Y}\n"),
+        ),
     ]);
     let found: Vec<(&str, u32, &str)> = report
         .iter()
@@ -421,7 +427,10 @@ fn duplicate_keys_are_reported_in_every_yaml_file_with_both_positions() {
     // A Heat.HOT package's template too.
     let files = package(&[
         (M, Some(HOT)),
-        (T, Some("heat_template_version: 2013-05-23\nresources: {}\nresources: {}\n")),
+        (
+            T,
+            Some("heat_template_version: 2013-05-23\nresources: {}\nresources: {}\n"),
+        ),
     ]);
     let report = check_package(&files, &CheckOptions::default());
     assert!(
@@ -448,8 +457,16 @@ Description: demo\nRequire:\n  com.other: \n  com.missing.lib: 1.0.0\nClasses:\n
     assert_eq!(m420.len(), 1, "{report:#?}");
     assert_eq!(m420[0].file.as_deref(), Some(M));
     assert_eq!(m420[0].start.map(|p| p.line), Some(7));
-    assert!(m420[0].message.contains("com.missing.lib.Base"), "{}", m420[0].message);
-    assert!(m420[0].message.contains("com.missing.lib.Other"), "{}", m420[0].message);
+    assert!(
+        m420[0].message.contains("com.missing.lib.Base"),
+        "{}",
+        m420[0].message
+    );
+    assert!(
+        m420[0].message.contains("com.missing.lib.Other"),
+        "{}",
+        m420[0].message
+    );
 }
 
 #[test]
@@ -576,6 +593,10 @@ fn optional_string_fields_mapped_to_properties_with_defaults_are_reported() {
     assert_eq!(found.len(), 1, "{report:#?}");
     assert_eq!(found[0].file.as_deref(), Some(U));
     assert_eq!(found[0].start.map(|p| p.line), Some(5));
-    assert!(found[0].message.contains("main.name"), "{}", found[0].message);
+    assert!(
+        found[0].message.contains("main.name"),
+        "{}",
+        found[0].message
+    );
     assert!(found[0].message.contains("Default"), "{}", found[0].message);
 }
