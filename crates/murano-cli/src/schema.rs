@@ -153,7 +153,7 @@ pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
                     .and_then(|p| PluginRegistry::with_builtins().load(p.files).ok())
                     .and_then(|p| p.classes().ok())
                     .unwrap_or_default();
-                if !classes.iter().any(|c| *c == args.class) {
+                if !classes.contains(&args.class) {
                     if let Some(m) =
                         crate::ui::close_match(&args.class, classes.iter().map(String::as_str))
                     {
