@@ -28,6 +28,7 @@
 //! # Ok::<(), murano_packages::PackageError>(())
 //! ```
 
+mod accesses;
 mod class_checks;
 mod hot;
 mod hot_package;
