@@ -431,3 +431,36 @@ fn stop_iteration_without_a_message_says_what_was_not_found() {
     assert!(line.contains("StopIteration"), "{text}");
     assert!(line.contains("empty collection"), "{line}");
 }
+
+/// `murano check --catalog` follows the hierarchy into the catalog's
+/// classes for M421: with the core library (where the shop's parent,
+/// io.murano.Application, is) a misspelt property of the shop is found;
+/// without it the ancestors are unknown and nothing is reported.
+#[test]
+fn check_reports_undeclared_properties_through_the_catalog() {
+    let Some(shared) = std::env::var_os("MURANO_SHARED") else {
+        eprintln!("MURANO_SHARED not set: skipping");
+        return;
+    };
+    let core = Path::new(&shared).join("conformance/engine/meta/io.murano");
+    if !core.exists() {
+        eprintln!("{}: missing, skipping", core.display());
+        return;
+    }
+    let dir = Scratch::new("m421");
+    let packages = edited_shop(&dir.0, &|text| {
+        text.replace(CALL, "- $x: [$.instance, $.instanse, $.name]")
+    });
+    let shop = packages.join("shop");
+    let (_, out, err) = run(&[
+        "check",
+        shop.to_str().unwrap(),
+        "--catalog",
+        core.to_str().unwrap(),
+    ]);
+    let hits: Vec<&str> = out.lines().filter(|l| l.contains("[M421]")).collect();
+    assert_eq!(hits.len(), 1, "{out}{err}");
+    assert!(hits[0].contains("\"instanse\""), "{out}");
+    let (_, out, _) = run(&["check", shop.to_str().unwrap()]);
+    assert!(!out.contains("[M421]"), "{out}");
+}
