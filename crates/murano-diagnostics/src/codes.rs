@@ -12,7 +12,7 @@ pub enum Layer {
     /// An issue of the class model (`murano_dsl::model`, `M100`–`M303`).
     Model,
     /// A check of `murano_packages::check` beyond murano-pkg-check
-    /// (`M400`–`M408`).
+    /// (`M400`–`M410`, `M420`–`M422`).
     Checker,
     /// The class registry, linking classes across packages
     /// (`murano_dsl::registry`, `R1xx`).
