@@ -53,7 +53,9 @@ pub(crate) struct CheckArgs {
     /// Packages (folders searched recursively, or .zip files) whose classes
     /// the checked packages may use, e.g. Murano's core library. With at
     /// least one, classes used but defined nowhere (M403) and classes from
-    /// packages not required (M404) are checked; the packages checked are
+    /// packages not required (M404) are checked (errors in Extends and
+    /// Import, where Murano cannot load the class), and a Require entry
+    /// the catalog lacks is one finding (M420); the packages checked are
     /// part of the catalog too.
     #[arg(long, value_name = "DIR")]
     catalog: Vec<PathBuf>,
@@ -343,8 +345,9 @@ fn render_json(checked: &[Checked]) -> String {
                 serde_json::json!({
                     "package": c.path.display().to_string(),
                     "file": d.file,
-                    "line": d.start.map_or(0, |p| p.line),
-                    "column": d.start.map_or(0, |p| p.column),
+                    // null, not 0, where the finding has no position.
+                    "line": d.start.map(|p| p.line),
+                    "column": d.start.map(|p| p.column),
                     "code": d.code,
                     "severity": d.severity.as_str(),
                     "message": d.message,

@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use murano_engine::deploy::{
-    dry_run_task, wrap_applications, DeployOptions, DeployPlan, PackageFiles,
+    dry_run_task, wrap_applications, wrap_applications_named, DeployOptions, DeployPlan,
+    PackageFiles,
 };
 use murano_engine::host::{OfflineHost, OfflineOptions};
 use murano_packages::source::{FileMap, PackageSource};
@@ -53,7 +54,8 @@ pub(crate) struct DeployArgs {
     /// JSON list of agent replies, consumed in order by plans sent with
     /// `call` (each as murano-agent sends it, e.g. `{"FormatVersion":
     /// "2.0.0", "ErrorCode": 0, "Body": ...}`); afterwards, and by default,
-    /// agents reply null.
+    /// agents reply null (a failed deployment says how many calls got
+    /// null).
     #[arg(long)]
     agent_results: Option<PathBuf>,
     /// JSON object changing the offline host's answers: `fixed_ip`,
@@ -64,6 +66,12 @@ pub(crate) struct DeployArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Name the environment, ids and random names as the deploy oracle
+    /// does (`oracle-env`, `feed0000…`, `abcdej5399reo1`), to compare with
+    /// its recordings; by default they are made from the application's
+    /// name (or the file's).
+    #[arg(long)]
+    oracle_names: bool,
 }
 
 fn read_json(path: &Path) -> Result<Json, String> {
@@ -80,12 +88,61 @@ fn read_json(path: &Path) -> Result<Json, String> {
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The task model: an environment model as given, applications wrapped.
-fn task_model(model: Json) -> Json {
+/// The task model: an environment model as given, applications wrapped
+/// (in an environment named `name`, or the oracle's without one).
+fn task_model(model: Json, name: Option<&str>) -> Json {
+    let wrap = |apps: Vec<Json>| match name {
+        Some(name) => wrap_applications_named(apps, name),
+        None => wrap_applications(apps),
+    };
     match model {
         Json::Object(ref m) if m.contains_key("Objects") => model,
-        Json::Array(apps) => wrap_applications(apps),
-        other => wrap_applications(vec![other]),
+        Json::Array(apps) => wrap(apps),
+        other => wrap(vec![other]),
+    }
+}
+
+/// The word output is named after: the environment's or first
+/// application's `name`, else the last part of its type, else the file's
+/// name; lower case letters, digits and dashes (at most 24), `app` when
+/// nothing is left.
+fn naming_word(model: &Json, file: &Path) -> String {
+    let first = match model {
+        Json::Object(m) => m.get("Objects").unwrap_or(model),
+        Json::Array(apps) => apps.first().unwrap_or(&Json::Null),
+        other => other,
+    };
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| s != "-");
+    let candidate = first["name"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| {
+            first["?"]["type"]
+                .as_str()
+                .and_then(|t| t.split('/').next())
+                .and_then(|t| t.rsplit('.').next())
+                .map(str::to_owned)
+        })
+        .or(stem)
+        .unwrap_or_default();
+    let mut word = String::new();
+    for c in candidate.chars().flat_map(char::to_lowercase) {
+        let c = if c.is_ascii_alphanumeric() { c } else { '-' };
+        if !(c == '-' && (word.is_empty() || word.ends_with('-'))) {
+            word.push(c);
+        }
+        if word.len() >= 24 {
+            break;
+        }
+    }
+    let word = word.trim_end_matches('-');
+    if word.is_empty() {
+        "app".to_owned()
+    } else {
+        word.to_owned()
     }
 }
 
@@ -182,10 +239,9 @@ fn packages(catalog: &[PathBuf]) -> Result<Vec<PackageFiles>, String> {
             match load_package(&path) {
                 Ok(p) if out.iter().any(|q| q.name == p.name) => {}
                 Ok(mut p) => {
-                    // Frames name the core libraries by their names.
-                    if p.name.starts_with("io.murano") {
-                        p.root = p.name.clone();
-                    }
+                    // Frames name packages by their names, as `test` and
+                    // `run` do, not by their folders (often `package`).
+                    p.root = p.name.clone();
                     out.push(p);
                 }
                 Err(e) => eprintln!("murano: catalog: {e}"),
@@ -257,15 +313,19 @@ fn host_options(args: &DeployArgs) -> Result<OfflineOptions, String> {
 /// plan as `murano deploy --dry-run` prints it.
 pub(crate) fn dry_run_text(model: Json, catalog: &[PathBuf]) -> Result<(bool, String), String> {
     let packages = packages(catalog)?;
+    let word = naming_word(&model, Path::new("model"));
     let plan = dry_run_task(
         &packages,
-        Arc::new(OfflineHost::new(OfflineOptions::default())),
-        &task_model(model),
+        Arc::new(OfflineHost::new(OfflineOptions {
+            naming: Some(word.clone()),
+            ..OfflineOptions::default()
+        })),
+        &task_model(model, Some(&word)),
         None,
         "deploy",
         &DeployOptions::default(),
     );
-    Ok((plan.succeeded(), human(&plan)))
+    Ok((plan.succeeded(), human(&plan, &packages, 0)))
 }
 
 pub(crate) fn run(args: &DeployArgs) -> ExitCode {
@@ -281,8 +341,10 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
                 args.model.display()
             );
         }
-        let model = task_model(model);
-        let options = host_options(args)?;
+        let word = (!args.oracle_names).then(|| naming_word(&model, &args.model));
+        let model = task_model(model, word.as_deref());
+        let mut options = host_options(args)?;
+        options.naming = word;
         let packages = packages(&args.catalog)?;
         Ok((model, options, packages))
     })();
@@ -293,6 +355,7 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let replies = options.agent_results.len();
     let plan = dry_run_task(
         &packages,
         Arc::new(OfflineHost::new(options)),
@@ -306,7 +369,7 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
             "{}",
             serde_json::to_string_pretty(&plan.to_json()).unwrap_or_default()
         ),
-        Format::Human => outln!("{}", human(&plan)),
+        Format::Human => outln!("{}", human(&plan, &packages, replies)),
     }
     if plan.succeeded() {
         ExitCode::SUCCESS
@@ -388,17 +451,75 @@ fn scalar_text(s: &str) -> String {
     }
 }
 
-fn human(plan: &DeployPlan) -> String {
+/// The source line a frame points at (`root/path`, line, column), with a
+/// caret under the column, indented under the frame; nothing when the
+/// file is not one of `packages`.
+fn frame_source(packages: &[PackageFiles], file: &str, line: u64, column: u64) -> String {
+    let text = packages.iter().find_map(|p| {
+        let path = file.strip_prefix(p.root.as_str())?.strip_prefix('/')?;
+        p.files.get(path)
+    });
+    let Some(text) = text else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(text);
+    let Some(source) = line
+        .checked_sub(1)
+        .and_then(|n| text.lines().nth(usize::try_from(n).ok()?))
+    else {
+        return String::new();
+    };
+    let source = source.trim_end();
+    let indent = source.len() - source.trim_start().len();
+    let column = usize::try_from(column.saturating_sub(1)).unwrap_or(0);
+    let caret = source
+        .get(indent..column.max(indent))
+        .map_or(0, |s| s.chars().count());
+    format!(
+        "      {}\n      {}^\n",
+        &source[indent..],
+        " ".repeat(caret)
+    )
+}
+
+/// The plan as text; `replies` is how many agent replies were given
+/// (`--agent-results`), to say when a failure may come from the null
+/// the offline agents answer beyond them.
+fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String {
     let mut out = String::new();
     match plan.outcome.get("raised") {
         None => out.push_str("Deployment: ok\n"),
         Some(r) => {
+            let names = r["murano_names"].as_array().cloned().unwrap_or_default();
+            let empty = r["murano_message"].as_str().is_some_and(str::is_empty);
+            // yaql's first(), single() and the like raise StopIteration
+            // without a word.
+            let hint = if empty && names.iter().any(|n| n == "StopIteration") {
+                " (nothing found: first(), single() or a lookup met an empty collection)"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "Deployment failed at {}: {}: {}\n",
+                "Deployment failed at {}: {}: {}{hint}\n",
                 r["stage"].as_str().unwrap_or("?"),
                 r["type"].as_str().unwrap_or("?"),
                 r["message"].as_str().unwrap_or("")
             ));
+            let calls = plan
+                .recording
+                .agent_plans
+                .iter()
+                .filter(|p| p["wait_results"].as_bool() == Some(true))
+                .count();
+            if calls > replies {
+                let defaulted = calls - replies;
+                out.push_str(&format!(
+                    "note: {defaulted} of {calls} agent call{} got null, the offline agents' default \
+                     reply; if the value that failed came from an agent, give its replies with \
+                     --agent-results FILE (a JSON list, in the order of the calls)\n",
+                    if calls == 1 { "" } else { "s" }
+                ));
+            }
             if let Some(frames) = r["frames"].as_array() {
                 out.push_str("Traceback (most recent call last):\n");
                 for f in frames {
@@ -409,6 +530,12 @@ fn human(plan: &DeployPlan) -> String {
                         f["column"],
                         f["method"].as_str().unwrap_or("?"),
                         f["class"].as_str().unwrap_or("?")
+                    ));
+                    out.push_str(&frame_source(
+                        packages,
+                        f["file"].as_str().unwrap_or(""),
+                        f["line"].as_u64().unwrap_or(0),
+                        f["column"].as_u64().unwrap_or(0),
                     ));
                 }
             }

@@ -48,17 +48,13 @@ enum Format {
 
 struct Finding {
     error: HeatError,
-    line: u32,
-    column: u32,
+    /// Line and column, where the error's path can be found in the text.
+    at: Option<(u32, u32)>,
 }
 
 fn finding(text: &str, error: HeatError) -> Finding {
-    let pos = locate(text, &error);
-    Finding {
-        line: pos.map_or(0, |p| p.line),
-        column: pos.map_or(0, |p| p.column),
-        error,
-    }
+    let at = locate(text, &error).map(|p| (p.line, p.column));
+    Finding { error, at }
 }
 
 fn read_params(path: &Path) -> Result<Vec<(String, Value)>, String> {
@@ -124,7 +120,13 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     match Template::load(&text, &limits) {
         Err(e) => findings.push(finding(&text, e)),
         Ok(t) => {
-            version = Some(t.version.class_name());
+            // As the template writes it (`heat_template_version:
+            // 2021-04-16`), not Heat's class name.
+            version = Some(
+                murano_hot::version::detect(&t.data)
+                    .map(|d| format!("{}: {}", d.key, d.value))
+                    .unwrap_or_else(|_| t.version.class_name().to_owned()),
+            );
             if t.version.is_hot() {
                 let supplied = params.clone().unwrap_or_default();
                 if let Err(e) = t.validate(&supplied) {
@@ -148,16 +150,18 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     match args.format {
         Format::Text => {
             for f in &findings {
+                let at = f.at.map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
                 outln!(
-                    "{file}:{}:{}: error[{}]: {}",
-                    f.line,
-                    f.column,
+                    "{file}{at}: error[{}]: {}",
                     f.error.class.python_name(),
                     f.error.message()
                 );
             }
             if findings.is_empty() {
-                outln!("{file}: valid ({})", version.unwrap_or("unknown version"));
+                outln!(
+                    "{file}: valid ({})",
+                    version.as_deref().unwrap_or("unknown version")
+                );
             }
             for (name, v) in values.iter().flatten() {
                 outln!(
@@ -191,8 +195,8 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
                 .map(|f| {
                     serde_json::json!({
                         "file": file,
-                        "line": f.line,
-                        "column": f.column,
+                        "line": f.at.map(|(l, _)| l),
+                        "column": f.at.map(|(_, c)| c),
                         "class": f.error.class.python_name(),
                         "message": f.error.message(),
                         "path": f.error.path,

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use murano_dsl::yaml::Value;
 use murano_packages::PluginRegistry;
 
 use crate::files::read_package_or_message;
@@ -50,13 +51,21 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
         package.runtime_version()
     );
     outln!("type:      {}", package.package_type().as_str());
-    outln!("name:      {}", package.display_name().value.python_str());
-    let description = package.description().value.python_str();
-    if description != "None" {
-        outln!("description: {}", description.trim());
+    outln!(
+        "name:      {}",
+        shown(&package.display_name().value, "(none)")
+    );
+    let description = package.description();
+    if description.value != Value::Null {
+        outln!("description: {}", description.value.python_str().trim());
     }
     if let Ok(tags) = package.tags() {
-        let tags: Vec<String> = tags.iter().map(|t| t.value.python_str()).collect();
+        // A null tag is shown as nothing, not as Python's `None`.
+        let tags: Vec<String> = tags
+            .iter()
+            .filter(|t| t.value != Value::Null)
+            .map(|t| t.value.python_str())
+            .collect();
         outln!("tags:      {}", tags.join(", "));
     }
     let requirements = package.requirements();
@@ -64,7 +73,12 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
         if !pairs.is_empty() {
             outln!("requires:");
             for (name, spec) in pairs {
-                outln!("  {}: {}", name.value.python_str(), spec.value.python_str());
+                // A null version spec is any version, as Murano reads it.
+                outln!(
+                    "  {}: {}",
+                    name.value.python_str(),
+                    shown(&spec.value, "any version")
+                );
             }
         }
     }
@@ -121,6 +135,14 @@ pub(crate) fn run(args: &InspectArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The value as text, `empty` for null (never Python's `None`).
+fn shown(value: &Value, empty: &str) -> String {
+    match value {
+        Value::Null => empty.to_owned(),
+        other => other.python_str(),
     }
 }
 

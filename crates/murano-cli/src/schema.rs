@@ -145,7 +145,23 @@ pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
                 ErrorStatus::NotFound => "not found",
                 ErrorStatus::BadRequest => "bad request",
             };
-            eprintln!("murano: {status}: {e}");
+            let mut hint = String::new();
+            if e.status() == ErrorStatus::NotFound {
+                // A misspelt class name: the closest of the package's.
+                let classes = read_package_or_message(&args.package)
+                    .ok()
+                    .and_then(|p| PluginRegistry::with_builtins().load(p.files).ok())
+                    .and_then(|p| p.classes().ok())
+                    .unwrap_or_default();
+                if !classes.contains(&args.class) {
+                    if let Some(m) =
+                        crate::ui::close_match(&args.class, classes.iter().map(String::as_str))
+                    {
+                        hint = format!(" (did you mean {m:?}?)");
+                    }
+                }
+            }
+            eprintln!("murano: {status}: {e}{hint}");
             ExitCode::from(1)
         }
     }

@@ -32,6 +32,14 @@ use crate::files::read_package_or_message;
 ///     name: my-shop
 ///     port: "8080"
 ///
+/// A field left out gets its `initial` value, as in a browser; to post it
+/// empty, write '' (`~` would post the text "None"). A password field
+/// that asks for confirmation takes the second entry under its name with
+/// `-clone` (`password: s3cret!` and `password-clone: s3cret!`). Errors
+/// are printed per step and field; `__all__` is an error of the whole
+/// form (a form validator, or passwords that do not match), not of a
+/// field named so.
+///
 /// The optional cloud file describes what the dashboard would ask
 /// OpenStack for (flavors, images, keypairs, zones, networks):
 ///
@@ -235,7 +243,10 @@ impl Failure {
 
 /// The closest of `names` to `name` (edit distance at most a third of
 /// the length, at least 2), for "did you mean" hints.
-fn close_match<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn close_match<'a>(
+    name: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let distance = |a: &str, b: &str| {
         let b: Vec<char> = b.chars().collect();
         let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -461,6 +472,9 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         .map(|form| browser_defaults(form, &loaded.info.fqn))
         .collect();
     let mut wizard = new_wizard(&loaded, cloud)?;
+    // Every step is submitted, so that one run shows every step's errors;
+    // a step after an invalid one may then fail on the values it lacks.
+    let mut invalid: Vec<&str> = Vec::new();
     for (index, name) in names.iter().enumerate() {
         let mut posted = defaults[index].clone();
         if let Some(step) = values.value.get(name).and_then(|n| n.value.as_map()) {
@@ -470,9 +484,18 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         }
         let bad_networks =
             network_errors(&loaded.definition.forms[index], &mut posted, values_path);
-        let outcome = submit_step(&mut wizard, index, &posted)
-            .map_err(|e| failed(&format!("{ui_file}: form {name:?}: {e}")))?;
-        let outcome = with_field_errors(outcome, bad_networks);
+        let outcome = match submit_step(&mut wizard, index, &posted) {
+            Ok(outcome) => with_field_errors(outcome, bad_networks),
+            Err(e) if !invalid.is_empty() => {
+                outln!(
+                    "step {name:?} cannot be checked: it fails without the values of step {:?} ({e})",
+                    invalid[0]
+                );
+                invalid.push(name);
+                continue;
+            }
+            Err(e) => return Err(failed(&format!("{ui_file}: form {name:?}: {e}"))),
+        };
         match outcome {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
@@ -485,9 +508,12 @@ fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                         }
                     }
                 }
-                return Ok(false);
+                invalid.push(name);
             }
         }
+    }
+    if !invalid.is_empty() {
+        return Ok(false);
     }
     let body = wizard
         .finish()

@@ -754,7 +754,7 @@ fn check_finds_ui_types_defined_nowhere() {
         "com.example.Peer",
     ));
     let stdout = check();
-    assert_eq!(stdout.matches("M420").count(), 3, "{stdout}");
+    assert_eq!(stdout.matches("M423").count(), 3, "{stdout}");
     for name in [
         "com.example.Ap",
         "io.murano.resources.LinuxMuranoInstanc",
@@ -768,10 +768,10 @@ fn check_finds_ui_types_defined_nowhere() {
         "io.murano.Application",
     ));
     let stdout = check();
-    assert!(!stdout.contains("M420"), "{stdout}");
+    assert!(!stdout.contains("M423"), "{stdout}");
     // Without a catalog nothing outside the package is known: not checked.
     let out = murano().arg("check").arg(&pkg).output().unwrap();
-    assert!(!text(&out).0.contains("M420"));
+    assert!(!text(&out).0.contains("M423"));
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn a_hand_written_environment_deploys() {
         .collect();
     let run = |format: &str| {
         let mut cmd = murano();
-        cmd.args(["deploy", "--dry-run", "--format", format])
+        cmd.args(["deploy", "--dry-run", "--oracle-names", "--format", format])
             .arg(&model);
         for d in &dirs {
             cmd.arg("--catalog").arg(d);
@@ -146,7 +146,7 @@ fn every_hand_written_model_prints_the_plan_the_suite_compares() {
         .to_json();
         // The command.
         let mut cmd = murano();
-        cmd.args(["deploy", "--dry-run", "--format", "json"])
+        cmd.args(["deploy", "--dry-run", "--oracle-names", "--format", "json"])
             .arg(&model_path);
         for (dir, _) in &packages {
             cmd.arg("--catalog").arg(dir);
@@ -232,7 +232,7 @@ fn a_failing_deployment_prints_the_muranopl_stack_trace() {
         "{text}"
     );
     assert!(
-        text.contains("shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency"),
+        text.contains("com.example.Shop/Classes/Shop.yaml\", line 101:9 in method enableCurrency"),
         "{text}"
     );
 }

@@ -12,7 +12,7 @@ pub enum Layer {
     /// An issue of the class model (`murano_dsl::model`, `M100`–`M303`).
     Model,
     /// A check of `murano_packages::check` beyond murano-pkg-check
-    /// (`M400`–`M408`).
+    /// (`M400`–`M410`, `M420`–`M423`).
     Checker,
     /// The class registry, linking classes across packages
     /// (`murano_dsl::registry`, `R1xx`).
@@ -458,6 +458,24 @@ pub const CODES: &[CodeInfo] = &[
     ),
     c(
         "M420",
+        Warning,
+        Checker,
+        "a package in Require that no catalog path holds",
+    ),
+    c(
+        "M421",
+        Warning,
+        Checker,
+        "`$.name` on the object for a property neither its class nor its ancestors declare",
+    ),
+    c(
+        "M422",
+        Warning,
+        Checker,
+        "an optional UI text field gives a property that has a Default, which the empty string overrides",
+    ),
+    c(
+        "M423",
         Warning,
         Checker,
         "class named in a UI definition that neither the package nor the catalog defines",

@@ -229,17 +229,25 @@ impl DeployPlan {
 /// Applications wrapped in an environment as murano-api wraps them for a
 /// deployment (a new environment with the Neutron driver: its default
 /// network, the project and user ids of [`WRAPPER_PROJECT`] and
-/// [`WRAPPER_USER`]).
+/// [`WRAPPER_USER`]), named `oracle-env` as the deploy oracle names it
+/// (the conformance suites compare with it; see
+/// [`wrap_applications_named`]).
 pub fn wrap_applications(applications: Vec<Json>) -> Json {
+    wrap_applications_named(applications, "oracle-env")
+}
+
+/// [`wrap_applications`] with the environment named `name` (its network
+/// `<name>-network`).
+pub fn wrap_applications_named(applications: Vec<Json>, name: &str) -> Json {
     json!({
         "Objects": {
             "?": {"id": WRAPPER_ENVIRONMENT, "type": "io.murano.Environment", "metadata": {}},
-            "name": "oracle-env",
+            "name": name,
             "defaultNetworks": {
                 "environment": {
                     "?": {"id": "e0000000000000000000000000000002",
                           "type": "io.murano.resources.NeutronNetwork"},
-                    "name": "oracle-env-network"
+                    "name": format!("{name}-network")
                 },
                 "flat": null
             },

@@ -28,6 +28,7 @@
 //! # Ok::<(), murano_packages::PackageError>(())
 //! ```
 
+mod accesses;
 mod class_checks;
 mod hot;
 mod hot_package;
@@ -69,6 +70,10 @@ pub(crate) fn diagnostic(
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClassIndex {
     classes: BTreeMap<String, BTreeSet<String>>,
+    /// What classes declare (for `M421`, `M422`), where known.
+    shapes: BTreeMap<String, ClassShape>,
+    /// Every package added, with classes or not (for `M420`).
+    packages: BTreeSet<String>,
     meta: BTreeMap<String, Cardinality>,
     applies: BTreeMap<String, Vec<MetaTarget>>,
 }
@@ -81,10 +86,23 @@ impl ClassIndex {
 
     /// Records that `package` defines `class`.
     pub fn insert_class(&mut self, class: &str, package: &str) {
+        self.insert_package(package);
         self.classes
             .entry(class.to_owned())
             .or_default()
             .insert(package.to_owned());
+    }
+
+    /// Records that the catalog holds `package` (it may define no class).
+    pub fn insert_package(&mut self, package: &str) {
+        if !self.packages.contains(package) {
+            self.packages.insert(package.to_owned());
+        }
+    }
+
+    /// Whether the catalog holds `package`.
+    pub fn has_package(&self, package: &str) -> bool {
+        self.packages.contains(package)
     }
 
     /// Records that `class` is a meta class with `cardinality`.
@@ -108,6 +126,7 @@ impl ClassIndex {
     pub fn from_catalog(catalog: &Catalog) -> ClassIndex {
         let mut index = ClassIndex::new();
         for (_, entry) in catalog.entries() {
+            index.insert_package(&entry.name);
             for class in &entry.classes {
                 index.insert_class(class, &entry.name);
             }
@@ -128,6 +147,7 @@ impl ClassIndex {
         if hot_package::is_hot(Some(&manifest)) {
             self.insert_class(&name, &name);
         }
+        self.insert_package(&name);
         if let Some(classes) = manifest.value.get("Classes").and_then(|c| c.value.as_map()) {
             for (class, _) in classes {
                 if let Some(class) = class.value.as_str() {
@@ -147,6 +167,7 @@ impl ClassIndex {
                     continue;
                 };
                 self.insert_class(full, &name);
+                self.insert_shape(full, ClassShape::of(&class));
                 if class.usage == ClassUsage::Meta {
                     if let Some(info) = &class.meta_class {
                         self.insert_meta_class(full, info.cardinality);
@@ -156,6 +177,17 @@ impl ClassIndex {
             }
         }
         Some(name)
+    }
+
+    /// Records what `class` declares.
+    pub fn insert_shape(&mut self, class: &str, shape: ClassShape) {
+        self.shapes.insert(class.to_owned(), shape);
+    }
+
+    /// What `class` declares, when a package added with
+    /// [`ClassIndex::add_package`] (or [`ClassIndex::insert_shape`]) says.
+    pub fn shape(&self, class: &str) -> Option<&ClassShape> {
+        self.shapes.get(class)
     }
 
     /// The packages that define `class`.
@@ -170,9 +202,62 @@ impl ClassIndex {
 
     /// Whether no class is known.
     pub fn is_empty(&self) -> bool {
-        self.classes.is_empty() && self.meta.is_empty()
+        self.classes.is_empty() && self.meta.is_empty() && self.packages.is_empty()
     }
 }
+
+/// What a class declares, as far as checks that follow the class
+/// hierarchy need it (`M421`, `M422`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassShape {
+    /// The classes it extends (full names; `io.murano.Object` when it
+    /// names none), or `None` when one of them does not resolve.
+    pub parents: Option<Vec<String>>,
+    /// Its properties, each with whether it has a Default other than
+    /// null and the empty string (one the empty string would change).
+    pub properties: BTreeMap<String, bool>,
+}
+
+impl ClassShape {
+    /// The shape of a class read from a class file.
+    pub fn of(class: &ClassDefinition) -> ClassShape {
+        let parents = if class.extends.is_empty() {
+            // Murano's implicit root; the root itself has no parent.
+            if class.full_name.as_deref() == Some(OBJECT) {
+                Some(Vec::new())
+            } else {
+                Some(vec![OBJECT.to_owned()])
+            }
+        } else {
+            class
+                .extends
+                .iter()
+                .map(|t| t.resolved.clone().ok())
+                .collect()
+        };
+        let properties = class
+            .properties
+            .iter()
+            .map(|p| {
+                let has_default = p.default.as_ref().is_some_and(|d| match &d.value {
+                    murano_yaml::Value::Null => false,
+                    murano_yaml::Value::Str(s) => !s.is_empty(),
+                    _ => true,
+                });
+                (p.name.clone(), has_default)
+            })
+            .collect();
+        ClassShape {
+            parents,
+            properties,
+        }
+    }
+}
+
+/// The root of every class hierarchy. Murano's core library declares it
+/// with no property (`meta/io.murano/Classes/Object.yaml`), so it is known
+/// without a catalog.
+pub(crate) const OBJECT: &str = "io.murano.Object";
 
 /// Options of [`check_package`].
 #[derive(Debug, Clone, Default)]
@@ -231,6 +316,9 @@ pub fn check_package(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic>
         }
         out
     };
+    if !options.pkgcheck_only {
+        out.extend(class_checks::duplicate_keys(files, options));
+    }
     out.sort_by(|a, b| {
         (&a.file, a.start, a.code, &a.message).cmp(&(&b.file, b.start, b.code, &b.message))
     });

@@ -21,8 +21,8 @@ pub(crate) struct Constructor<'a> {
     budget: usize,
     max_nodes: usize,
     /// Keys written twice in one mapping (Python keeps the last value):
-    /// the key's text and where the second one is.
-    pub(crate) duplicates: Vec<(String, Mark)>,
+    /// the key's text, where the first one is and where the second one is.
+    pub(crate) duplicates: Vec<(String, Mark, Mark)>,
 }
 
 type KResult<T> = Result<T, YamlError>;
@@ -344,7 +344,8 @@ impl<'a> Constructor<'a> {
                     // before this mapping; only keys written here twice
                     // are duplicates.
                     if out[n].0.start.index >= start.index && key.start.index >= start.index {
-                        self.duplicates.push((key.value.python_str(), key.start));
+                        self.duplicates
+                            .push((key.value.python_str(), out[n].0.start, key.start));
                     }
                     out[n].1 = value
                 }

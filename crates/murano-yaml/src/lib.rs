@@ -234,6 +234,38 @@ pub fn duplicate_keys(
     flavor: Flavor,
     options: &LoadOptions,
 ) -> Result<Vec<(String, Mark)>, YamlError> {
+    Ok(duplicate_key_positions(bytes, flavor, options)?
+        .into_iter()
+        .map(|d| (d.key, d.second))
+        .collect())
+}
+
+/// A key written twice in one mapping: the loaded value is the second's
+/// (the key node kept is the first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key as Python's `str()` prints it.
+    pub key: String,
+    /// Where the key is first written.
+    pub first: Mark,
+    /// Where it is written again (whose value wins).
+    pub second: Mark,
+}
+
+/// Every key written twice in one mapping, with both positions (see
+/// [`duplicate_keys`]). Loading is not changed by this: it is the same
+/// construction, only the duplicates are kept.
+///
+/// ```
+/// use murano_yaml::{duplicate_key_positions, Flavor, LoadOptions};
+/// let found = duplicate_key_positions(b"a: 1\nb: 2\na: 3\n", Flavor::Plain, &LoadOptions::default()).unwrap();
+/// assert_eq!((found[0].first.line, found[0].second.line), (0, 2));
+/// ```
+pub fn duplicate_key_positions(
+    bytes: &[u8],
+    flavor: Flavor,
+    options: &LoadOptions,
+) -> Result<Vec<DuplicateKey>, YamlError> {
     check_len(bytes.len(), options)?;
     let text = reader::decode(bytes)?;
     let mut composer = composer(&text, flavor, options);
@@ -251,7 +283,12 @@ pub fn duplicate_keys(
             options.max_nodes,
         );
         constructor.construct(root)?;
-        found.append(&mut constructor.duplicates);
+        found.extend(
+            constructor
+                .duplicates
+                .drain(..)
+                .map(|(key, first, second)| DuplicateKey { key, first, second }),
+        );
     }
     Ok(found)
 }

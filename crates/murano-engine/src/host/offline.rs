@@ -31,6 +31,12 @@ pub struct OfflineOptions {
     /// Replies of the agents to plans sent with `call` (in order; null
     /// once exhausted, and by default).
     pub agent_results: Vec<Value>,
+    /// A word ids and random names are made from (`shop`: ids
+    /// `shop-0001`, `shop-0002`…, names `shop1`, `shop2`…), for output
+    /// people read. `None` (the default) gives the deploy oracle's
+    /// (`feed0000000000000000000000000001`, `abcdej5399reo1`), which the
+    /// conformance suites compare with.
+    pub naming: Option<String>,
 }
 
 impl Default for OfflineOptions {
@@ -44,6 +50,7 @@ impl Default for OfflineOptions {
             external_network: "net-external".into(),
             dns: vec!["8.8.8.8".into()],
             agent_results: Vec::new(),
+            naming: None,
         }
     }
 }
@@ -241,11 +248,18 @@ impl Host for OfflineHost {
     fn generate_id(&self) -> String {
         let mut st = lock(&self.state);
         st.ids += 1;
-        format!("feed0000000000000000{:012x}", st.ids)
+        match &self.options.naming {
+            Some(word) => format!("{word}-{:04}", st.ids),
+            None => format!("feed0000000000000000{:012x}", st.ids),
+        }
     }
 
     fn random_name(&self) -> String {
         let mut st = lock(&self.state);
+        if let Some(word) = &self.options.naming {
+            st.names += 1;
+            return format!("{word}{}", st.names);
+        }
         let mut prefix = String::new();
         for _ in 0..5 {
             prefix.push((b'a' + (st.letters % 26) as u8) as char);
@@ -485,6 +499,18 @@ impl Host for OfflineHost {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn named_hosts_make_ids_and_names_from_their_word() {
+        let h = OfflineHost::new(OfflineOptions {
+            naming: Some("shop".into()),
+            ..OfflineOptions::default()
+        });
+        assert_eq!(h.generate_id(), "shop-0001");
+        assert_eq!(h.random_name(), "shop1");
+        assert_eq!(h.generate_id(), "shop-0002");
+        assert_eq!(h.random_name(), "shop2");
+    }
 
     #[test]
     fn random_names_cycle_letters_and_count() {

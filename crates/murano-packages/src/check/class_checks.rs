@@ -12,7 +12,8 @@ use murano_yaml::{
 };
 use murano_yaql::{Constant, Expr, ExprKind};
 
-use super::{diagnostic, CheckOptions, Diagnostic};
+use super::accesses::{block_accesses, form_field, objects_of};
+use super::{diagnostic, CheckOptions, ClassShape, Diagnostic, Severity, OBJECT};
 use crate::source::{FileMap, PackageSource};
 
 /// The functions a contract may call outside `check(…)`.
@@ -32,6 +33,8 @@ struct ClassFile {
 struct Manifest {
     full_name: Option<String>,
     require: BTreeSet<String>,
+    /// `Require` entries with where each is written.
+    require_at: Vec<(String, Mark)>,
     /// `Classes`: class name, file name node.
     classes: Vec<(String, Node)>,
     /// The MuranoPL runtime version `Format` asks for (1.0 by default).
@@ -75,6 +78,7 @@ fn read_manifest(files: &FileMap, options: &CheckOptions) -> Manifest {
     if let Some(map) = doc.value.get("Require").and_then(|n| n.value.as_map()) {
         for (k, _) in map {
             manifest.require.insert(k.value.python_str());
+            manifest.require_at.push((k.value.python_str(), k.start));
         }
     }
     if let Some(map) = doc.value.get("Classes").and_then(|n| n.value.as_map()) {
@@ -140,8 +144,33 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
         Arc::new(Runtime::new(manifest.runtime.0, manifest.runtime.1)),
         Arc::new(MemoryHost::new()),
     );
+    // Required packages the catalog lacks: classes used that no catalog
+    // package defines may be theirs (M420 instead of M403 for each).
+    let missing: Vec<&(String, Mark)> = match &options.catalog {
+        Some(catalog) => manifest
+            .require_at
+            .iter()
+            .filter(|(name, _)| {
+                manifest.full_name.as_deref() != Some(name.as_str()) && !catalog.has_package(name)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut own_shapes: BTreeMap<String, ClassShape> = BTreeMap::new();
+    for file in &class_files {
+        for class in &file.classes {
+            if let Some(name) = &class.full_name {
+                own_shapes
+                    .entry(name.clone())
+                    .or_insert_with(|| ClassShape::of(class));
+            }
+        }
+    }
     let ctx = Context {
         options,
+        own_shapes: &own_shapes,
+        missing: missing.iter().map(|(n, _)| n.as_str()).collect(),
+        folded: std::cell::RefCell::new(BTreeMap::new()),
         manifest: &manifest,
         own: &own,
         meta: &meta,
@@ -159,11 +188,34 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
             ctx.check_class(class, doc, &mut sink);
         }
     }
-    hierarchy_cycles(&class_files, &mut out);
-    duplicate_keys_in(files, "manifest.yaml", Flavor::Plain, options, &mut out);
-    for file in &class_files {
-        duplicate_keys_in(files, &file.path, Flavor::Engine, options, &mut out);
+    for path in files.files_under("UI") {
+        if path.ends_with(".yaml") {
+            if let Some(bytes) = files.read(&path) {
+                ctx.ui_defaults(&path, bytes, &mut out);
+            }
+        }
     }
+    let mut folded = ctx.folded.take();
+    for (name, at) in &missing {
+        let classes = folded.remove(name.as_str()).unwrap_or_default();
+        let mut message = format!(
+            "package {name:?} in Require is in no catalog path: its classes cannot be checked"
+        );
+        if !classes.is_empty() {
+            let list: Vec<&str> = classes.iter().map(String::as_str).collect();
+            message.push_str(&format!(
+                " (classes used that no catalog package defines: {})",
+                list.join(", ")
+            ));
+        }
+        out.push(diagnostic(
+            "M420",
+            message,
+            Some("manifest.yaml"),
+            Some(*at),
+        ));
+    }
+    hierarchy_cycles(&class_files, &mut out);
     for (name, file_node) in &manifest.classes {
         let Some(file_name) = file_node.value.as_str() else {
             continue;
@@ -189,29 +241,52 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
     out
 }
 
-/// M408: keys written twice in one mapping of `path` (PyYAML, so Murano,
-/// keeps the last value without a word).
-fn duplicate_keys_in(
-    files: &FileMap,
-    path: &str,
-    flavor: Flavor,
-    options: &CheckOptions,
-    out: &mut Vec<Diagnostic>,
-) {
-    let Some(bytes) = files.read(path) else {
-        return;
-    };
-    let Ok(found) = murano_dsl::yaml::duplicate_keys(bytes, flavor, &options.load) else {
-        return;
-    };
-    for (key, at) in found {
-        out.push(diagnostic(
-            "M408",
-            format!("key {key:?} is written twice in this mapping; the last value wins"),
-            Some(path),
-            Some(at),
-        ));
+/// M408: keys written twice in one mapping of any YAML file of the
+/// package (manifest, class files, UI definitions, Heat and agent
+/// templates). PyYAML, so Murano and its dashboard, keeps the last value
+/// without a word; the loaded value is not changed here, only reported
+/// with both positions. Files that do not load are left to the other
+/// checks.
+pub(crate) fn duplicate_keys(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for path in files.paths() {
+        let lower = path.to_ascii_lowercase();
+        if ![".yaml", ".yml", ".template"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+        {
+            continue;
+        }
+        // Each file as the reader that loads it sees it (YAQL or not).
+        let flavor = if path.starts_with("Classes/") {
+            Flavor::Engine
+        } else if path.starts_with("UI/") {
+            Flavor::Dashboard
+        } else {
+            Flavor::Plain
+        };
+        let Some(bytes) = files.read(path) else {
+            continue;
+        };
+        let Ok(found) = murano_yaml::duplicate_key_positions(bytes, flavor, &options.load) else {
+            continue;
+        };
+        for d in found {
+            out.push(diagnostic(
+                "M408",
+                format!(
+                    "key {:?} is written twice in this mapping (first written at line {}, column {}); \
+                     the second value wins and the first is ignored",
+                    d.key,
+                    d.first.line + 1,
+                    d.first.column + 1
+                ),
+                Some(path),
+                Some(d.second),
+            ));
+        }
     }
+    out
 }
 
 /// A class's file and the classes it extends, with where each is named.
@@ -324,6 +399,13 @@ fn model_issues(class: &ClassDefinition, sink: &mut Sink<'_>) {
 
 struct Context<'a> {
     options: &'a CheckOptions,
+    /// What the package's classes declare.
+    own_shapes: &'a BTreeMap<String, ClassShape>,
+    /// Required packages the catalog lacks.
+    missing: Vec<&'a str>,
+    /// Classes defined nowhere, put to the missing package that may
+    /// define them (reported once per package, `M420`).
+    folded: std::cell::RefCell<BTreeMap<String, BTreeSet<String>>>,
     manifest: &'a Manifest,
     own: &'a BTreeSet<String>,
     meta: &'a BTreeMap<String, Cardinality>,
@@ -350,10 +432,11 @@ impl Context<'_> {
             }
         }
         // Contracts: M402, and class() / template() targets.
-        let mut targets: Vec<(String, Mark)> = Vec::new();
+        // `true`: resolved when Murano loads the class (Extends, Import).
+        let mut targets: Vec<(String, Mark, bool)> = Vec::new();
         for t in class.type_names() {
             if let Ok(full) = &t.resolved {
-                targets.push((full.clone(), t.start));
+                targets.push((full.clone(), t.start, true));
             }
         }
         let contracts = class
@@ -380,7 +463,7 @@ impl Context<'_> {
                 }
                 for name in names {
                     if let Ok(full) = ns.resolve(&name) {
-                        targets.push((full, node.start));
+                        targets.push((full, node.start, false));
                     }
                 }
             });
@@ -405,6 +488,7 @@ impl Context<'_> {
         for (node, target) in metas {
             self.check_meta(ns, node, target, sink);
         }
+        self.undeclared_properties(class, sink);
         // M409: defaults against their own contracts.
         let declared = class
             .properties
@@ -457,20 +541,222 @@ impl Context<'_> {
         }
     }
 
-    fn check_targets(&self, targets: &[(String, Mark)], sink: &mut Sink<'_>) {
+    /// The properties `class` and its ancestors declare (name: whether it
+    /// has a Default), or `None` when an ancestor is not known (not in the
+    /// package, not described by the catalog).
+    pub(crate) fn declared_properties(&self, class: &str) -> Option<BTreeMap<String, bool>> {
+        let mut out = BTreeMap::new();
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![class.to_owned()];
+        while let Some(name) = todo.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let shape = self
+                .own_shapes
+                .get(&name)
+                .or_else(|| self.options.catalog.as_ref().and_then(|c| c.shape(&name)));
+            let shape = match shape {
+                Some(shape) => shape,
+                None if name == OBJECT => continue,
+                None => return None,
+            };
+            for (property, has_default) in &shape.properties {
+                let known = out.entry(property.clone()).or_insert(false);
+                *known |= *has_default;
+            }
+            todo.extend(shape.parents.as_ref()?.iter().cloned());
+        }
+        Some(out)
+    }
+
+    /// M421: `$.name` (or `$this.name`) in a method body, where `$` is
+    /// certainly the object, for a property neither the class nor its
+    /// ancestors declare. Murano looks the property up from the method's
+    /// class upwards (`MuranoObject.get_property`): a read raises
+    /// `UninitializedPropertyAccessError` unless the class stored the
+    /// name itself (a write of an undeclared name from the class's own
+    /// methods is kept aside for that class, `set_property`).
+    fn undeclared_properties(&self, class: &ClassDefinition, sink: &mut Sink<'_>) {
+        let Some(name) = &class.full_name else {
+            return;
+        };
+        let mut accesses = Vec::new();
+        for method in &class.methods {
+            block_accesses(&method.body, &mut accesses);
+        }
+        if accesses.is_empty() {
+            return;
+        }
+        let Some(declared) = self.declared_properties(name) else {
+            return;
+        };
+        let written: BTreeSet<&str> = accesses
+            .iter()
+            .filter(|a| a.write)
+            .map(|a| a.name.as_str())
+            .collect();
+        for access in &accesses {
+            if declared.contains_key(&access.name) {
+                continue;
+            }
+            let property = &access.name;
+            // A name the class stores itself (`$.name: value`, Murano's
+            // usual private state) can be read back: it is not reported,
+            // nor is the store.
+            if access.write || written.contains(property.as_str()) {
+                continue;
+            }
+            let message = format!(
+                "`{}` reads property {property:?}, which neither {name} nor its ancestors \
+                 declare, and {name} never stores it (Murano raises \
+                 UninitializedPropertyAccessError here)",
+                access.text
+            );
+            sink.push("M421", message, access.at);
+        }
+    }
+
+    /// M422: an optional text field (`string`, `text`, `password`,
+    /// `required: false`, no `initial`) whose value an object of the UI's
+    /// `Application` or `Templates` gives a property that has a Default:
+    /// the dashboard sends the empty string for a field left empty, and a
+    /// value, even empty, replaces the Default.
+    fn ui_defaults(&self, path: &str, bytes: &[u8], out: &mut Vec<Diagnostic>) {
+        let Ok(Some(doc)) = murano_yaml::load_ui_file(bytes, &self.options.load) else {
+            return;
+        };
+        // form name -> field name -> whether it may be sent empty.
+        let mut optional: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let seq = |node: Option<&'_ Node>| match node.map(|n| &n.value) {
+            Some(Value::Seq(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        for form in seq(doc.value.get("Forms")) {
+            for (form_name, form) in form.value.as_map().unwrap_or(&[]) {
+                let Some(form_name) = form_name.value.as_str() else {
+                    continue;
+                };
+                for field in seq(form.value.get("fields")) {
+                    let text = |key: &str| field.value.get(key).and_then(|v| v.value.as_str());
+                    let required = field.value.get("required").map(|r| &r.value);
+                    let initial = field.value.get("initial").map(|i| &i.value);
+                    let empty_initial = match initial {
+                        None | Some(Value::Null) => true,
+                        Some(Value::Str(s)) => s.is_empty(),
+                        _ => false,
+                    };
+                    if matches!(text("type"), Some("string" | "text" | "password"))
+                        && matches!(required, Some(Value::Bool(false)))
+                        && empty_initial
+                    {
+                        if let Some(name) = text("name") {
+                            optional
+                                .entry(form_name.to_owned())
+                                .or_default()
+                                .insert(name.to_owned());
+                        }
+                    }
+                }
+            }
+        }
+        if optional.is_empty() {
+            return;
+        }
+        let mut objects = Vec::new();
+        if let Some(app) = doc.value.get("Application") {
+            objects_of(app, &mut objects);
+        }
+        if let Some(templates) = doc.value.get("Templates") {
+            objects_of(templates, &mut objects);
+        }
+        for (class, object) in objects {
+            let Some(declared) = self.declared_properties(&class) else {
+                continue;
+            };
+            for (key, value) in object.value.as_map().unwrap_or(&[]) {
+                let (Some(property), Value::Yaql(y)) = (key.value.as_str(), &value.value) else {
+                    continue;
+                };
+                let Some((form, field)) = form_field(y.expression.root()) else {
+                    continue;
+                };
+                if declared.get(property) == Some(&true)
+                    && optional.get(&form).is_some_and(|f| f.contains(&field))
+                {
+                    out.push(diagnostic(
+                        "M422",
+                        format!(
+                            "optional field {form}.{field} gives property {property:?} of {class}, \
+                             which has a Default: left empty, the dashboard sends '' and the \
+                             Default is not used (make the field required or give it an initial)"
+                        ),
+                        Some(path),
+                        Some(value.start),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The missing required package that may define `class`: the one
+    /// whose name starts the class name (the longest), else the only one.
+    fn missing_owner(&self, class: &str) -> Option<&str> {
+        let by_prefix = self
+            .missing
+            .iter()
+            .filter(|p| {
+                class
+                    .strip_prefix(**p)
+                    .is_some_and(|rest| rest.starts_with('.'))
+            })
+            .max_by_key(|p| p.len());
+        match (by_prefix, self.missing.as_slice()) {
+            (Some(p), _) => Some(p),
+            (None, [only]) => Some(only),
+            _ => None,
+        }
+    }
+
+    /// M403 and M404: classes no catalog package defines, or whose
+    /// packages Require does not list. Murano resolves Extends and Import
+    /// when it loads the class (`package.find_class`, which searches the
+    /// package and its requirements only), so there they are errors.
+    fn check_targets(&self, targets: &[(String, Mark, bool)], sink: &mut Sink<'_>) {
         let Some(catalog) = &self.options.catalog else {
             return;
         };
-        for (class, at) in targets {
+        let at_load = |d: Diagnostic, load: bool| {
+            if load {
+                let mut d = d.with_severity(Severity::Error);
+                d.message.push_str(" (Murano cannot load this class)");
+                d
+            } else {
+                d
+            }
+        };
+        for (class, at, load) in targets {
             if self.own.contains(class) {
                 continue;
             }
             match catalog.packages_of(class) {
-                None => sink.push(
-                    "M403",
-                    format!("no package of the catalog defines class {class:?}"),
-                    *at,
-                ),
+                None => {
+                    if let Some(owner) = self.missing_owner(class) {
+                        self.folded
+                            .borrow_mut()
+                            .entry(owner.to_owned())
+                            .or_default()
+                            .insert(class.clone());
+                        continue;
+                    }
+                    let d = diagnostic(
+                        "M403",
+                        format!("no package of the catalog defines class {class:?}"),
+                        Some(sink.path),
+                        Some(*at),
+                    );
+                    sink.out.push(at_load(d, *load));
+                }
                 Some(packages) => {
                     let required = packages.iter().any(|p| {
                         p == "io.murano"
@@ -479,14 +765,16 @@ impl Context<'_> {
                     });
                     if !required {
                         let list: Vec<&str> = packages.iter().map(String::as_str).collect();
-                        sink.push(
+                        let d = diagnostic(
                             "M404",
                             format!(
                                 "class {class:?} comes from {}, which Require does not list",
                                 list.join(" or ")
                             ),
-                            *at,
+                            Some(sink.path),
+                            Some(*at),
                         );
+                        sink.out.push(at_load(d, *load));
                     }
                 }
             }
@@ -563,7 +851,7 @@ impl Context<'_> {
 }
 
 /// Calls `f` on every YAQL scalar of a data node, keys included.
-fn walk_yaql<'a>(node: &'a Node, f: &mut dyn FnMut(&'a Node, &'a YaqlScalar)) {
+pub(super) fn walk_yaql<'a>(node: &'a Node, f: &mut dyn FnMut(&'a Node, &'a YaqlScalar)) {
     match &node.value {
         Value::Yaql(y) => f(node, y),
         Value::Seq(items) | Value::Set(items) => items.iter().for_each(|n| walk_yaql(n, f)),

@@ -1,4 +1,4 @@
-//! `M420`: classes a UI definition names (`?: {type: …}` in `Application`
+//! `M423`: classes a UI definition names (`?: {type: …}` in `Application`
 //! and `Templates`, fields whose type is a class) that neither the package
 //! nor the catalog defines. The dashboard sends them as written; the
 //! deployment then fails to load the object model (`NoClassFound`).
@@ -44,7 +44,7 @@ pub(crate) fn run(files: &FileMap, options: &CheckOptions) -> Vec<Diagnostic> {
             };
             if !known(class) {
                 out.push(diagnostic(
-                    "M420",
+                    "M423",
                     format!(
                         "{role} names class {class:?}, which neither the package nor the catalog defines (the deployment fails with NoClassFound)"
                     ),
