@@ -38,11 +38,26 @@ impl Recording {
 /// `{"$repr": "deep"}`).
 const MAX_DEPTH: usize = 200;
 
+/// Longest value encoded, as the length of its text: a value that shares
+/// one big string or list is small in memory and can be exponentially
+/// long expanded, so a longer one (or one nested deeper than yaql
+/// prints) is written as `{"$repr": "too large"}`.
+pub const MAX_ENCODED_TEXT: usize = 16 << 20;
+
 /// A value as the oracle encodes host-call arguments and results:
 /// scalars as they are, sequences as arrays, dicts as objects, sets
 /// sorted, MuranoPL objects as `{"$object": id, "type": class}`, classes
-/// as `{"$type": name}`, anything else as `{"$repr": type}`.
+/// as `{"$type": name}`, anything else as `{"$repr": type}`; a value whose
+/// text passes [`MAX_ENCODED_TEXT`] as `{"$repr": "too large"}`.
 pub fn encode(engine: &Engine, value: &Value) -> Json {
+    let collection = matches!(
+        value,
+        Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_)
+    );
+    // Measured first (each shared part once): expanding is what costs.
+    if collection && value.check_printed_len(MAX_ENCODED_TEXT).is_err() {
+        return json!({"$repr": "too large"});
+    }
     encode_at(engine, value, 0)
 }
 
