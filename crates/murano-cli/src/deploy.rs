@@ -17,6 +17,7 @@ use serde_json::Value as Json;
 
 use crate::core_library;
 use crate::files::{find_packages, read_capped, read_package_or_message, DEFAULT_MAX_FILE_SIZE};
+use crate::output::Capped;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -63,6 +64,36 @@ pub(crate) struct DeployArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    #[command(flatten)]
+    output: crate::output::OutputArgs,
+}
+
+/// The plan as `DeployPlan::to_json` lays it out, borrowed (written as it
+/// is walked, within the output budget, not copied first).
+#[derive(serde::Serialize)]
+struct PlanJson<'a> {
+    outcome: &'a Json,
+    host_calls: &'a [Json],
+    heat: &'a [Json],
+    agent_plans: &'a [Json],
+    reports: &'a [Json],
+    log: &'a [Json],
+    final_model: &'a Json,
+}
+
+impl<'a> PlanJson<'a> {
+    fn new(plan: &'a DeployPlan) -> PlanJson<'a> {
+        let rec = &plan.recording;
+        PlanJson {
+            outcome: &plan.outcome,
+            host_calls: &rec.host_calls,
+            heat: &rec.heat,
+            agent_plans: &rec.agent_plans,
+            reports: &rec.reports,
+            log: &plan.log,
+            final_model: &plan.final_model,
+        }
+    }
 }
 
 fn read_json(path: &Path) -> Result<Json, String> {
@@ -195,10 +226,12 @@ pub(crate) fn dry_run_text(model: Json, catalog: &[PathBuf]) -> Result<(bool, St
         "deploy",
         &DeployOptions::default(),
     );
-    Ok((plan.succeeded(), human(&plan)))
+    let (text, _) = human(&plan, &crate::output::OutputArgs::default());
+    Ok((plan.succeeded(), text))
 }
 
 pub(crate) fn run(args: &DeployArgs) -> ExitCode {
+    crate::output::set_limit(args.output.max_output);
     if !args.dry_run {
         eprintln!("murano: deploy: only --dry-run is supported (nothing reaches a cloud)");
         return ExitCode::from(2);
@@ -225,11 +258,19 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
         &DeployOptions::default(),
     );
     match args.format {
-        Format::Json => outln!(
-            "{}",
-            serde_json::to_string_pretty(&plan.to_json()).unwrap_or_default()
-        ),
-        Format::Human => outln!("{}", human(&plan)),
+        Format::Json => {
+            if let Err(e) = crate::output::print_json(&PlanJson::new(&plan)) {
+                eprintln!("murano: cannot print the plan: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        Format::Human => {
+            let (text, cut) = human(&plan, &args.output);
+            outln!("{text}");
+            if cut {
+                return ExitCode::from(1);
+            }
+        }
     }
     if plan.succeeded() {
         ExitCode::SUCCESS
@@ -240,7 +281,7 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
 
 /// A YAML rendering of JSON for reading (block style; strings quoted when
 /// plain YAML would read them differently).
-fn yaml(value: &Json, indent: usize, out: &mut String) {
+fn yaml(value: &Json, indent: usize, out: &mut Capped) {
     let pad = " ".repeat(indent);
     match value {
         Json::Object(m) if !m.is_empty() => {
@@ -253,9 +294,17 @@ fn yaml(value: &Json, indent: usize, out: &mut String) {
             for v in a {
                 if v.as_object().is_some_and(|m| !m.is_empty()) {
                     // `- key: value` with the other keys under it.
-                    let mut item = String::new();
-                    yaml(v, indent + 2, &mut item);
-                    out.push_str(&format!("{pad}- {}", &item[indent + 2..]));
+                    // The first key goes after the dash (its indent
+                    // replaced by it): rendered alone, it is short.
+                    let mut rest = m_items(v);
+                    if let Some((k, first)) = rest.next() {
+                        out.push_str(&format!("{pad}- {}:", scalar_text(k)));
+                        block_or_inline(first, indent + 2, out);
+                    }
+                    for (k, x) in rest {
+                        out.push_str(&format!("{pad}  {}:", scalar_text(k)));
+                        block_or_inline(x, indent + 2, out);
+                    }
                     continue;
                 }
                 out.push_str(&format!("{pad}-"));
@@ -266,7 +315,12 @@ fn yaml(value: &Json, indent: usize, out: &mut String) {
     }
 }
 
-fn block_or_inline(v: &Json, indent: usize, out: &mut String) {
+/// The entries of an object (none for other values).
+fn m_items(v: &Json) -> impl Iterator<Item = (&String, &Json)> {
+    v.as_object().into_iter().flatten()
+}
+
+fn block_or_inline(v: &Json, indent: usize, out: &mut Capped) {
     match v {
         Json::Object(m) if !m.is_empty() => {
             out.push('\n');
@@ -278,8 +332,9 @@ fn block_or_inline(v: &Json, indent: usize, out: &mut String) {
         }
         Json::String(s) if s.contains('\n') => {
             out.push_str(" |\n");
-            for line in s.lines() {
-                out.push_str(&format!("{}{line}\n", " ".repeat(indent + 2)));
+            for text in s.lines() {
+                let text = crate::output::line(text);
+                out.push_str(&format!("{}{text}\n", " ".repeat(indent + 2)));
             }
         }
         other => out.push_str(&format!(" {}\n", inline(other))),
@@ -311,27 +366,32 @@ fn scalar_text(s: &str) -> String {
     }
 }
 
-fn human(plan: &DeployPlan) -> String {
-    let mut out = String::new();
+/// The plan as readable text, at most `output.max_output` bytes (and
+/// whether it was cut); package text in messages escaped and cut to
+/// `output.max_message` bytes.
+fn human(plan: &DeployPlan, output: &crate::output::OutputArgs) -> (String, bool) {
+    use crate::output::{line, message};
+    let max = output.max_message;
+    let mut out = Capped::new(output.max_output);
     match plan.outcome.get("raised") {
         None => out.push_str("Deployment: ok\n"),
         Some(r) => {
             out.push_str(&format!(
                 "Deployment failed at {}: {}: {}\n",
-                r["stage"].as_str().unwrap_or("?"),
-                r["type"].as_str().unwrap_or("?"),
-                r["message"].as_str().unwrap_or("")
+                line(r["stage"].as_str().unwrap_or("?")),
+                line(r["type"].as_str().unwrap_or("?")),
+                message(r["message"].as_str().unwrap_or(""), max)
             ));
             if let Some(frames) = r["frames"].as_array() {
                 out.push_str("Traceback (most recent call last):\n");
                 for f in frames {
                     out.push_str(&format!(
                         "  File \"{}\", line {}:{} in method {} of type {}\n",
-                        f["file"].as_str().unwrap_or("?"),
+                        line(f["file"].as_str().unwrap_or("?")),
                         f["line"],
                         f["column"],
-                        f["method"].as_str().unwrap_or("?"),
-                        f["class"].as_str().unwrap_or("?")
+                        line(f["method"].as_str().unwrap_or("?")),
+                        line(f["class"].as_str().unwrap_or("?"))
                     ));
                 }
             }
@@ -343,8 +403,8 @@ fn human(plan: &DeployPlan) -> String {
         out.push_str(&format!(
             "[{}] {} stack {} (region {})\n",
             i + 1,
-            h["op"].as_str().unwrap_or("?"),
-            h["stack"].as_str().unwrap_or("?"),
+            line(h["op"].as_str().unwrap_or("?")),
+            line(h["stack"].as_str().unwrap_or("?")),
             inline(&h["region"])
         ));
         if let Some(t) = h.get("template") {
@@ -374,20 +434,23 @@ fn human(plan: &DeployPlan) -> String {
         out.push_str(&format!(
             "[{}] to {} (instance {}, {}): {}\n",
             i + 1,
-            p["queue"].as_str().unwrap_or("?"),
-            p["host"].as_str().unwrap_or("?"),
+            line(p["queue"].as_str().unwrap_or("?")),
+            line(p["host"].as_str().unwrap_or("?")),
             if p["wait_results"].as_bool() == Some(true) {
                 "call"
             } else {
                 "send"
             },
-            plan["Name"]
-                .as_str()
-                .and_then(|n| n.lines().next())
-                .unwrap_or("")
+            message(
+                plan["Name"]
+                    .as_str()
+                    .and_then(|n| n.lines().next())
+                    .unwrap_or(""),
+                max
+            )
         ));
         if !scripts.is_empty() {
-            out.push_str(&format!("  scripts: {}\n", scripts.join(", ")));
+            out.push_str(&format!("  scripts: {}\n", line(&scripts.join(", "))));
         }
         if plan.get("Parameters").is_some() {
             out.push_str("  parameters:\n");
@@ -401,16 +464,19 @@ fn human(plan: &DeployPlan) -> String {
         match r["kind"].as_str() {
             Some("status") => out.push_str(&format!(
                 "  {:<5} {}: {}\n",
-                r["level"].as_str().unwrap_or("?"),
-                r["id"].as_str().unwrap_or("?"),
-                r["text"]
-                    .as_str()
-                    .map_or_else(|| r["text"].to_string(), str::to_owned)
+                line(r["level"].as_str().unwrap_or("?")),
+                line(r["id"].as_str().unwrap_or("?")),
+                message(
+                    &r["text"]
+                        .as_str()
+                        .map_or_else(|| r["text"].to_string(), str::to_owned),
+                    max
+                )
             )),
             _ => out.push_str(&format!(
                 "  {} {}\n",
-                r["event"].as_str().unwrap_or("?"),
-                r["payload"]
+                line(r["event"].as_str().unwrap_or("?")),
+                message(&r["payload"].to_string(), max)
             )),
         }
     }
@@ -419,13 +485,14 @@ fn human(plan: &DeployPlan) -> String {
         for l in &plan.log {
             out.push_str(&format!(
                 "  {} {}: {}\n",
-                l["level"].as_str().unwrap_or("?"),
-                l["logger"].as_str().unwrap_or("?"),
-                l["message"].as_str().unwrap_or("")
+                line(l["level"].as_str().unwrap_or("?")),
+                line(l["logger"].as_str().unwrap_or("?")),
+                message(l["message"].as_str().unwrap_or(""), max)
             ));
         }
     }
     out.push_str("\nFinal object model:\n");
-    out.push_str(&serde_json::to_string_pretty(&plan.final_model).unwrap_or_default());
-    out
+    // Stops where the text reaches its limit.
+    let _ = serde_json::to_writer_pretty(&mut out, &plan.final_model);
+    out.finish()
 }
