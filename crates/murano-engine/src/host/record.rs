@@ -140,6 +140,26 @@ mod tests {
     }
 
     #[test]
+    fn values_too_long_as_text_are_not_expanded() {
+        let engine = Engine::new(
+            Arc::new(crate::ClassSetBuilder::new().build()),
+            crate::Limits::default(),
+            Vec::new(),
+        );
+        // 2^40 items as text, a few bytes in memory.
+        let mut v = Value::Int(1);
+        for _ in 0..40 {
+            v = Value::List(Arc::new(vec![v.clone(), v]));
+        }
+        assert_eq!(encode(&engine, &v), json!({"$repr": "too large"}));
+        let big = Value::str(&"x".repeat(1 << 20));
+        let wide = Value::List(Arc::new(vec![big; 17]));
+        assert_eq!(encode(&engine, &wide), json!({"$repr": "too large"}));
+        let fits = Value::List(Arc::new(vec![Value::Int(1), Value::Int(2)]));
+        assert_eq!(encode(&engine, &fits), json!([1, 2]));
+    }
+
+    #[test]
     fn sets_are_sorted_and_dict_keys_are_text() {
         let engine = Engine::new(
             Arc::new(crate::ClassSetBuilder::new().build()),
