@@ -362,7 +362,8 @@ fn scalar_text(s: &str) -> String {
     if plain {
         s.to_owned()
     } else {
-        Json::String(s.to_owned()).to_string()
+        // JSON escapes C0 controls; the rest a terminal acts on too.
+        crate::output::line(&Json::String(s.to_owned()).to_string()).into_owned()
     }
 }
 
@@ -493,6 +494,6 @@ fn human(plan: &DeployPlan, output: &crate::output::OutputArgs) -> (String, bool
     }
     out.push_str("\nFinal object model:\n");
     // Stops where the text reaches its limit.
-    let _ = serde_json::to_writer_pretty(&mut out, &plan.final_model);
+    let _ = crate::output::write_json(&mut out, &plan.final_model);
     out.finish()
 }

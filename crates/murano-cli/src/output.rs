@@ -301,13 +301,72 @@ impl Serialize for TupleItems<'_, '_> {
     }
 }
 
+/// serde_json's pretty layout, with the characters a terminal acts on
+/// that JSON leaves raw (C1 controls, bidirectional overrides; serde_json
+/// already escapes C0) written as `\uXXXX` escapes: the same JSON value.
+struct TerminalSafe(serde_json::ser::PrettyFormatter<'static>);
+
+impl serde_json::ser::Formatter for TerminalSafe {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_unsafe(c) {
+                w.write_all(fragment[start..i].as_bytes())?;
+                // All of them are in the Basic Multilingual Plane.
+                write!(w, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(fragment[start..].as_bytes())
+    }
+}
+
 /// Writes `value` as pretty JSON and a line break to standard output
-/// within the budget.
+/// within the budget (characters a terminal acts on escaped).
 pub(crate) fn print_json(value: &impl Serialize) -> io::Result<()> {
     emit(|w| {
-        serde_json::to_writer_pretty(&mut *w, value).map_err(io::Error::other)?;
+        write_json(&mut *w, value)?;
         w.write_all(b"\n")
     })
+}
+
+/// Writes `value` as pretty JSON to `w`, as it is walked (characters a
+/// terminal acts on escaped).
+pub(crate) fn write_json(w: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
+    let formatter = TerminalSafe(serde_json::ser::PrettyFormatter::new());
+    let mut json = serde_json::Serializer::with_formatter(w, formatter);
+    value.serialize(&mut json).map_err(io::Error::other)
 }
 
 /// Whether `c` must not reach a terminal raw: C0 controls, DEL, C1
@@ -396,6 +455,26 @@ mod tests {
         let (text, cut) = c.finish();
         assert!(cut);
         assert!(text.starts_with("abcd\n… output cut at 5 bytes"), "{text}");
+    }
+
+    #[test]
+    fn json_escapes_what_a_terminal_acts_on_and_stays_the_same_value() {
+        let text = "a\u{9b}31m\u{202e}b\u{1b}c é";
+        let mut out = Vec::new();
+        let mut json = serde_json::Serializer::with_formatter(
+            &mut out,
+            TerminalSafe(serde_json::ser::PrettyFormatter::new()),
+        );
+        serde_json::json!({"k": [text]})
+            .serialize(&mut json)
+            .unwrap();
+        let printed = String::from_utf8(out).unwrap();
+        assert_eq!(
+            printed,
+            "{\n  \"k\": [\n    \"a\\u009b31m\\u202eb\\u001bc é\"\n  ]\n}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&printed).unwrap();
+        assert_eq!(back["k"][0], text);
     }
 
     #[test]
