@@ -342,13 +342,13 @@ impl serde_json::ser::Formatter for TerminalSafe {
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if is_unsafe(c) {
-                w.write_all(fragment[start..i].as_bytes())?;
+                w.write_all(&fragment.as_bytes()[start..i])?;
                 // All of them are in the Basic Multilingual Plane.
                 write!(w, "\\u{:04x}", c as u32)?;
                 start = i + c.len_utf8();
             }
         }
-        w.write_all(fragment[start..].as_bytes())
+        w.write_all(&fragment.as_bytes()[start..])
     }
 }
 
