@@ -408,6 +408,18 @@ pub(crate) fn block(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
 
+/// A rendered trace for a terminal: each line cut to `max` bytes (a
+/// source line can be a whole file), then [`block`].
+pub(crate) fn trace(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(1 << 16));
+    for l in text.split_inclusive('\n') {
+        let (body, end) = l.strip_suffix('\n').map_or((l, ""), |b| (b, "\n"));
+        out.push_str(&block(&cut(body, max)));
+        out.push_str(end);
+    }
+    out
+}
+
 /// `text` whole when it has at most `max` bytes; else its first `max`
 /// bytes (whole characters) and a note of how many bytes were left out.
 pub(crate) fn cut(text: &str, max: usize) -> Cow<'_, str> {
@@ -437,6 +449,12 @@ mod tests {
         assert_eq!(block("a\x1b\nb\tc"), "a\\u{1b}\nb\tc");
         assert!(matches!(line("plain é"), Cow::Borrowed(_)));
         assert_eq!(line("\u{202e}x\u{9b}"), "\\u{202e}x\\u{9b}");
+    }
+
+    #[test]
+    fn traces_cut_each_line() {
+        assert_eq!(trace("ab\ncdef\x1b\n", 3), "ab\ncde… [2 more bytes cut]\n");
+        assert_eq!(trace("a\x1b\nb", 3), "a\\u{1b}\nb");
     }
 
     #[test]

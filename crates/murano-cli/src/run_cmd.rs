@@ -103,7 +103,7 @@ fn print_log(engine: &Engine, max: usize) {
 }
 
 fn print_error(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) {
-    use crate::output::{block, line, message};
+    use crate::output::{line, message, trace};
     let names = e.murano_names();
     eprintln!(
         "murano: uncaught exception {}: {}",
@@ -112,11 +112,11 @@ fn print_error(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) 
     );
     eprint!(
         "{}",
-        block(&render_trace(
-            &e.frames,
-            &|c| runner.package_of(c),
-            &|p, f| sources.get(p, f)
-        ))
+        trace(
+            &render_trace(&e.frames, &|c| runner.package_of(c), &|p, f| sources
+                .get(p, f)),
+            max
+        )
     );
 }
 

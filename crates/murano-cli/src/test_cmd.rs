@@ -9,7 +9,7 @@ use murano_engine::testing::{render_trace, select, Outcome, RunOptions, Runner, 
 use murano_engine::EngineError;
 
 use crate::engine_packages::{frame_json, load_packages, Sources};
-use crate::output::{block, cut, line, message};
+use crate::output::{cut, line, message, trace};
 
 /// Run the MuranoPL tests of packages, without a cloud.
 ///
@@ -86,19 +86,21 @@ fn error_text(e: &EngineError, max: usize) -> String {
 /// The error, its trace and its causes' (package text escaped).
 fn trace_text(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) -> String {
     let mut out = format!("{}\n", error_text(e, max));
-    out.push_str(&block(&render_trace(
-        &e.frames,
-        &|c| runner.package_of(c),
-        &|p, f| sources.get(p, f),
-    )));
+    out.push_str(&trace(
+        &render_trace(&e.frames, &|c| runner.package_of(c), &|p, f| {
+            sources.get(p, f)
+        }),
+        max,
+    ));
     let mut cause = e.cause.as_deref();
     while let Some(c) = cause {
         out.push_str(&format!("caused by: {}\n", error_text(c, max)));
-        out.push_str(&block(&render_trace(
-            &c.frames,
-            &|x| runner.package_of(x),
-            &|p, f| sources.get(p, f),
-        )));
+        out.push_str(&trace(
+            &render_trace(&c.frames, &|x| runner.package_of(x), &|p, f| {
+                sources.get(p, f)
+            }),
+            max,
+        ));
         cause = c.cause.as_deref();
     }
     out

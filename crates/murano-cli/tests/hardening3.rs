@@ -458,6 +458,9 @@ Methods:
       - $log.info("a\x1b]0;title\x07b\x00c\nmurano\x3a uncaught exception Forged\x3a yes")
       - Throw: Bad
         Message: "x\x1b[2J\n  at forged/Classes/x.yaml:1:1 in method m of class C"
+  longLine:
+    Body:
+      - $.escapes() + '__LONG__'
   huge:
     Body:
 __MIB__
@@ -469,7 +472,8 @@ __MIB__
 
 /// Items 12 and 13 for `murano run`: logger lines and the uncaught
 /// exception show control characters and line breaks escaped (no forged
-/// line on stderr), and a 1 MiB message is cut with a note.
+/// line on stderr), and a 1 MiB message, or a 100 kB source line of the
+/// trace, is cut with a note.
 #[test]
 fn run_messages_are_escaped_and_bounded() {
     let Some(core) = core() else { return };
@@ -477,7 +481,9 @@ fn run_messages_are_escaped_and_bounded() {
     let pkg = dir.package(
         "demo.loud",
         &["demo.Loud"],
-        &HOSTILE_RUN.replace("__MIB__", MIB_STRING.trim_matches('\n')),
+        &HOSTILE_RUN
+            .replace("__MIB__", MIB_STRING.trim_matches('\n'))
+            .replace("__LONG__", &"y".repeat(100_000)),
     );
     let out = murano(
         &["run", s(&pkg), "demo.Loud.escapes", "--catalog", s(&core)],
@@ -500,6 +506,18 @@ fn run_messages_are_escaped_and_bounded() {
         "{err}"
     );
     assert!(!err.lines().any(|l| l.starts_with("  at forged/")), "{err}");
+    let out = murano(
+        &["run", s(&pkg), "demo.Loud.longLine", "--catalog", s(&core)],
+        None,
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.len() < 16 << 10, "{}", err.len());
+    assert!(
+        err.contains("in method longLine of class demo.Loud"),
+        "{err}"
+    );
+    assert!(err.contains("more bytes cut]\n"), "{err}");
     let out = murano(
         &["run", s(&pkg), "demo.Loud.huge", "--catalog", s(&core)],
         None,
