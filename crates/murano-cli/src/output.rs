@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use murano_yaml::convert::{self, ToJson};
 use murano_yaql::eval::Value;
@@ -53,10 +53,19 @@ static LEFT: AtomicU64 = AtomicU64::new(DEFAULT_MAX_OUTPUT);
 /// The limit [`LEFT`] started from (for the note).
 static LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_MAX_OUTPUT);
 
+/// Whether passing the budget ends the process (a command) or fails the
+/// write (the interactive prompt, which goes on).
+static EXIT_ON_CUT: AtomicBool = AtomicBool::new(true);
+
 /// Sets the standard output budget to `limit` bytes from now on.
 pub(crate) fn set_limit(limit: u64) {
     LIMIT.store(limit, Ordering::Relaxed);
     LEFT.store(limit, Ordering::Relaxed);
+}
+
+/// Makes passing the budget fail the write instead of ending the process.
+pub(crate) fn keep_going_on_cut() {
+    EXIT_ON_CUT.store(false, Ordering::Relaxed);
 }
 
 /// The longest prefix of `buf` of at most `n` bytes that does not split a
@@ -71,7 +80,8 @@ fn char_prefix(buf: &[u8], n: usize) -> usize {
 
 /// Standard output within the budget: the write that passes it writes
 /// what fits, then the process ends with a note on standard error and
-/// status 1. A closed standard output (`murano … | head`) ends it with
+/// status 1 (or, after [`keep_going_on_cut`], the write fails with that
+/// note). A closed standard output (`murano … | head`) ends it with
 /// status 0, as a pipeline expects.
 pub(crate) struct Stdout;
 
@@ -95,10 +105,14 @@ impl Write for Stdout {
             std::process::exit(0);
         }
         let _ = out.write_all(b"\n").and_then(|_| out.flush());
-        eprintln!(
-            "murano: output cut at {} bytes (raise --max-output to see more)",
+        let note = format!(
+            "output cut at {} bytes (raise --max-output to see more)",
             LIMIT.load(Ordering::Relaxed)
         );
+        if !EXIT_ON_CUT.load(Ordering::Relaxed) {
+            return Err(io::Error::other(note));
+        }
+        eprintln!("murano: {note}");
         std::process::exit(1);
     }
 

@@ -278,6 +278,8 @@ History is kept between sessions (MURANO_HISTORY names the file).";
 /// A prompt with history; input continues on the next line while the
 /// expression is unfinished. `exit`, `quit` or Ctrl-D end.
 fn interactive(engine: &Engine, context: &Context, max_output: u64) -> ExitCode {
+    // An answer too long to print is an error of that answer.
+    crate::output::keep_going_on_cut();
     use std::io::IsTerminal;
     let Ok(mut editor) = rustyline::DefaultEditor::new() else {
         eprintln!("murano: no terminal for the interactive prompt");

@@ -532,3 +532,30 @@ fn run_messages_are_escaped_and_bounded() {
         "{err}"
     );
 }
+
+/// Item 7 at the prompt: an answer longer than `--max-output` is cut with
+/// an error for that answer, and the session goes on with a fresh budget.
+#[test]
+fn the_prompt_cuts_one_answer_and_goes_on() {
+    use std::io::Write;
+    let dir = Scratch::new("repl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_murano"))
+        .args(["yaql", "--max-output", "20"])
+        .env("MURANO_HISTORY", dir.0.join("history"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"range(100)\n40 + 2\nexit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("output cut at 20 bytes"), "{stderr}");
+    assert!(stdout.ends_with("\n42\n"), "{stdout:?}");
+}
