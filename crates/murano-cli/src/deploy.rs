@@ -19,6 +19,7 @@ use serde_json::Value as Json;
 
 use crate::core_library;
 use crate::files::{find_packages, read_capped, read_package_or_message, DEFAULT_MAX_FILE_SIZE};
+use crate::output::Capped;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -72,6 +73,36 @@ pub(crate) struct DeployArgs {
     /// name (or the file's).
     #[arg(long)]
     oracle_names: bool,
+    #[command(flatten)]
+    output: crate::output::OutputArgs,
+}
+
+/// The plan as `DeployPlan::to_json` lays it out, borrowed (written as it
+/// is walked, within the output budget, not copied first).
+#[derive(serde::Serialize)]
+struct PlanJson<'a> {
+    outcome: &'a Json,
+    host_calls: &'a [Json],
+    heat: &'a [Json],
+    agent_plans: &'a [Json],
+    reports: &'a [Json],
+    log: &'a [Json],
+    final_model: &'a Json,
+}
+
+impl<'a> PlanJson<'a> {
+    fn new(plan: &'a DeployPlan) -> PlanJson<'a> {
+        let rec = &plan.recording;
+        PlanJson {
+            outcome: &plan.outcome,
+            host_calls: &rec.host_calls,
+            heat: &rec.heat,
+            agent_plans: &rec.agent_plans,
+            reports: &rec.reports,
+            log: &plan.log,
+            final_model: &plan.final_model,
+        }
+    }
 }
 
 fn read_json(path: &Path) -> Result<Json, String> {
@@ -325,10 +356,12 @@ pub(crate) fn dry_run_text(model: Json, catalog: &[PathBuf]) -> Result<(bool, St
         "deploy",
         &DeployOptions::default(),
     );
-    Ok((plan.succeeded(), human(&plan, &packages, 0)))
+    let (text, _) = human(&plan, &packages, 0, &crate::output::OutputArgs::default());
+    Ok((plan.succeeded(), text))
 }
 
 pub(crate) fn run(args: &DeployArgs) -> ExitCode {
+    crate::output::set_limit(args.output.max_output);
     if !args.dry_run {
         eprintln!("murano: deploy: only --dry-run is supported (nothing reaches a cloud)");
         return ExitCode::from(2);
@@ -365,11 +398,19 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
         &DeployOptions::default(),
     );
     match args.format {
-        Format::Json => outln!(
-            "{}",
-            serde_json::to_string_pretty(&plan.to_json()).unwrap_or_default()
-        ),
-        Format::Human => outln!("{}", human(&plan, &packages, replies)),
+        Format::Json => {
+            if let Err(e) = crate::output::print_json(&PlanJson::new(&plan)) {
+                eprintln!("murano: cannot print the plan: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        Format::Human => {
+            let (text, cut) = human(&plan, &packages, replies, &args.output);
+            outln!("{text}");
+            if cut {
+                return ExitCode::from(1);
+            }
+        }
     }
     if plan.succeeded() {
         ExitCode::SUCCESS
@@ -380,7 +421,7 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
 
 /// A YAML rendering of JSON for reading (block style; strings quoted when
 /// plain YAML would read them differently).
-fn yaml(value: &Json, indent: usize, out: &mut String) {
+fn yaml(value: &Json, indent: usize, out: &mut Capped) {
     let pad = " ".repeat(indent);
     match value {
         Json::Object(m) if !m.is_empty() => {
@@ -393,9 +434,17 @@ fn yaml(value: &Json, indent: usize, out: &mut String) {
             for v in a {
                 if v.as_object().is_some_and(|m| !m.is_empty()) {
                     // `- key: value` with the other keys under it.
-                    let mut item = String::new();
-                    yaml(v, indent + 2, &mut item);
-                    out.push_str(&format!("{pad}- {}", &item[indent + 2..]));
+                    // The first key goes after the dash (its indent
+                    // replaced by it): rendered alone, it is short.
+                    let mut rest = m_items(v);
+                    if let Some((k, first)) = rest.next() {
+                        out.push_str(&format!("{pad}- {}:", scalar_text(k)));
+                        block_or_inline(first, indent + 2, out);
+                    }
+                    for (k, x) in rest {
+                        out.push_str(&format!("{pad}  {}:", scalar_text(k)));
+                        block_or_inline(x, indent + 2, out);
+                    }
                     continue;
                 }
                 out.push_str(&format!("{pad}-"));
@@ -406,7 +455,12 @@ fn yaml(value: &Json, indent: usize, out: &mut String) {
     }
 }
 
-fn block_or_inline(v: &Json, indent: usize, out: &mut String) {
+/// The entries of an object (none for other values).
+fn m_items(v: &Json) -> impl Iterator<Item = (&String, &Json)> {
+    v.as_object().into_iter().flatten()
+}
+
+fn block_or_inline(v: &Json, indent: usize, out: &mut Capped) {
     match v {
         Json::Object(m) if !m.is_empty() => {
             out.push('\n');
@@ -418,8 +472,9 @@ fn block_or_inline(v: &Json, indent: usize, out: &mut String) {
         }
         Json::String(s) if s.contains('\n') => {
             out.push_str(" |\n");
-            for line in s.lines() {
-                out.push_str(&format!("{}{line}\n", " ".repeat(indent + 2)));
+            for text in s.lines() {
+                let text = crate::output::line(text);
+                out.push_str(&format!("{}{text}\n", " ".repeat(indent + 2)));
             }
         }
         other => out.push_str(&format!(" {}\n", inline(other))),
@@ -447,14 +502,22 @@ fn scalar_text(s: &str) -> String {
     if plain {
         s.to_owned()
     } else {
-        Json::String(s.to_owned()).to_string()
+        // JSON escapes C0 controls; the rest a terminal acts on too.
+        crate::output::line(&Json::String(s.to_owned()).to_string()).into_owned()
     }
 }
 
 /// The source line a frame points at (`root/path`, line, column), with a
 /// caret under the column, indented under the frame; nothing when the
-/// file is not one of `packages`.
-fn frame_source(packages: &[PackageFiles], file: &str, line: u64, column: u64) -> String {
+/// file is not one of `packages`. The line is escaped and cut to `max`
+/// bytes as messages are (a source line can be a whole file).
+fn frame_source(
+    packages: &[PackageFiles],
+    file: &str,
+    line: u64,
+    column: u64,
+    max: usize,
+) -> String {
     let text = packages.iter().find_map(|p| {
         let path = file.strip_prefix(p.root.as_str())?.strip_prefix('/')?;
         p.files.get(path)
@@ -477,16 +540,25 @@ fn frame_source(packages: &[PackageFiles], file: &str, line: u64, column: u64) -
         .map_or(0, |s| s.chars().count());
     format!(
         "      {}\n      {}^\n",
-        &source[indent..],
+        crate::output::message(&source[indent..], max),
         " ".repeat(caret)
     )
 }
 
-/// The plan as text; `replies` is how many agent replies were given
-/// (`--agent-results`), to say when a failure may come from the null
-/// the offline agents answer beyond them.
-fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String {
-    let mut out = String::new();
+/// The plan as readable text, at most `output.max_output` bytes (and
+/// whether it was cut); package text in messages escaped and cut to
+/// `output.max_message` bytes. `replies` is how many agent replies were
+/// given (`--agent-results`), to say when a failure may come from the
+/// null the offline agents answer beyond them.
+fn human(
+    plan: &DeployPlan,
+    packages: &[PackageFiles],
+    replies: usize,
+    output: &crate::output::OutputArgs,
+) -> (String, bool) {
+    use crate::output::{line, message};
+    let max = output.max_message;
+    let mut out = Capped::new(output.max_output);
     match plan.outcome.get("raised") {
         None => out.push_str("Deployment: ok\n"),
         Some(r) => {
@@ -501,9 +573,9 @@ fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String
             };
             out.push_str(&format!(
                 "Deployment failed at {}: {}: {}{hint}\n",
-                r["stage"].as_str().unwrap_or("?"),
-                r["type"].as_str().unwrap_or("?"),
-                r["message"].as_str().unwrap_or("")
+                line(r["stage"].as_str().unwrap_or("?")),
+                line(r["type"].as_str().unwrap_or("?")),
+                message(r["message"].as_str().unwrap_or(""), max)
             ));
             let calls = plan
                 .recording
@@ -525,17 +597,18 @@ fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String
                 for f in frames {
                     out.push_str(&format!(
                         "  File \"{}\", line {}:{} in method {} of type {}\n",
-                        f["file"].as_str().unwrap_or("?"),
+                        line(f["file"].as_str().unwrap_or("?")),
                         f["line"],
                         f["column"],
-                        f["method"].as_str().unwrap_or("?"),
-                        f["class"].as_str().unwrap_or("?")
+                        line(f["method"].as_str().unwrap_or("?")),
+                        line(f["class"].as_str().unwrap_or("?"))
                     ));
                     out.push_str(&frame_source(
                         packages,
                         f["file"].as_str().unwrap_or(""),
                         f["line"].as_u64().unwrap_or(0),
                         f["column"].as_u64().unwrap_or(0),
+                        max,
                     ));
                 }
             }
@@ -547,8 +620,8 @@ fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String
         out.push_str(&format!(
             "[{}] {} stack {} (region {})\n",
             i + 1,
-            h["op"].as_str().unwrap_or("?"),
-            h["stack"].as_str().unwrap_or("?"),
+            line(h["op"].as_str().unwrap_or("?")),
+            line(h["stack"].as_str().unwrap_or("?")),
             inline(&h["region"])
         ));
         if let Some(t) = h.get("template") {
@@ -578,20 +651,23 @@ fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String
         out.push_str(&format!(
             "[{}] to {} (instance {}, {}): {}\n",
             i + 1,
-            p["queue"].as_str().unwrap_or("?"),
-            p["host"].as_str().unwrap_or("?"),
+            line(p["queue"].as_str().unwrap_or("?")),
+            line(p["host"].as_str().unwrap_or("?")),
             if p["wait_results"].as_bool() == Some(true) {
                 "call"
             } else {
                 "send"
             },
-            plan["Name"]
-                .as_str()
-                .and_then(|n| n.lines().next())
-                .unwrap_or("")
+            message(
+                plan["Name"]
+                    .as_str()
+                    .and_then(|n| n.lines().next())
+                    .unwrap_or(""),
+                max
+            )
         ));
         if !scripts.is_empty() {
-            out.push_str(&format!("  scripts: {}\n", scripts.join(", ")));
+            out.push_str(&format!("  scripts: {}\n", line(&scripts.join(", "))));
         }
         if plan.get("Parameters").is_some() {
             out.push_str("  parameters:\n");
@@ -605,16 +681,19 @@ fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String
         match r["kind"].as_str() {
             Some("status") => out.push_str(&format!(
                 "  {:<5} {}: {}\n",
-                r["level"].as_str().unwrap_or("?"),
-                r["id"].as_str().unwrap_or("?"),
-                r["text"]
-                    .as_str()
-                    .map_or_else(|| r["text"].to_string(), str::to_owned)
+                line(r["level"].as_str().unwrap_or("?")),
+                line(r["id"].as_str().unwrap_or("?")),
+                message(
+                    &r["text"]
+                        .as_str()
+                        .map_or_else(|| r["text"].to_string(), str::to_owned),
+                    max
+                )
             )),
             _ => out.push_str(&format!(
                 "  {} {}\n",
-                r["event"].as_str().unwrap_or("?"),
-                r["payload"]
+                line(r["event"].as_str().unwrap_or("?")),
+                message(&r["payload"].to_string(), max)
             )),
         }
     }
@@ -623,13 +702,14 @@ fn human(plan: &DeployPlan, packages: &[PackageFiles], replies: usize) -> String
         for l in &plan.log {
             out.push_str(&format!(
                 "  {} {}: {}\n",
-                l["level"].as_str().unwrap_or("?"),
-                l["logger"].as_str().unwrap_or("?"),
-                l["message"].as_str().unwrap_or("")
+                line(l["level"].as_str().unwrap_or("?")),
+                line(l["logger"].as_str().unwrap_or("?")),
+                message(l["message"].as_str().unwrap_or(""), max)
             ));
         }
     }
     out.push_str("\nFinal object model:\n");
-    out.push_str(&serde_json::to_string_pretty(&plan.final_model).unwrap_or_default());
-    out
+    // Stops where the text reaches its limit.
+    let _ = crate::output::write_json(&mut out, &plan.final_model);
+    out.finish()
 }

@@ -38,6 +38,8 @@ pub(crate) struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    #[command(flatten)]
+    output: crate::output::OutputArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -92,6 +94,7 @@ fn read_params(path: &Path) -> Result<Vec<(String, Value)>, String> {
 }
 
 pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
+    crate::output::set_limit(args.output.max_output);
     let text = match std::fs::read(&args.template) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => t,
@@ -236,7 +239,10 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
                         .collect(),
                 );
             }
-            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            if let Err(e) = crate::output::print_json(&out) {
+                eprintln!("murano: cannot print the report: {e}");
+                return ExitCode::from(2);
+            }
         }
     }
     if findings.is_empty() {

@@ -6,12 +6,13 @@
 // terminal (`[mykey]`, `<CamelCasedFileName>`), not rustdoc markup.
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
-/// `println!` for results: when stdout is closed (`murano … | head`), stop
-/// quietly with status 0, as a pipeline expects, instead of panicking.
+/// `println!` for results, within the output budget (`--max-output`, see
+/// `output`): when stdout is closed (`murano … | head`), stop quietly with
+/// status 0, as a pipeline expects, instead of panicking.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+        if writeln!($crate::output::Stdout, $($arg)*).is_err() {
             std::process::exit(0);
         }
     }};
@@ -26,6 +27,7 @@ mod files;
 mod hot;
 mod hot_validate;
 mod inspect;
+mod output;
 mod parse;
 mod run_cmd;
 mod schema;

@@ -50,6 +50,8 @@ pub(crate) struct RunArgs {
     /// /usr/share/murano-common.
     #[arg(long, value_name = "DIR")]
     catalog: Vec<PathBuf>,
+    #[command(flatten)]
+    output: crate::output::OutputArgs,
 }
 
 /// YAML text (JSON is YAML) as plain data.
@@ -64,57 +66,62 @@ fn read_data(bytes: &[u8], what: &str) -> Result<Value, String> {
     }
 }
 
-/// Objects as their model header, everything else as JSON.
-fn to_json(engine: &Engine, v: &Value) -> serde_json::Value {
-    if let Some(view) = engine.object_view(v) {
-        return serde_json::json!({"?": {"type": view.class, "id": view.id}});
-    }
-    match v {
-        Value::List(items) | Value::Tuple(items) => {
-            serde_json::Value::Array(items.iter().map(|i| to_json(engine, i)).collect())
-        }
-        Value::Set(items) => {
-            serde_json::Value::Array(items.iter().map(|i| to_json(engine, i)).collect())
-        }
-        Value::Dict(d) => {
-            let mut m = serde_json::Map::new();
-            for (k, val) in d.iter() {
-                let key = match k {
-                    Value::Str(s) => s.to_string(),
-                    other => other.py_str(),
-                };
-                m.insert(key, to_json(engine, val));
-            }
-            serde_json::Value::Object(m)
-        }
-        other => {
-            let json = convert::to_json(other, &ToJson::default());
-            serde_json::to_value(&json).unwrap_or(serde_json::Value::Null)
-        }
-    }
+/// Prints the result as JSON, written as it is walked within the output
+/// budget: objects as their model header, dictionary keys as their
+/// `str()`, other values as [`convert::to_json`] writes them.
+fn print_result(engine: &Engine, v: &Value) -> Result<(), String> {
+    let header = |v: &Value| {
+        engine
+            .object_view(v)
+            .map(|view| serde_json::json!({"?": {"type": view.class, "id": view.id}}))
+    };
+    let key = |k: &Value| match k {
+        Value::Str(s) => s.to_string(),
+        other => other.py_str(),
+    };
+    let style = crate::output::JsonStyle {
+        scalars: ToJson::default(),
+        key: &key,
+        replace: &header,
+    };
+    crate::output::print_json(&crate::output::JsonValue::new(v, &style))
+        .map_err(|e| format!("murano: cannot print the result: {e}"))
 }
 
-fn print_log(engine: &Engine) {
+/// Logger lines on stderr, each one line, its message cut to `max`
+/// bytes.
+fn print_log(engine: &Engine, max: usize) {
+    use crate::output::{line, message};
     for l in engine.take_log() {
-        eprintln!("{} {}: {}", l.level, l.logger, l.message);
+        eprintln!(
+            "{} {}: {}",
+            line(&l.level),
+            line(&l.logger),
+            message(&l.message, max)
+        );
     }
 }
 
-fn print_error(runner: &Runner, sources: &Sources, e: &EngineError) {
+fn print_error(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) {
+    use crate::output::{line, message, trace};
     let names = e.murano_names();
     eprintln!(
         "murano: uncaught exception {}: {}",
-        names.join(", "),
-        e.message
+        line(&names.join(", ")),
+        message(&e.message, max)
     );
     eprint!(
         "{}",
-        render_trace(&e.frames, &|c| runner.package_of(c), &|p, f| sources
-            .get(p, f))
+        trace(
+            &render_trace(&e.frames, &|c| runner.package_of(c), &|p, f| sources
+                .get(p, f)),
+            max
+        )
     );
 }
 
 pub(crate) fn run(args: &RunArgs) -> ExitCode {
+    crate::output::set_limit(args.output.max_output);
     let Some((class, method)) = args.target.rsplit_once('.') else {
         eprintln!("murano: {}: expected CLASS.METHOD", args.target);
         return ExitCode::from(2);
@@ -187,18 +194,18 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
         Some(model) => load_model_object(&engine, model, class),
     };
     let result = object.and_then(|o| runner.call(&engine, &o, method, Vec::new(), kwargs));
-    print_log(&engine);
+    let max_message = args.output.max_message;
+    print_log(&engine, max_message);
     match result {
-        Ok(v) => {
-            let json = to_json(&engine, &v);
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&json).unwrap_or_default()
-            );
-            ExitCode::SUCCESS
-        }
+        Ok(v) => match print_result(&engine, &v) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::from(1)
+            }
+        },
         Err(e) => {
-            print_error(&runner, &sources, &e);
+            print_error(&runner, &sources, &e, max_message);
             ExitCode::from(1)
         }
     }

@@ -9,6 +9,7 @@ use murano_engine::testing::{render_trace, select, Outcome, RunOptions, Runner, 
 use murano_engine::EngineError;
 
 use crate::engine_packages::{frame_json, load_packages, Sources};
+use crate::output::{cut, line, message, trace};
 
 /// Run the MuranoPL tests of packages, without a cloud.
 ///
@@ -51,6 +52,8 @@ pub(crate) struct TestArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    #[command(flatten)]
+    output: crate::output::OutputArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -69,30 +72,34 @@ struct PackageRun {
     results: Vec<TestResult>,
 }
 
-fn error_text(e: &EngineError) -> String {
+/// `Name: message`, one line, the message cut to `max` bytes.
+fn error_text(e: &EngineError, max: usize) -> String {
     let names = e.murano_names();
     let name = if names.len() == 1 {
         names[0].clone()
     } else {
         format!("[{}]", names.join(", "))
     };
-    format!("{name}: {}", e.message)
+    format!("{}: {}", line(&name), message(&e.message, max))
 }
 
-fn trace_text(runner: &Runner, sources: &Sources, e: &EngineError) -> String {
-    let mut out = format!("{}\n", error_text(e));
-    out.push_str(&render_trace(
-        &e.frames,
-        &|c| runner.package_of(c),
-        &|p, f| sources.get(p, f),
+/// The error, its trace and its causes' (package text escaped).
+fn trace_text(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) -> String {
+    let mut out = format!("{}\n", error_text(e, max));
+    out.push_str(&trace(
+        &render_trace(&e.frames, &|c| runner.package_of(c), &|p, f| {
+            sources.get(p, f)
+        }),
+        max,
     ));
     let mut cause = e.cause.as_deref();
     while let Some(c) = cause {
-        out.push_str(&format!("caused by: {}\n", error_text(c)));
-        out.push_str(&render_trace(
-            &c.frames,
-            &|x| runner.package_of(x),
-            &|p, f| sources.get(p, f),
+        out.push_str(&format!("caused by: {}\n", error_text(c, max)));
+        out.push_str(&trace(
+            &render_trace(&c.frames, &|x| runner.package_of(x), &|p, f| {
+                sources.get(p, f)
+            }),
+            max,
         ));
         cause = c.cause.as_deref();
     }
@@ -100,6 +107,8 @@ fn trace_text(runner: &Runner, sources: &Sources, e: &EngineError) -> String {
 }
 
 pub(crate) fn run(args: &TestArgs) -> ExitCode {
+    crate::output::set_limit(args.output.max_output);
+    let max = args.output.max_message;
     for path in args.packages.iter().chain(&args.catalog) {
         if !path.exists() {
             eprintln!("murano: {}: no such file or folder", path.display());
@@ -150,7 +159,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         any_selected = true;
         if args.format == Format::Text {
             let noun = if count == 1 { "test" } else { "tests" };
-            outln!("running {count} {noun} of {name}");
+            outln!("running {count} {noun} of {}", line(&name));
         }
         let (results, _) = runner.run(&run_set, |r| {
             if args.format == Format::Text {
@@ -158,7 +167,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
                     Outcome::Ok => "ok",
                     Outcome::Failed => "FAILED",
                 };
-                outln!("test {} ... {status}", r.name());
+                outln!("test {} ... {status}", line(&r.name()));
             }
         });
         let failed = results
@@ -173,11 +182,16 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
                 let Some((phase, e)) = &r.failure else {
                     continue;
                 };
-                outln!("\n---- {} ({}) ----", r.name(), phase.as_str());
+                outln!("\n---- {} ({}) ----", line(&r.name()), phase.as_str());
                 for l in &r.log {
-                    outln!("log {} {}: {}", l.level, l.logger, l.message);
+                    outln!(
+                        "log {} {}: {}",
+                        line(&l.level),
+                        line(&l.logger),
+                        message(&l.message, max)
+                    );
                 }
-                outln!("{}", trace_text(&runner, &sources, e).trim_end());
+                outln!("{}", trace_text(&runner, &sources, e, max).trim_end());
             }
             outln!();
         }
@@ -212,8 +226,14 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     }
     match args.format {
         Format::Text => outln!("{total_passed} passed, {total_failed} failed"),
-        Format::Json => outln!("{}", json_report(&runs, total_passed, total_failed)),
-        Format::Junit => outln!("{}", junit_report(&runs, &sources)),
+        Format::Json => {
+            let doc = json_report(&runs, total_passed, total_failed, max);
+            if let Err(e) = crate::output::print_json(&doc) {
+                eprintln!("murano: cannot print the report: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        Format::Junit => outln!("{}", junit_report(&runs, &sources, max)),
     }
     if total_failed > 0 {
         ExitCode::from(1)
@@ -222,7 +242,13 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     }
 }
 
-fn json_report(runs: &[(Runner, PackageRun)], passed: usize, failed: usize) -> String {
+/// The JSON report (messages cut to `max` bytes).
+fn json_report(
+    runs: &[(Runner, PackageRun)],
+    passed: usize,
+    failed: usize,
+    max: usize,
+) -> serde_json::Value {
     let packages: Vec<serde_json::Value> = runs
         .iter()
         .map(|(runner, run)| {
@@ -234,7 +260,7 @@ fn json_report(runs: &[(Runner, PackageRun)], passed: usize, failed: usize) -> S
                         serde_json::json!({
                             "phase": phase.as_str(),
                             "names": e.murano_names(),
-                            "message": e.message,
+                            "message": cut(&e.message, max),
                             "frames": e.frames.iter().rev()
                                 .map(|f| frame_json(f, runner.package_of(&f.class)))
                                 .collect::<Vec<_>>(),
@@ -248,7 +274,7 @@ fn json_report(runs: &[(Runner, PackageRun)], passed: usize, failed: usize) -> S
                         "calls": r.calls,
                         "failure": failure,
                         "log": r.log.iter().map(|l| serde_json::json!({
-                            "logger": l.logger, "level": l.level, "message": l.message,
+                            "logger": l.logger, "level": l.level, "message": cut(&l.message, max),
                         })).collect::<Vec<_>>(),
                     })
                 })
@@ -256,12 +282,11 @@ fn json_report(runs: &[(Runner, PackageRun)], passed: usize, failed: usize) -> S
             serde_json::json!({"package": run.package, "tests": tests})
         })
         .collect();
-    let doc = serde_json::json!({
+    serde_json::json!({
         "packages": packages,
         "passed": passed,
         "failed": failed,
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
+    })
 }
 
 /// XML attribute escaping: [`xml`] with line breaks kept as references
@@ -273,7 +298,21 @@ fn xml_attr(text: &str) -> String {
         .replace('\t', "&#9;")
 }
 
-/// XML text escaping.
+/// Whether XML 1.0 holds `c` as it is: its `Char` production (tab, line
+/// breaks, U+0020-U+D7FF, U+E000-U+FFFD, U+10000-U+10FFFF), less what
+/// it discourages (other controls, noncharacters).
+fn xml_char(c: char) -> bool {
+    let n = c as u32;
+    match c {
+        '\t' | '\n' | '\r' => true,
+        _ if n < 0x20 || (0x7F..=0x9F).contains(&n) => false,
+        _ if (0xFDD0..=0xFDEF).contains(&n) => false,
+        // U+FFFE and U+FFFF of every plane (surrogates are no chars).
+        _ => n & 0xFFFE != 0xFFFE,
+    }
+}
+
+/// XML text escaping; characters XML cannot hold as `\uXXXX` text.
 fn xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -283,8 +322,7 @@ fn xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // Characters XML 1.0 cannot hold.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {
+            c if !xml_char(c) => {
                 out.push_str(&format!("\\u{:04x}", c as u32));
             }
             c => out.push(c),
@@ -293,7 +331,7 @@ fn xml(text: &str) -> String {
     out
 }
 
-fn junit_report(runs: &[(Runner, PackageRun)], sources: &Sources) -> String {
+fn junit_report(runs: &[(Runner, PackageRun)], sources: &Sources, max: usize) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
     for (runner, run) in runs {
         let failures = run
@@ -319,14 +357,14 @@ fn junit_report(runs: &[(Runner, PackageRun)], sources: &Sources) -> String {
                     out.push_str(&format!(
                         "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
                         xml_attr(&e.murano_names().join(", ")),
-                        xml_attr(&format!("{} (in {})", e.message, phase.as_str())),
-                        xml(&trace_text(runner, sources, e))
+                        xml_attr(&format!("{} (in {})", cut(&e.message, max), phase.as_str())),
+                        xml(&trace_text(runner, sources, e, max))
                     ));
                     if !r.log.is_empty() {
                         let log: Vec<String> = r
                             .log
                             .iter()
-                            .map(|l| format!("{} {}: {}", l.level, l.logger, l.message))
+                            .map(|l| format!("{} {}: {}", l.level, l.logger, cut(&l.message, max)))
                             .collect();
                         out.push_str(&format!(
                             "      <system-out>{}</system-out>\n",

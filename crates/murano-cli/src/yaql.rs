@@ -59,6 +59,8 @@ pub(crate) struct YaqlArgs {
         value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH_CAP))
     )]
     max_depth: u32,
+    #[command(flatten)]
+    output: crate::output::OutputArgs,
 }
 
 /// The largest `--max-depth`.
@@ -97,9 +99,30 @@ fn to_value(node: &Node) -> Value {
     convert::to_yaql(node, &ToYaql::data()).unwrap_or(Value::Null)
 }
 
-/// A value as JSON for printing (infinities and NaN as their text).
-fn to_json(value: &Value) -> serde_json::Value {
-    convert::to_json(value, &ToJson::default().with_non_finite(NonFinite::Text))
+/// A dictionary key as Python's `json.dumps` writes it (as
+/// [`convert::to_json`] does): strings as they are, `null`,
+/// `true`/`false`, numbers as their `repr()`, others as their `str()`.
+fn json_key(key: &Value) -> String {
+    match key {
+        Value::Str(s) => s.to_string(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(n) => n.to_string(),
+        Value::Float(f) => murano_yaql::python_float_repr(*f),
+        other => other.py_str(),
+    }
+}
+
+/// Prints a value as JSON (infinities and NaN as their text), written as
+/// it is walked within the output budget.
+fn print_value(value: &Value) -> Result<(), String> {
+    let style = crate::output::JsonStyle {
+        scalars: ToJson::default().with_non_finite(NonFinite::Text),
+        key: &json_key,
+        replace: &|_| None,
+    };
+    crate::output::print_json(&crate::output::JsonValue::new(value, &style))
+        .map_err(|e| format!("murano: cannot print the result: {e}"))
 }
 
 fn read_text(path: &str) -> std::io::Result<String> {
@@ -136,7 +159,7 @@ fn load_data(path: &std::path::Path) -> Result<Value, String> {
     Ok(doc.as_ref().map_or(Value::Null, to_value))
 }
 
-fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<String, String> {
+fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<Value, String> {
     let query = engine.compile(source).map_err(|e| e.render(source))?;
     let value = query.evaluate(context).map_err(|e| e.render(source))?;
     // A value that shares structure is small in memory but can be
@@ -144,7 +167,7 @@ fn evaluate(engine: &Engine, context: &Context, source: &str) -> Result<String, 
     value
         .check_printed_len(engine.options().max_string_len)
         .map_err(|e| e.render(source))?;
-    Ok(serde_json::to_string_pretty(&to_json(&value)).unwrap_or_default())
+    Ok(value)
 }
 
 pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
@@ -154,6 +177,7 @@ pub(crate) fn run(args: &YaqlArgs) -> ExitCode {
 }
 
 fn run_on_this_thread(args: &YaqlArgs) -> ExitCode {
+    crate::output::set_limit(args.output.max_output);
     let (engine, library) = engine(args);
     let mut context = Context::new(Arc::new(library));
     if let Some(path) = &args.data {
@@ -174,13 +198,10 @@ fn run_on_this_thread(args: &YaqlArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         },
-        (None, None) => return interactive(&engine, &context),
+        (None, None) => return interactive(&engine, &context, args.output.max_output),
     };
-    match evaluate(&engine, &context, &source) {
-        Ok(out) => {
-            outln!("{out}");
-            ExitCode::SUCCESS
-        }
+    match evaluate(&engine, &context, &source).and_then(|v| print_value(&v)) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{e}");
             ExitCode::from(1)
@@ -258,7 +279,9 @@ History is kept between sessions (MURANO_HISTORY names the file).";
 
 /// A prompt with history; input continues on the next line while the
 /// expression is unfinished. `exit`, `quit` or Ctrl-D end.
-fn interactive(engine: &Engine, context: &Context) -> ExitCode {
+fn interactive(engine: &Engine, context: &Context, max_output: u64) -> ExitCode {
+    // An answer too long to print is an error of that answer.
+    crate::output::keep_going_on_cut();
     use std::io::IsTerminal;
     let Ok(mut editor) = rustyline::DefaultEditor::new() else {
         eprintln!("murano: no terminal for the interactive prompt");
@@ -321,9 +344,10 @@ fn interactive(engine: &Engine, context: &Context) -> ExitCode {
                 }
                 let _ = editor.add_history_entry(pending.as_str());
                 history.push(pending.clone());
-                match evaluate(engine, context, &pending) {
-                    Ok(out) => outln!("{out}"),
-                    Err(e) => eprintln!("{}", paint("31", &e)),
+                // Each answer has the whole output budget.
+                crate::output::set_limit(max_output);
+                if let Err(e) = evaluate(engine, context, &pending).and_then(|v| print_value(&v)) {
+                    eprintln!("{}", paint("31", &e));
                 }
                 pending.clear();
             }

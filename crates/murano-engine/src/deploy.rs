@@ -185,10 +185,28 @@ pub fn class_set(packages: &[PackageFiles]) -> Result<ClassSet, EngineError> {
 }
 
 /// Options of [`dry_run`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct DeployOptions {
     /// The engine's limits.
     pub limits: Limits,
+    /// Longest final model, as the length of its text: a model that
+    /// shares one big string or list is small in memory and can be
+    /// exponentially long when written out, so a longer one ends the
+    /// deployment at `<finalize>` instead of being expanded. Default
+    /// [`DEFAULT_MAX_MODEL_TEXT`].
+    pub max_model_text: usize,
+}
+
+/// The [`DeployOptions::max_model_text`] default: 16 MiB.
+pub const DEFAULT_MAX_MODEL_TEXT: usize = 16 << 20;
+
+impl Default for DeployOptions {
+    fn default() -> Self {
+        DeployOptions {
+            limits: Limits::default(),
+            max_model_text: DEFAULT_MAX_MODEL_TEXT,
+        }
+    }
 }
 
 /// What a dry-run deployment did.
@@ -364,7 +382,14 @@ pub fn dry_run_task(
         system.natives(),
     );
     system.attach(&engine);
-    let plan = run_task(&engine, &system, model, &env_id, method);
+    let plan = run_task(
+        &engine,
+        &system,
+        model,
+        &env_id,
+        method,
+        options.max_model_text,
+    );
     system.detach();
     plan
 }
@@ -434,6 +459,7 @@ fn run_task(
     model: &Json,
     env_id: &str,
     method: &str,
+    max_model_text: usize,
 ) -> DeployPlan {
     let take_log = |engine: &Engine| -> Vec<Json> {
         engine
@@ -509,7 +535,12 @@ fn run_task(
     if let Err(e) = crate::gc::prepare_finalize(engine.core()) {
         return finish(raised("<finalize>", &e), Json::Null, engine);
     }
-    let final_model = match engine.finalize() {
+    let final_model = match engine.finalize().and_then(|v| {
+        // Measured first (each shared part once): expanding is what costs.
+        v.check_printed_len(max_model_text)
+            .map_err(|e| EngineError::from_yaql(&e))?;
+        Ok(v)
+    }) {
         Ok(v) => murano_dsl::yaml::convert::to_json(&v, &Default::default()),
         Err(e) => {
             return finish(raised("<finalize>", &e), Json::Null, engine);
@@ -670,6 +701,7 @@ mod tests {
                 fuel: Some(1000),
                 ..Limits::default()
             },
+            ..DeployOptions::default()
         };
         let plan = dry_run_task(
             &p,

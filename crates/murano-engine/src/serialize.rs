@@ -1,7 +1,7 @@
 //! Serialisation of objects back to an object model, as Murano's
 //! `serializer.serialize_model` writes it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use murano_dsl::model::{MethodScope, MethodUsage, PropertyUsage};
@@ -75,6 +75,8 @@ fn object_tree_with(core: &Core, root: &Arc<Obj>, actions: bool) -> (Value, Hash
         owned,
         mode: DumpMode::Serializable,
         allow_refs: false,
+        plain: HashMap::new(),
+        refs: 0,
     };
     let tree = object_dict(core, root, actions, &mut done, 0);
     (tree, done.emitted)
@@ -92,6 +94,13 @@ struct Walk {
     /// reference (its id) instead of being written in full where first
     /// referenced; only ownerless objects are written there.
     allow_refs: bool,
+    /// Collections already written that hold no object or type, by
+    /// address and depth: a value that shares one big list is written
+    /// sharing it too, not expanded (its text can be exponentially long).
+    plain: HashMap<(usize, usize), Value>,
+    /// How many objects or types were met so far (a collection whose
+    /// walk leaves it unchanged holds none).
+    refs: usize,
 }
 
 /// Murano's `DumpTypes`: how `dump()` writes objects.
@@ -122,6 +131,8 @@ pub(crate) fn dump_part(core: &Core, root: &Arc<Obj>, part: ClassId, mode: DumpM
         owned,
         mode,
         allow_refs: true,
+        plain: HashMap::new(),
+        refs: 0,
     };
     object_part_dict(core, root, part, false, &mut done, 0)
 }
@@ -307,6 +318,7 @@ fn value(
     // (A part held in a property, `cast()` stored, is written as that
     // part: Murano's `to_dictionary` on it.)
     if let Some((o, part)) = core.part_of(v) {
+        done.refs += 1;
         let owned = parent.is_some_and(|p| o.owner_id().as_deref() == Some(p.id.as_str()));
         let moved = !done.owned.contains(&o.id) && (!done.allow_refs || o.owner_id().is_none());
         if (owned || moved) && !done.emitted.contains(&o.id) {
@@ -315,12 +327,26 @@ fn value(
         return Value::str(&o.id);
     }
     if let Some(t) = core.type_of_value(v) {
+        done.refs += 1;
         if done.mode != DumpMode::Serializable {
             return v.clone();
         }
         return Value::str(&core.classes.type_string(t.class));
     }
-    match v {
+    let address = match v {
+        Value::Dict(d) => Some(Arc::as_ptr(d) as usize),
+        Value::List(items) | Value::Tuple(items) => Some(Arc::as_ptr(items) as usize),
+        Value::Set(items) => Some(Arc::as_ptr(items) as usize),
+        _ => None,
+    };
+    let Some(address) = address else {
+        return v.clone();
+    };
+    if let Some(out) = done.plain.get(&(address, depth)) {
+        return out.clone();
+    }
+    let refs = done.refs;
+    let out = match v {
         Value::Dict(d) => {
             let mut out = Dict::default();
             for (k, x) in d.iter() {
@@ -344,7 +370,12 @@ fn value(
                 .collect(),
         )),
         other => other.clone(),
+    };
+    // Only plain data: objects are written once, then as references.
+    if done.refs == refs {
+        done.plain.insert((address, depth), out.clone());
     }
+    out
 }
 
 #[derive(Default)]

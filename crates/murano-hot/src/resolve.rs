@@ -424,6 +424,21 @@ fn yaql(env: &Env<'_>, c: &Call, depth: usize) -> Result<Value> {
         };
         HeatError::new(class, e.message().to_owned())
     })?;
+    // A result that shares one big list or string is small in memory and
+    // can be exponentially long expanded: its text, measured first (each
+    // shared part once), must fit the result limit.
+    if result
+        .check_printed_len(env.limits.max_result_size)
+        .is_err()
+    {
+        return Err(HeatError::new(
+            ErrorClass::Limit,
+            format!(
+                "yaql result larger than {} characters",
+                env.limits.max_result_size
+            ),
+        ));
+    }
     from_yaql(&result, 0)
 }
 

@@ -145,3 +145,39 @@ fn result_size() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A `yaql` result that shares one list is small in memory and
+/// exponentially long expanded: its text is measured first and must fit
+/// the result limit.
+#[test]
+fn shared_yaql_results() {
+    let output = |expression: &str, max: usize| {
+        let mut l = limits();
+        l.max_result_size = max;
+        let text = format!(
+            "heat_template_version: 2016-10-14\noutputs:\n  o:\n    value:\n      yaql:\n        expression: {expression}\n        data: {{}}\n"
+        );
+        let t = Template::load(&text, &l).unwrap();
+        resolve_template(&t, &[]).unwrap().outputs.remove(0).1
+    };
+    match output("range(40).aggregate([$1, $1], 1)", 1_000_000) {
+        Resolved::Error(e) => {
+            assert_eq!(e.class, ErrorClass::Limit);
+            assert!(
+                e.message().contains("larger than 1000000"),
+                "{}",
+                e.message()
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // "[[1, 1], [1, 1]]" is 16 characters.
+    assert!(matches!(
+        output("range(2).aggregate([$1, $1], 1)", 16),
+        Resolved::Value(_)
+    ));
+    assert!(matches!(
+        output("range(2).aggregate([$1, $1], 1)", 15),
+        Resolved::Error(_)
+    ));
+}

@@ -233,3 +233,18 @@ fn datetime_arithmetic_stays_within_pythons_years() {
         Ok(Value::Int(9999))
     );
 }
+
+/// `check_printed_len` measures a long string shared many times once and
+/// agrees with `repr` on either side of the limit.
+#[test]
+fn printed_len_of_shared_strings() {
+    let s = Value::str(&"x".repeat(1000));
+    let list = Value::List(Arc::new(vec![s; 1000]));
+    let len = list.repr().len();
+    assert!(list.check_printed_len(len).is_ok());
+    assert!(list.check_printed_len(len - 1).is_err());
+    // A billion bytes as text, measured without being written.
+    let big = Value::str(&"y".repeat(1 << 20));
+    let wide = Value::List(Arc::new(vec![big; 1000]));
+    assert!(wide.check_printed_len(64 << 20).is_err());
+}

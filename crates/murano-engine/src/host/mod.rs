@@ -29,7 +29,7 @@ use murano_yaql::eval::Value;
 
 pub use natives::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};
 pub use offline::{OfflineHost, OfflineOptions};
-pub use record::{decode, encode, Recording};
+pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
 
 /// An error a host raises: a Python-like exception class (`KeyError`,
 /// `HTTPNotFound`, `AgentException`) with its module and message. It

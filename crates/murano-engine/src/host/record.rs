@@ -38,11 +38,26 @@ impl Recording {
 /// `{"$repr": "deep"}`).
 const MAX_DEPTH: usize = 200;
 
+/// Longest value encoded, as the length of its text: a value that shares
+/// one big string or list is small in memory and can be exponentially
+/// long expanded, so a longer one (or one nested deeper than yaql
+/// prints) is written as `{"$repr": "too large"}`.
+pub const MAX_ENCODED_TEXT: usize = 16 << 20;
+
 /// A value as the oracle encodes host-call arguments and results:
 /// scalars as they are, sequences as arrays, dicts as objects, sets
 /// sorted, MuranoPL objects as `{"$object": id, "type": class}`, classes
-/// as `{"$type": name}`, anything else as `{"$repr": type}`.
+/// as `{"$type": name}`, anything else as `{"$repr": type}`; a value whose
+/// text passes [`MAX_ENCODED_TEXT`] as `{"$repr": "too large"}`.
 pub fn encode(engine: &Engine, value: &Value) -> Json {
+    let collection = matches!(
+        value,
+        Value::List(_) | Value::Tuple(_) | Value::Set(_) | Value::Dict(_)
+    );
+    // Measured first (each shared part once): expanding is what costs.
+    if collection && value.check_printed_len(MAX_ENCODED_TEXT).is_err() {
+        return json!({"$repr": "too large"});
+    }
     encode_at(engine, value, 0)
 }
 
@@ -122,6 +137,26 @@ mod tests {
         }
         assert_eq!(depth, MAX_DEPTH + 1);
         assert_eq!(j, &json!({"$repr": "deep"}));
+    }
+
+    #[test]
+    fn values_too_long_as_text_are_not_expanded() {
+        let engine = Engine::new(
+            Arc::new(crate::ClassSetBuilder::new().build()),
+            crate::Limits::default(),
+            Vec::new(),
+        );
+        // 2^40 items as text, a few bytes in memory.
+        let mut v = Value::Int(1);
+        for _ in 0..40 {
+            v = Value::List(Arc::new(vec![v.clone(), v]));
+        }
+        assert_eq!(encode(&engine, &v), json!({"$repr": "too large"}));
+        let big = Value::str(&"x".repeat(1 << 20));
+        let wide = Value::List(Arc::new(vec![big; 17]));
+        assert_eq!(encode(&engine, &wide), json!({"$repr": "too large"}));
+        let fits = Value::List(Arc::new(vec![Value::Int(1), Value::Int(2)]));
+        assert_eq!(encode(&engine, &fits), json!([1, 2]));
     }
 
     #[test]

@@ -525,7 +525,7 @@ impl Value {
     /// ```
     pub fn check_printed_len(&self, limit: usize) -> Result<(), Error> {
         let mut memo = std::collections::HashMap::new();
-        let len = self.printed_len(&mut memo, 0)?;
+        let len = self.printed_len(&mut memo, 0, limit)?;
         if len > limit {
             return Err(too_long(limit));
         }
@@ -533,18 +533,25 @@ impl Value {
     }
 
     /// The length of [`Value::repr`]'s text in bytes (saturating), each
-    /// shared collection measured once (`memo`, by address); collections
-    /// nested deeper than [`MAX_PRINT_DEPTH`] are `RecursionError`.
+    /// shared collection and long string measured once (`memo`, by
+    /// address); collections nested deeper than [`MAX_PRINT_DEPTH`] are
+    /// `RecursionError`. Once the length passes `limit` the walk stops: a
+    /// result above `limit` is only known to be above it.
     fn printed_len(
         &self,
         memo: &mut std::collections::HashMap<usize, usize>,
         depth: usize,
+        limit: usize,
     ) -> Result<usize, Error> {
-        let address = self.collection_address();
+        let address = match self {
+            // A long string shared many times is scanned once.
+            Value::Str(s) if s.len() > 64 => Some(Arc::as_ptr(s) as *const u8 as usize),
+            _ => self.collection_address(),
+        };
         if let Some(len) = address.and_then(|a| memo.get(&a)) {
             return Ok(*len);
         }
-        if address.is_some() && depth >= MAX_PRINT_DEPTH {
+        if self.collection_address().is_some() && depth >= MAX_PRINT_DEPTH {
             return Err(too_deep());
         }
         let items = |v: &mut dyn Iterator<Item = &Value>,
@@ -553,8 +560,11 @@ impl Value {
             let mut total = 0usize;
             let mut count = 0usize;
             for x in v {
-                total = total.saturating_add(x.printed_len(memo, depth + 1)?);
+                total = total.saturating_add(x.printed_len(memo, depth + 1, limit)?);
                 count += 1;
+                if total > limit {
+                    break;
+                }
             }
             // ", " between items.
             Ok((total.saturating_add(2 * count.saturating_sub(1)), count))
@@ -581,10 +591,13 @@ impl Value {
                 let mut total = 2usize;
                 for (i, (k, x)) in d.iter().enumerate() {
                     let pair = k
-                        .printed_len(memo, depth + 1)?
-                        .saturating_add(x.printed_len(memo, depth + 1)?)
+                        .printed_len(memo, depth + 1, limit)?
+                        .saturating_add(x.printed_len(memo, depth + 1, limit)?)
                         .saturating_add(if i > 0 { 4 } else { 2 });
                     total = total.saturating_add(pair);
+                    if total > limit {
+                        break;
+                    }
                 }
                 total
             }
