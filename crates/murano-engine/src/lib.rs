@@ -164,6 +164,8 @@ mod parallel;
 mod patch;
 mod principal;
 mod pyset;
+#[cfg(test)]
+mod reentry_tests;
 mod reflection;
 mod sched;
 mod serialize;
