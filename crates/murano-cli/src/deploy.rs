@@ -224,6 +224,10 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
         "deploy",
         &DeployOptions::default(),
     );
+    // Errors Murano mutes (a `.destroy` that raised): the outcome stays.
+    for w in &plan.warnings {
+        eprintln!("murano: warning: {w}");
+    }
     match args.format {
         Format::Json => outln!(
             "{}",

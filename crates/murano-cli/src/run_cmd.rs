@@ -98,6 +98,10 @@ fn print_log(engine: &Engine) {
     for l in engine.take_log() {
         eprintln!("{} {}: {}", l.level, l.logger, l.message);
     }
+    // Murano logs these and goes on: so does the run, with its result.
+    for w in engine.take_warnings() {
+        eprintln!("murano: warning: {w}");
+    }
 }
 
 fn print_error(runner: &Runner, sources: &Sources, e: &EngineError) {

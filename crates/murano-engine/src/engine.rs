@@ -112,6 +112,8 @@ pub(crate) struct State {
     pub(crate) deferred_inits: Vec<PendingInit>,
     /// Method mocks (`inject`, see `crate::mock`).
     pub(crate) mocks: crate::mock::Mocks,
+    /// Warnings Murano's executor logs (see [`Engine::take_warnings`]).
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The name of the context variable that leads engine functions to their
@@ -395,6 +397,14 @@ impl Engine {
     /// The shared core (for the crate's own modules).
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
+    }
+
+    /// Takes the warnings of the run so far: errors that Murano's executor
+    /// mutes and logs as warnings (`Muted exception during execution of
+    /// .destroy on ...`, and of a destruction handler), with their
+    /// traceback. The run goes on as Murano's does; a host reports them.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut lock(&self.core.state).warnings)
     }
 
     /// Takes the messages logged through `io.murano.system.Logger`
@@ -2264,6 +2274,41 @@ impl Core {
         result
     }
 
+    /// An error of argument `name`'s contract or default that recorded no
+    /// frames (raised by the contract or its expression, not by a method
+    /// it called) records where it arose, as Murano's traceback shows the
+    /// method whose arguments were bound: a frame of `method` at the
+    /// argument's declaration, above the caller's frames.
+    fn argument_frame(
+        &self,
+        mut e: EngineError,
+        class: ClassId,
+        method: &murano_dsl::model::Method,
+        name: &str,
+    ) -> EngineError {
+        // A contract violation names them in its message already.
+        let violation = matches!(&e.kind, ErrorKind::Engine { type_name, .. } if type_name == "ContractViolationException");
+        if !e.frames.is_empty() || violation {
+            return e;
+        }
+        let at = method
+            .arguments
+            .iter()
+            .find(|a| a.name == name)
+            .map_or(method.start, |a| a.start);
+        let mut frames = vec![StackFrame {
+            file: self.classes.file(class).map(str::to_owned),
+            line: at.line + 1,
+            column: at.column + 1,
+            method: method.name.clone(),
+            class: self.classes.name(class).to_owned(),
+            instruction: Some(format!("Contract of argument {name}")),
+        }];
+        frames.extend(crate::trace::capture(self));
+        e.frames = frames;
+        e
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn bind_arguments(
         &self,
@@ -2315,12 +2360,13 @@ impl Core {
                                     e.message
                                 );
                             }
-                            e
+                            self.argument_frame(e, class, method, name)
                         })
                 }
                 None => match (data, default) {
                     (Some(v), _) => Ok(v.clone()),
-                    (None, Some(d)) => crate::exec::eval_node(self, d, ctx),
+                    (None, Some(d)) => crate::exec::eval_node(self, d, ctx)
+                        .map_err(|e| self.argument_frame(e, class, method, name)),
                     (None, None) => Ok(Value::Null),
                 },
             }

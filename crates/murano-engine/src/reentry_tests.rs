@@ -45,6 +45,24 @@ Methods:
         Then:
           - Return: $this.deepCalls($n - 1)
       - Return: $n
+  breakOutside:
+    Scope: Public
+    Body:
+      - $x: 1
+      - If: $x = 1
+        Then:
+          - Break:
+  badArgument:
+    Scope: Public
+    Arguments:
+      - bad:
+          Contract: $.int().check(1 / $ > 0)
+    Body:
+      - Return: $bad
+  callBadArgument:
+    Scope: Public
+    Body:
+      - Return: $this.badArgument(0)
   nestSelect:
     Scope: Public
     Arguments: [{levels: {Contract: $.int()}}]
@@ -239,4 +257,47 @@ fn nested_parallel_counts_every_live_green_thread() {
             assert_eq!(out, Value::Int(16));
         }
     }
+}
+
+/// The 1-based line of the first line of [`CLASSES`] that is `text`
+/// once trimmed.
+fn line_of(text: &str) -> u32 {
+    let i = CLASSES
+        .lines()
+        .position(|l| l.trim() == text)
+        .expect("line in CLASSES");
+    i as u32 + 1
+}
+
+#[test]
+fn break_outside_a_loop_has_a_position() {
+    let e = call(Limits::default(), "breakOutside", vec![]).unwrap_err();
+    assert_eq!(e.python_type(), "DslInvalidOperationError", "{e}");
+    let f = e.frames.first().expect("a frame");
+    assert_eq!(
+        (f.method.as_str(), f.line),
+        ("breakOutside", line_of("- Break:")),
+        "{f:?}"
+    );
+    assert!(
+        f.column > 1 && f.file.as_deref() == Some("Root.yaml"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn an_error_in_an_argument_contract_names_the_method_and_argument() {
+    let e = call(Limits::default(), "callBadArgument", vec![]).unwrap_err();
+    let (inner, caller) = (&e.frames[0], &e.frames[1]);
+    assert_eq!(
+        (inner.method.as_str(), inner.line),
+        ("badArgument", line_of("- bad:")),
+        "{e:?}"
+    );
+    assert_eq!(
+        inner.instruction.as_deref(),
+        Some("Contract of argument bad")
+    );
+    assert_eq!(caller.method, "callBadArgument");
+    assert!(e.formatted().contains("in method badArgument of type Root"));
 }
