@@ -397,6 +397,10 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
         "deploy",
         &DeployOptions::default(),
     );
+    // Errors Murano mutes (a `.destroy` that raised): the outcome stays.
+    for w in &plan.warnings {
+        eprintln!("murano: warning: {w}");
+    }
     match args.format {
         Format::Json => {
             if let Err(e) = crate::output::print_json(&PlanJson::new(&plan)) {

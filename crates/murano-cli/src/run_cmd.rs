@@ -100,6 +100,10 @@ fn print_log(engine: &Engine, max: usize) {
             message(&l.message, max)
         );
     }
+    // Murano logs these and goes on: so does the run, with its result.
+    for w in engine.take_warnings() {
+        eprintln!("murano: warning: {w}");
+    }
 }
 
 fn print_error(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) {

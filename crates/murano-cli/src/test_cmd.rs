@@ -162,6 +162,11 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
             outln!("running {count} {noun} of {}", line(&name));
         }
         let (results, _) = runner.run(&run_set, |r| {
+            // Errors Murano mutes (a `.destroy` that raised): the test's
+            // outcome stays as Murano's.
+            for w in &r.warnings {
+                eprintln!("murano: warning: {}: {w}", r.name());
+            }
             if args.format == Format::Text {
                 let status = match r.outcome {
                     Outcome::Ok => "ok",

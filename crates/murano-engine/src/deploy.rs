@@ -219,6 +219,10 @@ pub struct DeployPlan {
     pub recording: Recording,
     /// Logger lines `{logger, level, message}`.
     pub log: Vec<Json>,
+    /// Errors Murano's executor mutes and logs as warnings (a `.destroy`
+    /// that raised; see [`Engine::take_warnings`]): not in the oracle's
+    /// JSON, which has Murano's application log only.
+    pub warnings: Vec<String>,
     /// The finalised model (`Objects`, `ObjectsCopy`, `Attributes`), null
     /// when the load failed.
     pub final_model: Json,
@@ -371,6 +375,7 @@ pub fn dry_run_task(
                 outcome: raised("<load>", &e),
                 recording: system.recording(),
                 log: Vec::new(),
+                warnings: Vec::new(),
                 final_model: Json::Null,
             };
         }
@@ -478,6 +483,7 @@ fn run_task(
         outcome,
         recording: system.recording(),
         log: take_log(engine),
+        warnings: engine.take_warnings(),
         final_model,
     };
     // Attributes: [[object, class, key, value], ...]

@@ -82,6 +82,9 @@ pub(crate) struct State {
     pub(crate) aliases: Vec<HashMap<String, Arc<Obj>>>,
     pub(crate) statics: HashMap<(usize, String), Value>,
     pub(crate) stack: Vec<Frame>,
+    /// Re-entries of the engine under way that push no frame (see
+    /// [`Core::enter`]): they count against the call depth with `stack`.
+    pub(crate) nesting: usize,
     pub(crate) fuel_used: u64,
     pub(crate) next_id: u64,
     /// Where object ids come from instead of `next_id` (`Engine::set_id_source`).
@@ -109,6 +112,8 @@ pub(crate) struct State {
     pub(crate) deferred_inits: Vec<PendingInit>,
     /// Method mocks (`inject`, see `crate::mock`).
     pub(crate) mocks: crate::mock::Mocks,
+    /// Warnings Murano's executor logs (see [`Engine::take_warnings`]).
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The name of the context variable that leads engine functions to their
@@ -167,11 +172,24 @@ pub(crate) struct Core {
     pub(crate) logger_observer: OnceLock<Arc<LoggerObserver>>,
 }
 
+/// One re-entry of the engine under way ([`Core::enter`]); dropping it
+/// leaves. Entered and left on the same green thread, whose state is
+/// installed at both times.
+pub(crate) struct Nesting<'a>(&'a Core);
+
+impl Drop for Nesting<'_> {
+    fn drop(&mut self) {
+        let mut st = lock(&self.0.state);
+        st.nesting = st.nesting.saturating_sub(1);
+    }
+}
+
 /// The parts of [`State`] that belong to one green thread, set aside
 /// while another runs.
 #[derive(Default)]
 pub(crate) struct ThreadState {
     stack: Vec<Frame>,
+    nesting: usize,
     pending: Option<EngineError>,
     static_receiver: Option<Arc<Obj>>,
     aliases: Vec<HashMap<String, Arc<Obj>>>,
@@ -379,6 +397,14 @@ impl Engine {
     /// The shared core (for the crate's own modules).
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
+    }
+
+    /// Takes the warnings of the run so far: errors that Murano's executor
+    /// mutes and logs as warnings (`Muted exception during execution of
+    /// .destroy on ...`, and of a destruction handler), with their
+    /// traceback. The run goes on as Murano's does; a host reports them.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut lock(&self.core.state).warnings)
     }
 
     /// Takes the messages logged through `io.murano.system.Logger`
@@ -643,6 +669,7 @@ impl Core {
         let mut st = lock(&self.state);
         ThreadState {
             stack: std::mem::take(&mut st.stack),
+            nesting: std::mem::take(&mut st.nesting),
             pending: st.pending.take(),
             static_receiver: st.static_receiver.take(),
             aliases: std::mem::take(&mut st.aliases),
@@ -654,6 +681,7 @@ impl Core {
     pub(crate) fn put_thread_state(&self, t: ThreadState) {
         let mut st = lock(&self.state);
         st.stack = t.stack;
+        st.nesting = t.nesting;
         st.pending = t.pending;
         st.static_receiver = t.static_receiver;
         st.aliases = t.aliases;
@@ -777,6 +805,25 @@ impl Core {
         Ok(())
     }
 
+    /// Enters the engine once more: a method call about to push its frame
+    /// (while its arguments bind), an object's property defaults and
+    /// contracts, an object a contract loads. Each counts against
+    /// [`crate::Limits::max_call_depth`] with the frames of the running
+    /// green thread, until the guard drops: every path by which
+    /// MuranoPL recurses passes here, so recursion ends with the
+    /// call-depth error before the native stack runs out.
+    pub(crate) fn enter(&self) -> Result<Nesting<'_>, EngineError> {
+        let mut st = lock(&self.state);
+        if st.stack.len() + st.nesting >= self.limits.max_call_depth {
+            return Err(EngineError::limit(
+                LimitKind::CallDepth,
+                format!("call depth exceeds {}", self.limits.max_call_depth),
+            ));
+        }
+        st.nesting += 1;
+        Ok(Nesting(self))
+    }
+
     /// Records the current instruction of the running frame: a block
     /// construct (`None`) or the expression being evaluated, as Murano's
     /// `CTX_CURRENT_INSTRUCTION` (what stack traces show).
@@ -833,6 +880,16 @@ impl Core {
     }
 
     pub(crate) fn unpark_contract(&self, e: ContractError) -> EngineError {
+        // A limit an engine call inside the contract raised wins over
+        // whatever the contract made of it (a missing attribute, ...).
+        {
+            let mut st = lock(&self.state);
+            if st.pending.as_ref().is_some_and(|p| !p.catchable()) {
+                if let Some(p) = st.pending.take() {
+                    return p;
+                }
+            }
+        }
         if e.message.contains(PENDING) || e.message.contains(HOST_PREFIX) {
             let y = YaqlError::new(YaqlErrorKind::Host, e.message.clone());
             let mut out = self.unpark_yaql(&y);
@@ -1331,6 +1388,8 @@ impl Core {
         if obj.initialized.swap(true, Ordering::Relaxed) {
             return Ok(Vec::new());
         }
+        // Defaults and contracts may create objects that do the same.
+        let _nesting = self.enter()?;
         let classes = self.classes.clone();
         let params = match model {
             Value::Dict(d) => Some(d.clone()),
@@ -2120,13 +2179,9 @@ impl Core {
         };
         let static_receiver = lock(&self.state).static_receiver.take();
         self.spend()?;
-        let depth = lock(&self.state).stack.len();
-        if depth >= self.limits.max_call_depth {
-            return Err(EngineError::limit(
-                LimitKind::CallDepth,
-                format!("call depth exceeds {}", self.limits.max_call_depth),
-            ));
-        }
+        // The frame to come counts while the arguments bind: their
+        // defaults and contracts may call this method again.
+        let binding = self.enter()?;
         let ctx = self.method_context(class, this);
         let bound = self.bind_arguments(method, &ctx, this, class, args, kwargs, lenient)?;
         let mut ctx = ctx;
@@ -2142,6 +2197,7 @@ impl Core {
             allow_writes: method.name == ".init",
             locals: Vec::new(),
         });
+        drop(binding);
         let bound_args: Vec<(String, Value)> = method
             .arguments
             .iter()
@@ -2218,6 +2274,41 @@ impl Core {
         result
     }
 
+    /// An error of argument `name`'s contract or default that recorded no
+    /// frames (raised by the contract or its expression, not by a method
+    /// it called) records where it arose, as Murano's traceback shows the
+    /// method whose arguments were bound: a frame of `method` at the
+    /// argument's declaration, above the caller's frames.
+    fn argument_frame(
+        &self,
+        mut e: EngineError,
+        class: ClassId,
+        method: &murano_dsl::model::Method,
+        name: &str,
+    ) -> EngineError {
+        // A contract violation names them in its message already.
+        let violation = matches!(&e.kind, ErrorKind::Engine { type_name, .. } if type_name == "ContractViolationException");
+        if !e.frames.is_empty() || violation {
+            return e;
+        }
+        let at = method
+            .arguments
+            .iter()
+            .find(|a| a.name == name)
+            .map_or(method.start, |a| a.start);
+        let mut frames = vec![StackFrame {
+            file: self.classes.file(class).map(str::to_owned),
+            line: at.line + 1,
+            column: at.column + 1,
+            method: method.name.clone(),
+            class: self.classes.name(class).to_owned(),
+            instruction: Some(format!("Contract of argument {name}")),
+        }];
+        frames.extend(crate::trace::capture(self));
+        e.frames = frames;
+        e
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn bind_arguments(
         &self,
@@ -2269,12 +2360,13 @@ impl Core {
                                     e.message
                                 );
                             }
-                            e
+                            self.argument_frame(e, class, method, name)
                         })
                 }
                 None => match (data, default) {
                     (Some(v), _) => Ok(v.clone()),
-                    (None, Some(d)) => crate::exec::eval_node(self, d, ctx),
+                    (None, Some(d)) => crate::exec::eval_node(self, d, ctx)
+                        .map_err(|e| self.argument_frame(e, class, method, name)),
                     (None, None) => Ok(Value::Null),
                 },
             }
@@ -2419,6 +2511,23 @@ impl ObjectHost for StoreHost {
             .core
             .upgrade()
             .ok_or_else(|| fail(EngineError::dsl("NoClassFound", default_class)))?;
+        // A limit passes through the contract whole (parked, as YAQL's
+        // host errors are), not as a contract's host error.
+        let fail = |e: EngineError| {
+            if e.catchable() {
+                fail(e)
+            } else {
+                let parked = core.park(e);
+                ContractError::new(
+                    murano_dsl::contract::ContractErrorKind::Host {
+                        type_name: "Exception".to_owned(),
+                        module: "builtins".to_owned(),
+                    },
+                    parked.message(),
+                )
+            }
+        };
+        let _nesting = core.enter().map_err(fail)?;
         let owner = owner.and_then(|o| core.obj_of(o));
         if dry_run {
             // Load to validate, then forget the objects: the caller gets
@@ -2448,9 +2557,11 @@ impl ObjectHost for StoreHost {
             for o in pending {
                 o.initialized.store(false, Ordering::Relaxed);
             }
-            let mut st = lock(&core.state);
-            st.dry_run -= 1;
-            st.objects.truncate(before);
+            {
+                let mut st = lock(&core.state);
+                st.dry_run -= 1;
+                st.objects.truncate(before);
+            }
             return r.map_err(fail);
         }
         let default = core.classes.find(default_class);

@@ -30,9 +30,14 @@ pub(crate) fn run_body(core: &Core, body: &Block, ctx: &mut Context) -> Result<V
     };
     match ex.block(body, ctx)? {
         Flow::Return(v) => Ok(v),
-        Flow::Break | Flow::Continue => Err(EngineError::dsl(
-            "DslInvalidOperationError",
-            "Break or Continue outside of a loop",
+        // The frame still stands at the `Break`/`Continue`: the error
+        // records it as any instruction's error does.
+        Flow::Break | Flow::Continue => Err(with_frames(
+            core,
+            EngineError::dsl(
+                "DslInvalidOperationError",
+                "Break or Continue outside of a loop",
+            ),
         )),
         Flow::Normal => Ok(Value::Null),
     }

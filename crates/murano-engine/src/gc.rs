@@ -445,6 +445,18 @@ fn fatal(e: &EngineError) -> bool {
     matches!(e.kind, ErrorKind::Limit(_) | ErrorKind::NotSupported)
 }
 
+/// Records an error Murano mutes with `LOG.warning('Muted exception
+/// during <what> <object>: <traceback>')` (see [`crate::Engine::take_warnings`]).
+fn muted(core: &Core, what: &str, obj: &Obj, e: &EngineError) {
+    let text = format!(
+        "Muted exception during {what} {} ({}): {}",
+        obj.class_name,
+        obj.id,
+        e.formatted()
+    );
+    lock(&core.state).warnings.push(text);
+}
+
 /// `signal_destruction_dependencies` for one object: each subscriber with
 /// a handler, still initialised and not destroyed, has the handler called
 /// with the object; then the subscriptions are dropped.
@@ -473,7 +485,8 @@ fn signal(core: &Core, obj: &Arc<Obj>) -> Result<(), EngineError> {
         );
         match r {
             Err(e) if fatal(&e) => return Err(e),
-            _ => {}
+            Err(e) => muted(core, "destruction dependency execution in", obj, &e),
+            Ok(_) => {}
         }
     }
     lock(&obj.dependencies).clear();
@@ -494,7 +507,8 @@ fn run_destroy(core: &Core, obj: &Arc<Obj>) -> Result<(), EngineError> {
         if has {
             match core.run_declared(Some(obj), class, ".destroy", Vec::new()) {
                 Err(e) if fatal(&e) => return Err(e),
-                _ => {}
+                Err(e) => muted(core, "execution of .destroy on", obj, &e),
+                Ok(_) => {}
             }
         }
     }

@@ -164,6 +164,8 @@ mod parallel;
 mod patch;
 mod principal;
 mod pyset;
+#[cfg(test)]
+mod reentry_tests;
 mod reflection;
 mod sched;
 mod serialize;
@@ -262,7 +264,10 @@ pub const DEFAULT_FUEL: u64 = 1_000_000;
 /// The call depth of [`Limits::default`]: a MuranoPL call nests the
 /// executor and the YAQL evaluator, so each level takes stack (up to
 /// about 50 KiB in debug builds); 32 levels fit the 2 MiB of a spawned
-/// Rust thread.
+/// Rust thread (a test thread's stack, and the least any caller of the
+/// engine should give it; `murano` runs it on its 8 MiB main thread).
+/// Re-entries without a frame (property defaults and contracts, objects
+/// contracts load, argument binding) count as levels too.
 pub const DEFAULT_MAX_CALL_DEPTH: usize = 32;
 /// The green-thread count of [`Limits::default`] (each is an OS thread
 /// that waits for its turn).
@@ -276,12 +281,17 @@ pub struct Limits {
     /// Units of fuel for one engine (one per instruction, loop iteration
     /// and method call); `None` is unlimited.
     pub fuel: Option<u64>,
-    /// Deepest nesting of MuranoPL method calls.
+    /// Deepest nesting of MuranoPL method calls, counting with them every
+    /// re-entry of the engine that pushes no frame (an object's property
+    /// defaults and contracts, an object a contract loads, a method's
+    /// argument binding).
     pub max_call_depth: usize,
     /// Most objects alive in the store.
     pub max_objects: usize,
     /// Most green threads (`Parallel` branches, `pselect` items) alive at
-    /// once; more wait for a free one, as beyond a `Limit`.
+    /// once, nested ones included; more wait for a free one, as beyond a
+    /// `Limit`, and a nested `Parallel`/`pselect` with none free is a
+    /// [`error::LimitKind::Threads`] error.
     pub max_threads: usize,
 }
 

@@ -109,13 +109,7 @@ pub(crate) fn invoke(
             // A mock expression calling its own mocked method recurses
             // without a method call in between: count it as one.
             core.spend()?;
-            let depth = lock(&core.state).stack.len();
-            if depth >= core.limits.max_call_depth {
-                return Err(EngineError::limit(
-                    crate::LimitKind::CallDepth,
-                    format!("call depth exceeds {}", core.limits.max_call_depth),
-                ));
-            }
+            let _nesting = core.enter()?;
             let mut eval_ctx = ctx.child();
             eval_ctx.set("$", mock_this.clone());
             eval_ctx.set("$1", mock_this.clone());

@@ -95,8 +95,16 @@ impl HostObject for TypeObj {
     fn property(&self, name: &str) -> Option<Value> {
         let core = self.core.upgrade()?;
         if !self.reference {
+            if name == "meta" {
+                lock(&core.state).pending = None;
+            }
             if let Some(v) = crate::reflection::type_property(&core, self.class, name) {
                 return Some(v);
+            }
+            // Making the meta objects failed: the read fails with its
+            // error (parked), not as a missing static property.
+            if name == "meta" && lock(&core.state).pending.is_some() {
+                return None;
             }
         }
         core.read_static_from_yaql(self.class, name)

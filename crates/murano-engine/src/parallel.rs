@@ -38,7 +38,8 @@ struct Progress<T> {
 
 impl Core {
     /// Runs `n` branches as green threads, at most `limit` at a time (and
-    /// no more than [`crate::Limits::max_threads`] alive in the engine):
+    /// no more than [`crate::Limits::max_threads`] alive in the engine,
+    /// nested ones included: with none left, a limit error):
     /// every branch runs even when an earlier one failed; then the first
     /// error in branch order is raised, as Murano's `parallel_select`
     /// does, or the results are returned in order.
@@ -48,7 +49,20 @@ impl Core {
         limit: usize,
         branch: &Branch<'_, T>,
     ) -> Result<Vec<T>, EngineError> {
+        // Every live green thread of the run counts, those of enclosing
+        // `Parallel`s and `pselect`s too: a nested one finding no room
+        // fails (its parent holds its thread while it waits, so waiting
+        // for a free one could wait forever).
         let room = self.limits.max_threads.saturating_sub(self.sched.live());
+        if room == 0 && n > 0 {
+            return Err(EngineError::limit(
+                LimitKind::Threads,
+                format!(
+                    "more than {} green threads alive at once",
+                    self.limits.max_threads
+                ),
+            ));
+        }
         let limit = limit.min(room).max(1);
         let parent = self.sched.current();
         // Even with no items the pool's mapper and stop thread run before

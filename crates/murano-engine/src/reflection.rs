@@ -146,7 +146,7 @@ pub(crate) fn type_property(core: &Core, class: ClassId, name: &str) -> Option<V
                     )
                 })
                 .collect();
-            meta_objects(core, list)
+            meta_objects(core, list)?
         }
         "inherited" => Value::Bool(
             classes
@@ -189,7 +189,9 @@ fn collect(list: Vec<MetaInstance<'_>>) -> Vec<(ClassId, ClassId, Option<Node>)>
 
 /// Meta objects: one object of each meta class, its properties from the
 /// attachment (evaluated in the declaring class) through their contracts.
-fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Value {
+/// `None` with the error parked when one fails (so that the property
+/// read fails with it: a limit must not read as null).
+fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Option<Value> {
     let mut out = Vec::new();
     for (meta_class, declared_by, props) in list {
         let ctx = core.method_context(declared_by, None);
@@ -198,7 +200,7 @@ fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Val
                 Ok(v) => v,
                 Err(e) => {
                     lock(&core.state).pending = Some(e);
-                    return Value::Null;
+                    return None;
                 }
             },
             None => Value::Null,
@@ -214,11 +216,11 @@ fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Val
             Ok(o) => out.push(Value::Object(o)),
             Err(e) => {
                 lock(&core.state).pending = Some(e);
-                return Value::Null;
+                return None;
             }
         }
     }
-    tuple(out)
+    Some(tuple(out))
 }
 
 fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
@@ -237,7 +239,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                 "usage" => Value::str(m.usage.as_str()),
                 "meta" => {
                     let list = collect(classes.registry().method_meta(*class, &m.name).ok()?);
-                    meta_objects(core, list)
+                    meta_objects(core, list)?
                 }
                 _ => return None,
             }
@@ -251,7 +253,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                 "declaringType" => core.type_value(*class, false),
                 "meta" => {
                     let list = collect(classes.registry().property_meta(*class, &p.name).ok()?);
-                    meta_objects(core, list)
+                    meta_objects(core, list)?
                 }
                 _ => return None,
             }
@@ -271,7 +273,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                             .argument_meta(*class, &method.name, &a.name)
                             .ok()?,
                     );
-                    meta_objects(core, list)
+                    meta_objects(core, list)?
                 }
                 _ => return None,
             }
@@ -288,7 +290,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                         .iter()
                         .map(|a| (a.meta_class, a.meta_class, a.properties.clone()))
                         .collect();
-                    meta_objects(core, list)
+                    meta_objects(core, list)?
                 }
                 _ => return None,
             }

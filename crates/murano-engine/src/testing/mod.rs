@@ -267,6 +267,8 @@ pub struct TestResult {
     pub calls: Vec<String>,
     /// What the test logged through `io.murano.system.Logger`.
     pub log: Vec<LogRecord>,
+    /// Errors Murano mutes and logs as warnings ([`Engine::take_warnings`]).
+    pub warnings: Vec<String>,
 }
 
 impl TestResult {
@@ -488,11 +490,13 @@ impl Runner {
             failure: None,
             calls: Vec::new(),
             log: Vec::new(),
+            warnings: Vec::new(),
         };
         let fail = |mut r: TestResult, phase: Phase, e: EngineError, engine: &Engine| {
             r.outcome = Outcome::Failed;
             r.failure = Some((phase, e));
             r.log = engine.take_log();
+            r.warnings = engine.take_warnings();
             r
         };
         let object = match self.create(&engine, class) {
@@ -523,6 +527,7 @@ impl Runner {
             }
         }
         result.log = engine.take_log();
+        result.warnings = engine.take_warnings();
         result
     }
 
