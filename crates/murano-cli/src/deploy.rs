@@ -399,7 +399,10 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
     );
     // Errors Murano mutes (a `.destroy` that raised): the outcome stays.
     for w in &plan.warnings {
-        eprintln!("murano: warning: {w}");
+        eprintln!(
+            "murano: warning: {}",
+            crate::output::trace(w, args.output.max_message)
+        );
     }
     match args.format {
         Format::Json => {

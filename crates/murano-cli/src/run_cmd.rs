@@ -102,7 +102,7 @@ fn print_log(engine: &Engine, max: usize) {
     }
     // Murano logs these and goes on: so does the run, with its result.
     for w in engine.take_warnings() {
-        eprintln!("murano: warning: {w}");
+        eprintln!("murano: warning: {}", crate::output::trace(&w, max));
     }
 }
 

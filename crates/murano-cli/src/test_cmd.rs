@@ -165,7 +165,11 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
             // Errors Murano mutes (a `.destroy` that raised): the test's
             // outcome stays as Murano's.
             for w in &r.warnings {
-                eprintln!("murano: warning: {}: {w}", r.name());
+                eprintln!(
+                    "murano: warning: {}: {}",
+                    line(&r.name()),
+                    trace(w, args.output.max_message)
+                );
             }
             if args.format == Format::Text {
                 let status = match r.outcome {
