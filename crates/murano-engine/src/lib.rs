@@ -168,6 +168,7 @@ mod reflection;
 mod sched;
 mod serialize;
 mod settings;
+mod store;
 pub mod testing;
 #[cfg(test)]
 mod tests;
