@@ -233,3 +233,41 @@ fn datetime_arithmetic_stays_within_pythons_years() {
         Ok(Value::Int(9999))
     );
 }
+
+/// Issue 38, item 4: `split()`, `rightSplit()` and `toCharArray()` built
+/// their whole result (tens of millions of items) before any limit
+/// applied; `len()` does not convert its argument for output, so the
+/// result escaped `yaql.limitIterators` altogether. They stop one item
+/// past the limit now.
+#[test]
+fn splitting_stops_at_the_iterator_limit() {
+    let mut engine = Engine::standard();
+    engine.options_mut().limit_iterators = Some(10);
+    let run = |expr: &str| run_in(&engine, Library::standard(true), expr);
+    let words = vec!["w"; 11].join(" ");
+    for expr in [
+        format!("'{words}'.split().len()"),
+        format!("'{words}'.split(' ').len()"),
+        format!("'{words}'.rightSplit().len()"),
+        format!("'{words}'.rightSplit(' ').len()"),
+        "'abcdefghijk'.toCharArray().len()".to_owned(),
+    ] {
+        assert_eq!(run(&expr), Err(ErrorKind::CollectionTooLarge), "{expr}");
+    }
+    // At the limit, and with fewer splits asked for, nothing changes.
+    let ten = vec!["w"; 10].join("  ");
+    assert_eq!(run(&format!("' {ten} '.split().len()")), Ok(Value::Int(10)));
+    assert_eq!(
+        run(&format!("'{ten}'.split('  ').len()")),
+        Ok(Value::Int(10))
+    );
+    assert_eq!(run("'abcdefghij'.toCharArray().len()"), Ok(Value::Int(10)));
+    assert_eq!(
+        run(&format!("'{words} ' .split(' ', 2)")),
+        run("['w', 'w', 'w w w w w w w w w ']")
+    );
+    assert_eq!(
+        run(&format!("' {words}'.rightSplit(null, 1)")),
+        run("[' w w w w w w w w w w', 'w']")
+    );
+}
