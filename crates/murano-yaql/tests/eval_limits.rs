@@ -244,7 +244,7 @@ fn splitting_stops_at_the_iterator_limit() {
     let mut engine = Engine::standard();
     engine.options_mut().limit_iterators = Some(10);
     let run = |expr: &str| run_in(&engine, Library::standard(true), expr);
-    let words = vec!["w"; 11].join(" ");
+    let words = ["w"; 11].join(" ");
     for expr in [
         format!("'{words}'.split().len()"),
         format!("'{words}'.split(' ').len()"),
@@ -255,7 +255,7 @@ fn splitting_stops_at_the_iterator_limit() {
         assert_eq!(run(&expr), Err(ErrorKind::CollectionTooLarge), "{expr}");
     }
     // At the limit, and with fewer splits asked for, nothing changes.
-    let ten = vec!["w"; 10].join("  ");
+    let ten = ["w"; 10].join("  ");
     assert_eq!(run(&format!("' {ten} '.split().len()")), Ok(Value::Int(10)));
     assert_eq!(
         run(&format!("'{ten}'.split('  ').len()")),
