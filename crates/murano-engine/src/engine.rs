@@ -60,7 +60,7 @@ pub(crate) struct Frame {
 
 #[derive(Default)]
 pub(crate) struct State {
-    pub(crate) objects: IndexMap<String, Arc<Obj>>,
+    pub(crate) objects: crate::store::ObjectStore,
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
@@ -1294,9 +1294,7 @@ impl Core {
     pub(crate) fn mark_loaded<'a>(&self, objects: impl Iterator<Item = &'a Arc<Obj>>) {
         let mut st = lock(&self.state);
         for o in objects {
-            if let Some(x) = st.objects.shift_remove(&o.id) {
-                st.objects.insert(o.id.clone(), x);
-            }
+            st.objects.move_to_end(&o.id);
         }
     }
 
@@ -2544,7 +2542,7 @@ impl ObjectHost for StoreHost {
                     .filter(|o| !o.initialized.load(Ordering::Relaxed))
                     .cloned()
                     .collect();
-                (st.objects.len(), pending)
+                (st.objects.end_mark(), pending)
             };
             // Inside a model load that keeps its ids (no `new()` scope
             // under way), Murano's dry run keeps them too: the template's

@@ -80,7 +80,11 @@ pub(crate) fn evaluate(
         }
         None => false,
     };
-    let r = query.evaluate(ctx).map_err(|e| core.unpark_yaql(&e));
+    // Tuples stay tuples: the result is frozen below (see
+    // `Query::evaluate_keeping_tuples`).
+    let r = query
+        .evaluate_keeping_tuples(ctx)
+        .map_err(|e| core.unpark_yaql(&e));
     if pushed {
         if let Some(frame) = crate::object::lock(&core.state).stack.last_mut() {
             frame.locals.pop();

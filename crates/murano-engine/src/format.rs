@@ -16,11 +16,23 @@ fn value_error(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::ValueError, message)
 }
 
-/// Formats `fmt` with positional `args` and keyword `kwargs`.
+/// The error of a result that would pass `limit` bytes (yaql's
+/// `Options::max_string_len`).
+pub(crate) fn string_too_long(limit: usize) -> Error {
+    Error::new(
+        ErrorKind::MemoryQuotaExceeded,
+        format!("Expression consumed too much memory: a string passes the limit of {limit} bytes"),
+    )
+}
+
+/// Formats `fmt` with positional `args` and keyword `kwargs`; a result
+/// longer than `limit` bytes is refused as it grows (each field is
+/// bounded, but a format string repeating one is not).
 pub(crate) fn format(
     fmt: &str,
     args: &[Value],
     kwargs: &[(String, Value)],
+    limit: usize,
 ) -> Result<Value, Error> {
     let mut out = String::new();
     let mut chars = fmt.chars().peekable();
@@ -110,9 +122,15 @@ pub(crate) fn format(
                     }
                 };
                 out.push_str(&apply_spec(value, converted, spec)?);
+                if out.len() > limit {
+                    return Err(string_too_long(limit));
+                }
             }
             c => out.push(c),
         }
+    }
+    if out.len() > limit {
+        return Err(string_too_long(limit));
     }
     Ok(Value::str(&out))
 }
@@ -205,7 +223,23 @@ mod tests {
     use super::*;
 
     fn f(fmt: &str, args: &[Value]) -> Result<Value, Error> {
-        format(fmt, args, &[])
+        format(fmt, args, &[], usize::MAX)
+    }
+
+    /// Issue 38, item 3: each field is at most 10,000 wide, but a format
+    /// string repeating one (`'{0:>9999}' * 400000`: 4 GB) passed the
+    /// string limit; the result is refused as it grows past it.
+    #[test]
+    fn results_past_the_string_limit_are_refused() {
+        let fmt = "{0:>9999}".repeat(11);
+        let args = [Value::Int(1)];
+        let err = format(&fmt, &args, &[], 100_000).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::MemoryQuotaExceeded);
+        let ok = format(&fmt, &args, &[], 110_000).unwrap();
+        assert!(matches!(ok, Value::Str(s) if s.len() == 109_989));
+        // Literal text counts as well.
+        let err = format(&"x".repeat(101), &args, &[], 100).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::MemoryQuotaExceeded);
     }
 
     #[test]
@@ -215,7 +249,10 @@ mod tests {
         assert_eq!(f("{}-{}", &args).unwrap(), Value::str("a-2"));
         assert_eq!(f("{{{0}}}", &args).unwrap(), Value::str("{a}"));
         let kw = [("x".to_owned(), Value::Bool(true))];
-        assert_eq!(format("{x}", &[], &kw).unwrap(), Value::str("True"));
+        assert_eq!(
+            format("{x}", &[], &kw, usize::MAX).unwrap(),
+            Value::str("True")
+        );
         assert_eq!(f("{0!r}", &args).unwrap(), Value::str("'a'"));
         assert_eq!(f("{1:>3}|{0:<2}|", &args).unwrap(), Value::str("  2|a |"));
         assert_eq!(

@@ -70,8 +70,15 @@ pub(crate) fn register(lib: &mut Library) {
     }
     lib.register(
         FunctionDef::native("base64encode", "value", |call| {
+            let text = call.string(0)?;
+            // Four bytes out for every three in: refused before encoding
+            // when past the string limit (chained calls grew without it).
+            let limit = call.interp().options().max_string_len;
+            if text.len().div_ceil(3).saturating_mul(4) > limit {
+                return Err(crate::format::string_too_long(limit));
+            }
             Ok(Value::str(&murano_dsl::yaml::base64::encode(
-                call.string(0)?.as_bytes(),
+                text.as_bytes(),
             )))
         })
         .extension(),
@@ -290,7 +297,8 @@ pub(crate) fn register(lib: &mut Library) {
             let fmt = call.string(0)?.to_owned();
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
-            crate::format::format(&fmt, &args, &kwargs)
+            let limit = call.interp().options().max_string_len;
+            crate::format::format(&fmt, &args, &kwargs, limit)
         })
         .extension(),
     );
@@ -796,7 +804,8 @@ fn log(
         all.extend(args.iter().cloned());
         observe(level, &obj.id, &all, &kwargs);
     }
-    let text = match crate::format::format(&message, &args, &kwargs) {
+    let limit = call.interp().options().max_string_len;
+    let text = match crate::format::format(&message, &args, &kwargs, limit) {
         Ok(Value::Str(s)) => s.to_string(),
         _ => message,
     };

@@ -11,7 +11,7 @@
 //! properties; destruction subscriptions hold their subscriber weakly (by
 //! id), as Murano's weak references do.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -341,7 +341,7 @@ fn finish(core: &Core, obj: &Obj) {
 /// Drops a destroyed object from the store (values holding it keep it).
 fn forget(core: &Core, obj: &Obj) {
     let mut st = lock(&core.state);
-    st.objects.shift_remove(&obj.id);
+    st.objects.remove(&obj.id);
     st.attributes.retain(|(o, _, _, _)| *o != obj.id);
 }
 
@@ -373,28 +373,25 @@ fn destroy(core: &Core, sentenced: &[Arc<Obj>], count: &mut usize) -> Result<(),
             dfs(k, &graph, &mut visited, &mut indexes, &mut order, 0);
         }
     }
-    let mut groups: Vec<usize> = order.iter().map(|(i, _)| *i).collect();
-    groups.sort_unstable();
-    groups.dedup();
+    // The members of each group, in the walk's order (one pass: a scan
+    // per group was quadratic in a long owner chain).
     let by_id: HashMap<&str, &Arc<Obj>> = sentenced.iter().map(|o| (o.id.as_str(), o)).collect();
-    let members = |g: usize| -> Vec<Arc<Obj>> {
-        order
-            .iter()
-            .filter(|(i, _)| *i == g)
-            .filter_map(|(_, id)| by_id.get(id.as_str()).map(|o| (*o).clone()))
-            .collect()
-    };
-    for g in &groups {
-        for o in members(*g) {
-            signal(core, &o)?;
+    let mut groups: BTreeMap<usize, Vec<Arc<Obj>>> = BTreeMap::new();
+    for (i, id) in &order {
+        if let Some(o) = by_id.get(id.as_str()) {
+            groups.entry(*i).or_default().push((*o).clone());
         }
     }
-    for g in groups.iter().rev() {
-        let group = members(*g);
-        for o in &group {
+    for group in groups.values() {
+        for o in group {
+            signal(core, o)?;
+        }
+    }
+    for group in groups.values().rev() {
+        for o in group {
             run_destroy(core, o)?;
         }
-        for o in &group {
+        for o in group {
             finish(core, o);
             *count += 1;
         }

@@ -170,6 +170,7 @@ mod reflection;
 mod sched;
 mod serialize;
 mod settings;
+mod store;
 pub mod testing;
 #[cfg(test)]
 mod tests;

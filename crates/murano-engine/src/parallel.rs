@@ -4,6 +4,7 @@
 //! `crate::greenpool` for the order); the caller waits for all of them,
 //! then gets the results in order or the first error in order.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::thread::{Builder, Scope};
@@ -14,7 +15,9 @@ use crate::object::lock;
 use crate::sched::{PoolId, ThreadId, WaitKind};
 
 /// Stack of a branch's OS thread: room for [`crate::Limits`]' call depth
-/// as on the caller's thread (only what is touched is ever allocated).
+/// as on the caller's thread (only what is touched is ever allocated, but
+/// all of it counts against an address-space limit: an OS thread exists
+/// only while its green thread runs or waits, see `crate::sched`).
 const BRANCH_STACK: usize = 8 << 20;
 
 /// A branch body: given the branch index, runs it on the calling thread.
@@ -24,6 +27,8 @@ type Branch<'a, T> = dyn Fn(usize) -> Result<T, EngineError> + Sync + 'a;
 struct Group<'a, T> {
     core: &'a Core,
     pool: PoolId,
+    /// The thread waiting for the branches (it makes their OS threads).
+    parent: ThreadId,
     parent_stack: Vec<Frame>,
     branch: &'a Branch<'a, T>,
     n: usize,
@@ -31,8 +36,10 @@ struct Group<'a, T> {
 }
 
 struct Progress<T> {
-    /// Items whose OS thread was asked for.
+    /// Items whose green thread was registered.
     made: usize,
+    /// The item of each registered green thread not yet ended.
+    index_of: HashMap<ThreadId, usize>,
     results: Vec<Option<Result<T, EngineError>>>,
 }
 
@@ -71,21 +78,25 @@ impl Core {
         let group = Group {
             core: self,
             pool,
+            parent,
             parent_stack: lock(&self.state).stack.clone(),
             branch,
             n,
             progress: Mutex::new(Progress {
                 made: 0,
+                index_of: HashMap::new(),
                 results: (0..n).map(|_| None).collect(),
             }),
         };
         std::thread::scope(|s| {
             for _ in 0..limit.min(n) {
-                group.make_next(s);
+                group.make_next();
             }
             // Cannot fail: the pool's mapper is queued, and a waiting
             // parent is never the one a deadlock is reported to.
-            let _ = self.switch_thread(|sc| sc.wait(parent, WaitKind::Join));
+            let _ = self.switch_thread(|sc| {
+                sc.wait_making(parent, WaitKind::Join, |id| group.start(s, id))
+            });
         });
         self.sched.close_pool(pool);
         let progress = group
@@ -119,63 +130,81 @@ impl Core {
 }
 
 impl<'a, T: Send> Group<'a, T> {
-    /// Makes the OS thread of the next item (registered, waiting for the
-    /// baton; the pool's mapper queues it). When the system refuses a
-    /// thread, that item fails and the next one is tried.
-    fn make_next<'scope>(&'scope self, s: &'scope Scope<'scope, '_>)
+    /// Registers the green thread of the next item, if any; it gets an OS
+    /// thread only when it first runs (see [`Group::start`]).
+    fn make_next(&self) {
+        let index = {
+            let mut p = lock(&self.progress);
+            if p.made >= self.n {
+                return;
+            }
+            p.made += 1;
+            p.made - 1
+        };
+        let id = self.core.sched.register_unstarted(self.parent);
+        lock(&self.progress).index_of.insert(id, index);
+        self.core.sched.pool_thread(self.pool, index, Some(id));
+    }
+
+    /// Gives green thread `id`, which holds the baton, an OS thread; when
+    /// the system refuses one, its item fails and the thread ends.
+    fn start<'scope>(&'scope self, s: &'scope Scope<'scope, '_>, id: ThreadId)
     where
         'a: 'scope,
     {
-        loop {
-            let index = {
-                let mut p = lock(&self.progress);
-                if p.made >= self.n {
-                    return;
-                }
-                p.made += 1;
-                p.made - 1
-            };
-            let sched = &self.core.sched;
-            let id = sched.register();
-            let spawned = Builder::new()
-                .name(format!("murano-green-{id}"))
-                .stack_size(BRANCH_STACK)
-                .spawn_scoped(s, move || self.run(s, id, index));
-            match spawned {
-                Ok(_) => {
-                    sched.pool_thread(self.pool, index, Some(id));
-                    return;
-                }
-                Err(e) => {
-                    sched.forget();
-                    let error = EngineError::limit(
-                        LimitKind::Threads,
-                        format!("cannot start a green thread: {e}"),
-                    );
-                    lock(&self.progress).results[index] = Some(Err(error));
-                    sched.pool_thread(self.pool, index, None);
-                }
-            }
+        let Some(index) = lock(&self.progress).index_of.get(&id).copied() else {
+            return;
+        };
+        let spawned = Builder::new()
+            .name(format!("murano-green-{id}"))
+            .stack_size(BRANCH_STACK)
+            .spawn_scoped(s, move || self.run(id, index));
+        if let Err(e) = spawned {
+            let error = EngineError::limit(
+                LimitKind::Threads,
+                format!("cannot start a green thread: {e}"),
+            );
+            self.end(id, index, Err(error));
+            self.core.sched.exit(id);
         }
     }
 
-    /// The body of a branch's OS thread.
-    fn run<'scope>(&'scope self, s: &'scope Scope<'scope, '_>, id: ThreadId, index: usize)
-    where
-        'a: 'scope,
-    {
+    /// Records item `index`'s result, its thread `id` ending.
+    fn end(&self, id: ThreadId, index: usize, result: Result<T, EngineError>) {
+        self.make_next();
+        {
+            let mut p = lock(&self.progress);
+            p.results[index] = Some(result);
+            p.index_of.remove(&id);
+        }
+        self.core.sched.pool_item_ended(self.pool, index);
+    }
+
+    /// The body of a branch's OS thread: runs its item, then the items of
+    /// this group that get the baton as it ends and have no OS thread yet.
+    fn run(&self, mut id: ThreadId, mut index: usize) {
         let core = self.core;
         core.sched.wait_turn(id);
-        core.put_thread_state(ThreadState::branch_of(self.parent_stack.clone()));
-        let result = catch_unwind(AssertUnwindSafe(|| (self.branch)(index))).unwrap_or_else(|_| {
-            Err(EngineError::not_supported(
-                "internal error: a Parallel branch panicked",
-            ))
-        });
-        drop(core.take_thread_state());
-        self.make_next(s);
-        lock(&self.progress).results[index] = Some(result);
-        core.sched.pool_item_ended(self.pool, index);
-        core.sched.exit(id);
+        loop {
+            core.put_thread_state(ThreadState::branch_of(self.parent_stack.clone()));
+            let result =
+                catch_unwind(AssertUnwindSafe(|| (self.branch)(index))).unwrap_or_else(|_| {
+                    Err(EngineError::not_supported(
+                        "internal error: a Parallel branch panicked",
+                    ))
+                });
+            drop(core.take_thread_state());
+            self.end(id, index, result);
+            let Some(next) = core.sched.exit_and_take(id, self.parent) else {
+                return;
+            };
+            let Some(i) = lock(&self.progress).index_of.get(&next).copied() else {
+                // Not an item of this group (cannot happen: the maker
+                // owns them); end it rather than leave it without a thread.
+                core.sched.exit(next);
+                return;
+            };
+            (id, index) = (next, i);
+        }
     }
 }

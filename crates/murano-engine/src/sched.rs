@@ -3,9 +3,13 @@
 //! Murano runs parallel branches as eventlet green threads: one runs at a
 //! time, and control moves only where a thread waits (`sleep()`, a host's
 //! `yield()`, a method lock, the end of its branches). Observable results
-//! depend on that interleaving, so we reproduce it: each green thread gets
-//! an OS thread (its own stack, which a tree-walking interpreter needs to
-//! suspend mid-expression), but a single baton passes between them, so
+//! depend on that interleaving, so we reproduce it: each green thread runs
+//! on an OS thread (its own stack, which a tree-walking interpreter needs
+//! to suspend mid-expression), made only when the green thread first gets
+//! the baton and handed on to the next unstarted green thread of the same
+//! `Parallel` when it ends (an OS thread costs a stack and, under
+//! mimalloc, a 32 MiB segment of address space: only green threads that
+//! wait hold one each), but a single baton passes between them, so
 //! exactly one runs at any time and the order is eventlet's, every time: a
 //! run queue ordered by wake-up time then by arrival, as eventlet's timers
 //! are. Time is virtual: `sleep(5)` moves a clock, no one waits for real.
@@ -64,9 +68,23 @@ struct Queue {
     last_id: ThreadId,
     /// Green threads alive besides thread 0.
     live: usize,
+    /// Registered threads that have no OS thread yet, with the thread
+    /// that makes it (the pool's caller) when they first get the baton.
+    unstarted: HashMap<ThreadId, ThreadId>,
 }
 
 impl Queue {
+    /// The current thread, when it has no OS thread yet and `maker` is
+    /// the one to give it one (it is then taken off the list).
+    fn take_unstarted(&mut self, maker: ThreadId) -> Option<ThreadId> {
+        let id = self.current;
+        if self.unstarted.get(&id) == Some(&maker) {
+            self.unstarted.remove(&id);
+            return Some(id);
+        }
+        None
+    }
+
     fn push(&mut self, id: ThreadId, delay: u64) {
         self.push_entry(Entry::Thread(id), delay);
     }
@@ -150,6 +168,7 @@ impl Scheduler {
     }
 
     /// A new thread's number; it runs once [`Scheduler::start`]ed.
+    #[cfg(test)]
     pub(crate) fn register(&self) -> ThreadId {
         let mut q = lock(&self.queue);
         q.last_id += 1;
@@ -157,10 +176,19 @@ impl Scheduler {
         q.last_id
     }
 
-    /// Forgets a registered thread that never started.
-    pub(crate) fn forget(&self) {
+    /// A new thread's number, as [`Scheduler::register`], whose OS thread
+    /// is made only when it first gets the baton: by `maker` (waiting in
+    /// [`Scheduler::wait_making`]) or by a thread of the same maker that
+    /// ends just then ([`Scheduler::exit_and_take`]). So branches that
+    /// never wait hold no OS thread (a stack, allocator arenas) before
+    /// their turn, and one OS thread can run many of them in turn.
+    pub(crate) fn register_unstarted(&self, maker: ThreadId) -> ThreadId {
         let mut q = lock(&self.queue);
-        q.live = q.live.saturating_sub(1);
+        q.last_id += 1;
+        q.live += 1;
+        let id = q.last_id;
+        q.unstarted.insert(id, maker);
+        id
     }
 
     /// Queues a registered thread to run.
@@ -195,6 +223,19 @@ impl Scheduler {
     /// `me` waits until [`Scheduler::wake`]; `Err` when that can never
     /// happen.
     pub(crate) fn wait(&self, me: ThreadId, kind: WaitKind) -> Result<(), Deadlock> {
+        self.wait_making(me, kind, |_| {})
+    }
+
+    /// [`Scheduler::wait`], and meanwhile, whenever a thread registered
+    /// with `me` as its maker ([`Scheduler::register_unstarted`]) gets the
+    /// baton, `make(id)` gives it an OS thread (or, failing that, ends it
+    /// with [`Scheduler::exit`]).
+    pub(crate) fn wait_making(
+        &self,
+        me: ThreadId,
+        kind: WaitKind,
+        mut make: impl FnMut(ThreadId),
+    ) -> Result<(), Deadlock> {
         {
             let mut q = lock(&self.queue);
             q.blocked.push((me, kind));
@@ -204,7 +245,27 @@ impl Scheduler {
             }
         }
         self.turn.notify_all();
-        self.wait_turn(me);
+        loop {
+            let started = {
+                let mut q = lock(&self.queue);
+                loop {
+                    if q.current == me {
+                        break None;
+                    }
+                    if let Some(id) = q.take_unstarted(me) {
+                        break Some(id);
+                    }
+                    q = match self.turn.wait(q) {
+                        Ok(g) => g,
+                        Err(p) => p.into_inner(),
+                    };
+                }
+            };
+            match started {
+                Some(id) => make(id),
+                None => break,
+            }
+        }
         let mut q = lock(&self.queue);
         if q.deadlocked == Some(me) {
             q.deadlocked = None;
@@ -259,6 +320,24 @@ impl Scheduler {
     /// Forgets a pool whose caller has resumed.
     pub(crate) fn close_pool(&self, pool: PoolId) {
         lock(&self.queue).pools.remove(&pool);
+    }
+
+    /// `me` ends as [`Scheduler::exit`]; when the baton goes to a thread
+    /// of `maker` that has no OS thread yet, the caller's OS thread takes
+    /// it over (it has the baton): its number is returned.
+    pub(crate) fn exit_and_take(&self, me: ThreadId, maker: ThreadId) -> Option<ThreadId> {
+        {
+            let mut q = lock(&self.queue);
+            q.live = q.live.saturating_sub(1);
+            if q.current == me {
+                q.hand_over();
+                if let Some(id) = q.take_unstarted(maker) {
+                    return Some(id);
+                }
+            }
+        }
+        self.turn.notify_all();
+        None
     }
 
     /// `me` ends: the baton goes to the next thread.

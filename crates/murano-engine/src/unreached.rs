@@ -8,6 +8,7 @@
 //! plain data — never becomes an object there, so it is taken out of the
 //! store again rather than initialised on its own.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::engine::Core;
@@ -16,10 +17,16 @@ use crate::object::{lock, Obj};
 /// Removes `objects` from the store and from the load's id aliases.
 pub(crate) fn forget<'a>(core: &Core, objects: impl Iterator<Item = &'a Arc<Obj>>) {
     let mut st = lock(&core.state);
+    // One pass over the aliases for all of them, not one per object.
+    let mut gone = HashSet::new();
     for o in objects {
-        st.objects.shift_remove(&o.id);
-        for scope in st.aliases.iter_mut() {
-            scope.retain(|_, x| !Arc::ptr_eq(x, o));
-        }
+        st.objects.remove(&o.id);
+        gone.insert(Arc::as_ptr(o));
+    }
+    if gone.is_empty() {
+        return;
+    }
+    for scope in st.aliases.iter_mut() {
+        scope.retain(|_, x| !gone.contains(&Arc::as_ptr(x)));
     }
 }

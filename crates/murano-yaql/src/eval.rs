@@ -279,6 +279,25 @@ impl Query {
         }
     }
 
+    /// [`Query::evaluate`] with tuples kept as tuples whatever the options
+    /// say, for a caller that makes every list a tuple afterwards anyway
+    /// (MuranoPL freezes each result): a value already in that form then
+    /// comes back as it is, its sharing kept, instead of being copied
+    /// into lists and back at each evaluation.
+    pub fn evaluate_keeping_tuples(&self, ctx: &Context) -> Result<Value, Error> {
+        let options = Options {
+            convert_tuples_to_lists: false,
+            ..self.options.clone()
+        };
+        let interp = Interp::new(options);
+        let v = self.run(&interp, ctx)?;
+        if self.options.convert_output {
+            convert_output(&interp, &v)
+        } else {
+            Ok(v)
+        }
+    }
+
     /// Evaluates without output conversion (the result may be lazy).
     pub fn evaluate_raw(&self, ctx: &Context) -> Result<Value, Error> {
         let interp = Interp::new(self.options.clone());
@@ -329,14 +348,21 @@ fn convert_output_shared(
                     ));
                 }
             }
-            let mut out = Dict::default();
+            let mut pairs = Vec::with_capacity(d.len());
+            let mut unchanged = true;
             for (k, x) in d.iter() {
-                out.insert(
+                let (k2, x2) = (
                     convert_output_shared(interp, k, seen, depth)?,
                     convert_output_shared(interp, x, seen, depth)?,
                 );
+                unchanged &= same_node(k, &k2) && same_node(x, &x2);
+                pairs.push((k2, x2));
             }
-            Value::Dict(Arc::new(out))
+            if unchanged {
+                v.clone()
+            } else {
+                Value::Dict(Arc::new(pairs.into_iter().collect()))
+            }
         }
         Value::Set(_) => {
             let items = collect_converted(interp, v, seen, depth)?;
@@ -346,17 +372,20 @@ fn convert_output_shared(
                 Value::Set(Arc::new(items.into_iter().collect()))
             }
         }
-        Value::Tuple(_) => {
+        Value::Tuple(old) | Value::List(old) => {
             let items = collect_converted(interp, v, seen, depth)?;
-            if opts.convert_tuples_to_lists {
-                Value::List(Arc::new(items))
+            // Items unchanged: the same vector serves (converting it again
+            // at every evaluation copied shared values apart).
+            let same =
+                items.len() == old.len() && old.iter().zip(&items).all(|(a, b)| same_node(a, b));
+            let items = if same { old.clone() } else { Arc::new(items) };
+            if opts.convert_tuples_to_lists || matches!(v, Value::List(_)) {
+                Value::List(items)
             } else {
-                Value::Tuple(Arc::new(items))
+                Value::Tuple(items)
             }
         }
-        Value::List(_) | Value::Iter(_) => {
-            Value::List(Arc::new(collect_converted(interp, v, seen, depth)?))
-        }
+        Value::Iter(_) => Value::List(Arc::new(collect_converted(interp, v, seen, depth)?)),
         other => other.clone(),
     };
     if let Some(a) = address {
@@ -365,6 +394,17 @@ fn convert_output_shared(
         seen.insert(a, (v.clone(), out.clone()));
     }
     Ok(out)
+}
+
+/// Whether a conversion gave `before` back as it was: the same collection
+/// in the same form, or a scalar (scalars are copied as they are).
+fn same_node(before: &Value, after: &Value) -> bool {
+    match (before, after) {
+        (Value::List(a), Value::List(b)) | (Value::Tuple(a), Value::Tuple(b)) => Arc::ptr_eq(a, b),
+        (Value::Dict(a), Value::Dict(b)) => Arc::ptr_eq(a, b),
+        (Value::Set(a), Value::Set(b)) => Arc::ptr_eq(a, b),
+        (a, _) => a.collection_address().is_none() && !matches!(a, Value::Iter(_)),
+    }
 }
 
 fn collect_converted(

@@ -248,3 +248,41 @@ fn printed_len_of_shared_strings() {
     let wide = Value::List(Arc::new(vec![big; 1000]));
     assert!(wide.check_printed_len(64 << 20).is_err());
 }
+
+/// Issue 38, item 4: `split()`, `rightSplit()` and `toCharArray()` built
+/// their whole result (tens of millions of items) before any limit
+/// applied; `len()` does not convert its argument for output, so the
+/// result escaped `yaql.limitIterators` altogether. They stop one item
+/// past the limit now.
+#[test]
+fn splitting_stops_at_the_iterator_limit() {
+    let mut engine = Engine::standard();
+    engine.options_mut().limit_iterators = Some(10);
+    let run = |expr: &str| run_in(&engine, Library::standard(true), expr);
+    let words = ["w"; 11].join(" ");
+    for expr in [
+        format!("'{words}'.split().len()"),
+        format!("'{words}'.split(' ').len()"),
+        format!("'{words}'.rightSplit().len()"),
+        format!("'{words}'.rightSplit(' ').len()"),
+        "'abcdefghijk'.toCharArray().len()".to_owned(),
+    ] {
+        assert_eq!(run(&expr), Err(ErrorKind::CollectionTooLarge), "{expr}");
+    }
+    // At the limit, and with fewer splits asked for, nothing changes.
+    let ten = ["w"; 10].join("  ");
+    assert_eq!(run(&format!("' {ten} '.split().len()")), Ok(Value::Int(10)));
+    assert_eq!(
+        run(&format!("'{ten}'.split('  ').len()")),
+        Ok(Value::Int(10))
+    );
+    assert_eq!(run("'abcdefghij'.toCharArray().len()"), Ok(Value::Int(10)));
+    assert_eq!(
+        run(&format!("'{words} ' .split(' ', 2)")),
+        run("['w', 'w', 'w w w w w w w w w ']")
+    );
+    assert_eq!(
+        run(&format!("' {words}'.rightSplit(null, 1)")),
+        run("[' w w w w w w w w w w', 'w']")
+    );
+}

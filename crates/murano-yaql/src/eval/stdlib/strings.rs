@@ -120,7 +120,12 @@ pub(crate) fn py_split(
                 .collect()
         }),
         None => {
-            let words: Vec<&str> = s.split(is_py_space).filter(|w| !w.is_empty()).collect();
+            // One word past what the result can hold is enough to know.
+            let words: Vec<&str> = s
+                .split(is_py_space)
+                .filter(|w| !w.is_empty())
+                .take(max.saturating_add(2))
+                .collect();
             if words.len() <= max.saturating_add(1) {
                 return Ok(words.into_iter().map(String::from).collect());
             }
@@ -214,6 +219,40 @@ pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
     s.replacen(old, new, count as usize)
 }
 
+/// The error of a collection longer than `limit` items
+/// (`yaql.limitIterators`), as output conversion raises it.
+fn collection_too_large(limit: usize) -> Error {
+    Error::new(
+        ErrorKind::CollectionTooLarge,
+        format!("Collection length exceeds {limit} elements"),
+    )
+}
+
+/// [`py_split`] whose result may hold at most `limit` items: the splits
+/// stop one past it (Python builds the whole list, and yaql refuses it
+/// when it is output; a string of tens of millions of words made GBs of
+/// items first).
+fn split_within(
+    s: &str,
+    sep: Option<&str>,
+    max: i64,
+    right: bool,
+    limit: Option<usize>,
+) -> Result<Value, Error> {
+    let Some(limit) = limit else {
+        return Ok(strs(py_split(s, sep, max, right)?));
+    };
+    // At most `limit` splits: a result of `limit + 1` items means the
+    // whole one has that many or more.
+    let cap = i64::try_from(limit).unwrap_or(i64::MAX);
+    let capped = if max < 0 { cap } else { max.min(cap) };
+    let items = py_split(s, sep, capped, right)?;
+    if items.len() > limit {
+        return Err(collection_too_large(limit));
+    }
+    Ok(strs(items))
+}
+
 fn strs(v: Vec<String>) -> Value {
     seq(v.into_iter().map(Value::from).collect())
 }
@@ -267,19 +306,16 @@ pub(crate) fn register(lib: &mut Library) {
     lib.register(
         FunctionDef::native("split", "string, separator=, maxSplits=", |c| {
             let s = c.string(0)?;
-            Ok(strs(py_split(
-                s,
-                c.opt_string(1)?,
-                c.int_or(2, -1)?,
-                false,
-            )?))
+            let limit = c.interp().options().limit_iterators;
+            split_within(s, c.opt_string(1)?, c.int_or(2, -1)?, false, limit)
         })
         .method(),
     );
     lib.register(
         FunctionDef::native("rightSplit", "string, separator=, maxSplits=", |c| {
             let s = c.string(0)?;
-            Ok(strs(py_split(s, c.opt_string(1)?, c.int_or(2, -1)?, true)?))
+            let limit = c.interp().options().limit_iterators;
+            split_within(s, c.opt_string(1)?, c.int_or(2, -1)?, true, limit)
         })
         .method(),
     );
@@ -460,8 +496,14 @@ pub(crate) fn register(lib: &mut Library) {
     }
     lib.register(
         FunctionDef::native("toCharArray", "string", |c| {
-            Ok(seq(c
-                .string(0)?
+            let s = c.string(0)?;
+            // Counted before any item is made (see `split_within`).
+            if let Some(limit) = c.interp().options().limit_iterators {
+                if s.chars().nth(limit).is_some() {
+                    return Err(collection_too_large(limit));
+                }
+            }
+            Ok(seq(s
                 .chars()
                 .map(|ch| Value::from(ch.to_string()))
                 .collect()))
