@@ -118,3 +118,34 @@ fn inspect_shows_the_generated_hot_class_readably() {
         "{out}"
     );
 }
+
+/// `hot validate` shows an error as `check` does: the message, the
+/// template's line and column, the source line and a caret under the
+/// offending node.
+#[test]
+fn hot_validate_shows_the_offending_line_with_a_caret() {
+    let dir = Scratch::new("hot-snippet");
+    let path = dir.0.join("stack.yaml");
+    std::fs::write(
+        &path,
+        "heat_template_version: 2021-04-16\n\
+         resources:\n  \
+           server:\n    \
+             type: OS::Nova::Server\n    \
+             properties:\n      \
+               flavor: m1.small\n      \
+               networks: {get_attr: [nothere, first_address]}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["hot", "validate", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    let file = path.display().to_string();
+    let expected = format!(
+        "error[heat.common.exception.InvalidTemplateReference]: The specified reference \"nothere\" (in server.Properties.networks) is incorrect.\n  \
+         --> {file}:7:7\n  \
+         |\n\
+         7 |       networks: {{get_attr: [nothere, first_address]}}\n  \
+         |       ^\n"
+    );
+    assert!(out.contains(&expected), "{out}");
+}
