@@ -149,3 +149,64 @@ fn hot_validate_shows_the_offending_line_with_a_caret() {
     );
     assert!(out.contains(&expected), "{out}");
 }
+
+/// `schema` of a class whose inherited contract names a class in its
+/// parent's namespace: Murano resolves the name in the child's
+/// namespaces, so the class is missing; the CLI says why in one line.
+#[test]
+fn schema_explains_a_class_missing_through_an_inherited_contract() {
+    let dir = Scratch::new("schema-quirk");
+    let pkg = dir.0.join("pkg");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: MuranoPL/1.4\nType: Application\nFullName: com.example.Quirk\nName: Quirk\n\
+         Classes:\n  com.example.Base: Base.yaml\n  com.example.Thing: Thing.yaml\n  com.other.App: App.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/Base.yaml"),
+        "Namespaces:\n  =: com.example\nName: Base\nProperties:\n  thing:\n    Contract: $.class(Thing)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/Thing.yaml"),
+        "Namespaces:\n  =: com.example\nName: Thing\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/App.yaml"),
+        "Namespaces:\n  =: com.other\n  ex: com.example\nName: App\nExtends: ex:Base\n",
+    )
+    .unwrap();
+    // The core library the classes extend implicitly: its root class.
+    let core = dir.0.join("io.murano");
+    std::fs::create_dir_all(core.join("Classes")).unwrap();
+    std::fs::write(
+        core.join("manifest.yaml"),
+        "Format: MuranoPL/1.4\nType: Library\nFullName: io.murano\nName: Core\n\
+         Classes:\n  io.murano.Object: Object.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(core.join("Classes/Object.yaml"), "Name: io.murano.Object\n").unwrap();
+    let schema = |class: &str| {
+        run(&[
+            "schema",
+            pkg.to_str().unwrap(),
+            class,
+            "--catalog",
+            core.to_str().unwrap(),
+        ])
+    };
+    // The parent alone is fine.
+    let (code, out, err) = schema("com.example.Base");
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = schema("com.other.App");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("com.other.Thing"), "{err}");
+    let note: Vec<&str> = err.lines().filter(|l| l.contains("note:")).collect();
+    assert_eq!(note.len(), 1, "{err}");
+    assert!(note[0].contains("com.example.Base"), "{err}");
+    assert!(note[0].contains("com.example.Thing"), "{err}");
+    assert!(note[0].contains("inherited"), "{err}");
+}
