@@ -307,7 +307,6 @@ impl Translator<'_> {
     /// A `class()` / `template()` type argument, resolved in the names
     /// scope of the generated class.
     fn class_argument(&self, expr: &Expr, source: &str) -> Result<String, SchemaError> {
-        let registry = self.catalog.registry();
         let name = match class_name_of(expr) {
             Some(n) => n,
             None => {
