@@ -59,6 +59,22 @@ fn finding(text: &str, error: HeatError) -> Finding {
     Finding { error, at }
 }
 
+/// The position of 1-based `line` and `column` in `text` (its character
+/// offset counted; lines end as `Position` counts them).
+fn at(text: &str, line: u32, column: u32) -> murano_diagnostics::Position {
+    let mut offset = 0u32;
+    let mut current = 1u32;
+    let mut chars = text.chars().peekable();
+    while current < line {
+        let Some(c) = chars.next() else { break };
+        offset = offset.saturating_add(1);
+        if c == '\n' || (c == '\r' && chars.peek() != Some(&'\n')) {
+            current += 1;
+        }
+    }
+    murano_diagnostics::Position::new(line, column, offset.saturating_add(column - 1))
+}
+
 fn read_params(path: &Path) -> Result<Vec<(String, Value)>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let data = if text.trim().is_empty() {
@@ -152,13 +168,20 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     let file = args.template.display().to_string();
     match args.format {
         Format::Text => {
+            // As `check` shows diagnostics: the one snippet renderer
+            // (message, file:line:column, the source line, a caret).
             for f in &findings {
-                let at = f.at.map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
-                outln!(
-                    "{file}{at}: error[{}]: {}",
+                let start = f.at.map(|(l, c)| at(&text, l, c));
+                let snippet = murano_diagnostics::Snippet::new(format!(
+                    "error[{}]: {}",
                     f.error.class.python_name(),
                     f.error.message()
-                );
+                ))
+                .file(&file)
+                .source(&text)
+                .span(start, None)
+                .render();
+                outln!("{snippet}\n");
             }
             if findings.is_empty() {
                 outln!(

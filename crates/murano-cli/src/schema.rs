@@ -162,6 +162,9 @@ pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
                 }
             }
             eprintln!("murano: {status}: {e}{hint}");
+            if let Some(note) = &e.note {
+                eprintln!("murano: note: {note}");
+            }
             ExitCode::from(1)
         }
     }

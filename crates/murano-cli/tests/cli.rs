@@ -491,9 +491,10 @@ fn hot_validate_reports_as_heat() {
     let (stdout, _) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("bad.yaml:8:7: error[heat.common.exception.InvalidTemplateReference]: The specified reference \"nothere\" (in r.Properties.a) is incorrect."),
+        stdout.contains("error[heat.common.exception.InvalidTemplateReference]: The specified reference \"nothere\" (in r.Properties.a) is incorrect.\n  --> "),
         "{stdout}"
     );
+    assert!(stdout.contains("bad.yaml:8:7\n"), "{stdout}");
 
     let out = murano()
         .args(["hot", "validate"])
@@ -519,9 +520,10 @@ fn hot_validate_reports_as_heat() {
     let (stdout, _) = text(&out);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stdout.contains(":3:3: error[heat.common.exception.StackValidationFailed]: Parameter 'port' is invalid: 0 is out of range (min: 1, max: 65535)"),
+        stdout.contains("error[heat.common.exception.StackValidationFailed]: Parameter 'port' is invalid: 0 is out of range (min: 1, max: 65535)\n  --> "),
         "{stdout}"
     );
+    assert!(stdout.contains("good.yaml:3:3\n"), "{stdout}");
 
     let out = murano()
         .args(["hot", "validate"])

@@ -92,6 +92,52 @@ fn child<'a>(node: &'a Node, seg: &str) -> Option<(&'a Node, &'a Node)> {
     }
 }
 
+/// The node an error without a path names in its message: the unknown
+/// key of a resource (in the first resource by name that has it, the one
+/// Heat reports), or the `depends_on` entry naming a missing resource.
+fn named_in_message<'a>(root: &'a Node, e: &HeatError) -> Option<&'a yaml::Mark> {
+    if !e.path.is_empty() {
+        return None;
+    }
+    let (_, resources) = child(root, "resources")?;
+    let Y::Map(resources) = &resources.value else {
+        return None;
+    };
+    let msg = e.error_message.as_str();
+    let keyword = msg
+        .strip_prefix('"')
+        .and_then(|m| m.strip_suffix("\" is not a valid keyword inside a resource definition"));
+    if let Some(keyword) = keyword {
+        return resources
+            .iter()
+            .filter_map(|(name, r)| Some((name.value.python_str(), child(r, keyword)?.0)))
+            .min_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, key)| &key.start);
+    }
+    if e.class != ErrorClass::InvalidTemplateReference {
+        return None;
+    }
+    // `The specified reference "x" (in r) is incorrect.`: a dependency.
+    let rest = msg.strip_prefix("The specified reference \"")?;
+    let (target, rest) = rest.split_once("\" (in ")?;
+    let resource = rest.strip_suffix(") is incorrect.")?;
+    if resource.contains('.') {
+        return None;
+    }
+    let (_, r) = resources
+        .iter()
+        .find(|(name, _)| name.value.python_str() == resource)?;
+    let (_, depends) = child(r, "depends_on")?;
+    match &depends.value {
+        Y::Seq(items) => items
+            .iter()
+            .find(|n| n.value.python_str() == target)
+            .map(|n| &n.start),
+        _ if depends.value.python_str() == target => Some(&depends.start),
+        _ => None,
+    }
+}
+
 /// The line and column (1-based) an error points at, when the text is
 /// YAML and the error names a place in it.
 pub fn locate(text: &str, e: &HeatError) -> Option<Position> {
@@ -101,6 +147,12 @@ pub fn locate(text: &str, e: &HeatError) -> Option<Position> {
     let root = yaml::load_single(text.as_bytes(), Flavor::Plain, &LoadOptions::default())
         .ok()
         .flatten()?;
+    if let Some(at) = named_in_message(&root, e) {
+        return Some(Position {
+            line: at.line + 1,
+            column: at.column + 1,
+        });
+    }
     let mut node = &root;
     let mut found = None;
     for seg in segments(e) {
@@ -122,6 +174,39 @@ pub fn locate(text: &str, e: &HeatError) -> Option<Position> {
 mod tests {
     use super::*;
     use crate::{Limits, Template};
+
+    fn position(text: &str) -> Option<Position> {
+        let t = Template::load(text, &Limits::default()).unwrap();
+        let e = t.validate(&[]).unwrap_err();
+        locate(text, &e)
+    }
+
+    #[test]
+    fn points_at_an_unknown_resource_keyword() {
+        let text = "heat_template_version: 2021-04-16\nresources:\n  b:\n    type: X\n    propertes: {}\n  a:\n    type: X\n    propertes: {}\n";
+        // Heat reports the first resource by name: `a`.
+        assert_eq!(position(text), Some(Position { line: 8, column: 5 }));
+    }
+
+    #[test]
+    fn points_at_a_dependency_on_a_missing_resource() {
+        let text = "heat_template_version: 2021-04-16\nresources:\n  a:\n    type: X\n    depends_on: [a2, missing]\n  a2:\n    type: X\n";
+        assert_eq!(
+            position(text),
+            Some(Position {
+                line: 5,
+                column: 22
+            })
+        );
+        let text = "heat_template_version: 2021-04-16\nresources:\n  a:\n    type: X\n    depends_on: missing\n";
+        assert_eq!(
+            position(text),
+            Some(Position {
+                line: 5,
+                column: 17
+            })
+        );
+    }
 
     #[test]
     fn points_at_the_node() {

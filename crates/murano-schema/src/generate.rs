@@ -258,6 +258,7 @@ impl<'a> Generator<'a> {
         Translator {
             catalog: self.catalog,
             class: self.class,
+            declaring,
             runtime: self.runtime_for(declaring),
         }
     }

@@ -48,7 +48,9 @@
 //!   left-associative and only the top-level split is done); reversed
 //!   comparisons (`5 > $`) get the exclusiveness wrong, as Murano does.
 //! * Contract class names resolve in the names scope of the class being
-//!   generated, so an inherited `$.class(Foo)` becomes `<child ns>.Foo`.
+//!   generated, so an inherited `$.class(Foo)` becomes `<child ns>.Foo`
+//!   (when that class is missing, the error carries a [`SchemaError::note`]
+//!   saying so).
 //! * Model builder schemas list every argument, the first (object model)
 //!   one included, as Murano's generator does (the design document says it
 //!   is skipped).
@@ -271,6 +273,7 @@ impl std::fmt::Display for ErrorClass {
 /// assert_eq!(e.status(), ErrorStatus::NotFound);
 /// assert_eq!(e.to_string(), "NoClassFound: Class \"x\" is not found");
 /// assert_eq!(e.position, None);
+/// assert_eq!(e.note, None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {message}", class.python_name())]
@@ -282,6 +285,10 @@ pub struct SchemaError {
     /// Where the failing node starts (line and column from 1), when the
     /// failure belongs to one node. The file is not recorded.
     pub position: Option<Position>,
+    /// A one-line explanation for people, not part of Murano's error
+    /// (why a class is missing when Murano's inherited-contract name
+    /// resolution is the cause).
+    pub note: Option<String>,
 }
 
 impl SchemaError {
@@ -297,7 +304,14 @@ impl SchemaError {
             class,
             message: message.into(),
             position: None,
+            note: None,
         }
+    }
+
+    /// The same error with a note for people (see [`SchemaError::note`]).
+    pub fn with_note(mut self, note: impl Into<String>) -> SchemaError {
+        self.note = Some(note.into());
+        self
     }
 
     /// The Python exception class name (`NoClassFound`, `KeyError`, ...).

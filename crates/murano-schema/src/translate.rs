@@ -24,6 +24,9 @@ const MAX_FOLD_DEPTH: usize = 16;
 pub(crate) struct Translator<'a> {
     pub catalog: &'a Catalog,
     pub class: ClassId,
+    /// The class declaring the contract (`class` or an ancestor), for
+    /// the note on Murano's inherited-contract resolution.
+    pub declaring: ClassId,
     pub runtime: Arc<Runtime>,
 }
 
@@ -62,6 +65,7 @@ pub fn translate_contract(
     let t = Translator {
         catalog,
         class,
+        declaring: class,
         runtime: Arc::new(Runtime::new(runtime.0, runtime.1)),
     };
     Ok(t.translate(contract)?.unwrap_or(Json::Null))
@@ -303,7 +307,6 @@ impl Translator<'_> {
     /// A `class()` / `template()` type argument, resolved in the names
     /// scope of the generated class.
     fn class_argument(&self, expr: &Expr, source: &str) -> Result<String, SchemaError> {
-        let registry = self.catalog.registry();
         let name = match class_name_of(expr) {
             Some(n) => n,
             None => {
@@ -328,17 +331,45 @@ impl Translator<'_> {
                 }
             }
         };
+        self.resolve_in(self.class, &name)
+            .map_err(|e| self.inherited_note(e, &name))
+    }
+
+    /// The full name `name` means in `class`'s names scope and package.
+    fn resolve_in(&self, class: ClassId, name: &str) -> Result<String, SchemaError> {
+        let registry = self.catalog.registry();
         let def = registry
-            .definition(self.class)
+            .definition(class)
             .ok_or_else(|| SchemaError::new("NoClassFound", "unknown class"))?;
-        let full = def.namespaces.resolve(&name).map_err(|e| name_error(&e))?;
+        let full = def.namespaces.resolve(name).map_err(|e| name_error(&e))?;
         let package = registry
-            .package_of(self.class)
+            .package_of(class)
             .ok_or_else(|| SchemaError::new("NoClassFound", "unknown class"))?;
         let found = registry
             .resolve_class(package, &full)
             .map_err(|e| SchemaError::new(e.python_exception(), e.to_string()))?;
         Ok(registry.class_name(found).unwrap_or(&full).to_owned())
+    }
+
+    /// Murano resolves an inherited contract's class names in the class
+    /// whose schema is made, not in the one declaring it: when the name
+    /// resolves in the declaring class, the error says so in a note.
+    fn inherited_note(&self, error: SchemaError, name: &str) -> SchemaError {
+        if self.declaring == self.class {
+            return error;
+        }
+        let Ok(meant) = self.resolve_in(self.declaring, name) else {
+            return error;
+        };
+        let registry = self.catalog.registry();
+        let class_name = |c| registry.class_name(c).unwrap_or("?");
+        error.with_note(format!(
+            "the contract naming {name:?} is inherited from {}, where it means {meant}; \
+             Murano resolves the class names of inherited contracts in the namespaces \
+             of the class whose schema is made ({}), so the schema cannot be made",
+            class_name(self.declaring),
+            class_name(self.class),
+        ))
     }
 
     /// Murano's `extract_pattern`.
