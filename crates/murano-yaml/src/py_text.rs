@@ -139,6 +139,37 @@ fn repr_escapes(c: char) -> bool {
         || code >= 0xf0000
 }
 
+/// Python's `repr()` of a `bytes` value (what `str()` of PyYAML's
+/// `!!binary` gives): `b'...'`, in double quotes when the bytes hold `'`
+/// and no `"`; printable ASCII as it is, the backslash, the quote, tab,
+/// line feed and carriage return escaped, every other byte as `\xhh`.
+pub fn bytes_repr(bytes: &[u8]) -> String {
+    let quote = if bytes.contains(&b'\'') && !bytes.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
+    let mut out = String::with_capacity(bytes.len() + 3);
+    out.push('b');
+    out.push(char::from(quote));
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            _ if b == quote => {
+                out.push('\\');
+                out.push(char::from(quote));
+            }
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push(char::from(quote));
+    out
+}
+
 /// Python's `repr()` of a string: single quotes unless the text contains
 /// `'` and no `"`, with Python's escapes (`\n`, `\x7f`, `\u2028`, ...).
 /// Unassigned code points are the one difference: Python escapes them,
@@ -193,6 +224,21 @@ mod tests {
         assert_eq!(decimal_value('\u{b2}'), None); // superscript two
         assert_eq!(decimal_value('\u{670}'), None);
         assert_eq!(decimal_value('\u{2f}'), None);
+    }
+
+    /// What Python's `repr()` prints for these bytes (checked against
+    /// CPython 3.11).
+    #[test]
+    fn bytes_repr_like_python() {
+        assert_eq!(bytes_repr(b"hello"), "b'hello'");
+        assert_eq!(bytes_repr(b"it's"), "b\"it's\"");
+        assert_eq!(bytes_repr(b"it's \"q\""), "b'it\\'s \"q\"'");
+        assert_eq!(
+            bytes_repr(b"\x00\xff\t\n\r\\"),
+            "b'\\x00\\xff\\t\\n\\r\\\\'"
+        );
+        assert_eq!(bytes_repr(b""), "b''");
+        assert_eq!(bytes_repr(b"\""), "b'\"'");
     }
 
     #[test]

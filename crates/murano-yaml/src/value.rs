@@ -236,7 +236,7 @@ impl Value {
             Value::Str(s) => crate::py_text::repr(s),
             Value::Date(d) => format!("datetime.date({}, {}, {})", d.year, d.month, d.day),
             Value::Timestamp(t) => format!("'{t}'"),
-            Value::Binary(b) => format!("b<{} bytes>", b.len()),
+            Value::Binary(b) => crate::py_text::bytes_repr(b),
             Value::Seq(items) => format!(
                 "[{}]",
                 items
