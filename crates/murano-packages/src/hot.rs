@@ -144,6 +144,17 @@ impl<S: PackageSource> HotPackage<S> {
         if !contains_key(&hot.value, "resources")? {
             return Err(PackageError::Format("Not a HOT template".into()));
         }
+        // A string or list that holds "resources" passes Murano's check;
+        // its first `hot.get(...)` then fails.
+        if !matches!(hot.value, Value::Map(_)) {
+            return Err(py(
+                "AttributeError",
+                format!(
+                    "'{}' object has no attribute 'get'",
+                    python_type(&hot.value)
+                ),
+            ));
+        }
         let env_dir = secure_join(
             self.base.source.root_label(),
             &["Resources/", "HotEnvironments/"],
@@ -391,6 +402,17 @@ fn subscript<'a>(value: &'a Node, key: &str) -> Result<&'a Node, PackageError> {
     }
 }
 
+/// Python's `value[key] if key in value else None`: `in` first (a string
+/// looks for a substring, a list for an item, anything else is not
+/// iterable), then the subscript, which only a mapping allows.
+fn key_if_in<'a>(value: &'a Node, key: &str) -> Result<Option<&'a Node>, PackageError> {
+    if contains_key(&value.value, key)? {
+        subscript(value, key).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
 /// The contract of one template parameter.
 fn param_contract(def: &Node) -> Result<String, PackageError> {
     let kind = subscript(def, "type")?;
@@ -416,8 +438,8 @@ fn param_contract(def: &Node) -> Result<String, PackageError> {
         let has = |k: &str| contains_key(&constraint.value, k);
         let bounds =
             |node: &Node, pattern: (&str, &str, &str)| -> Result<Option<String>, PackageError> {
-                let min = get(node, "min").map(python_int).transpose()?;
-                let max = get(node, "max").map(python_int).transpose()?;
+                let min = key_if_in(node, "min")?.map(python_int).transpose()?;
+                let max = key_if_in(node, "max")?.map(python_int).transpose()?;
                 let (both, lo, hi) = pattern;
                 Ok(match (min, max) {
                     (Some(a), Some(b)) => Some(both.replacen("{0}", &a, 1).replacen("{1}", &b, 1)),
@@ -535,23 +557,29 @@ fn field(name: &Node, def: &Node) -> Result<Gen, PackageError> {
         let has = |k: &str| contains_key(&constraint.value, k);
         if has("length")? {
             let length = subscript(constraint, "length")?;
-            if let Some(min) = get(length, "min") {
+            if let Some(min) = key_if_in(length, "min")? {
                 let v: i128 = python_int(min)?.parse().unwrap_or(0);
                 min_length = Some(min_length.map_or(v, |m| m.max(v)));
             }
-            if let Some(max) = get(length, "max") {
+            if let Some(max) = key_if_in(length, "max")? {
                 let v: i128 = python_int(max)?.parse().unwrap_or(0);
                 max_length = Some(max_length.map_or(v, |m| m.min(v)));
             }
         } else if has("range")? {
             let range = subscript(constraint, "range")?;
-            let min = get(range, "min").map(|n| n.value.python_str());
-            let max = get(range, "max").map(|n| n.value.python_str());
-            let expr = match (min, max) {
-                (Some(a), Some(b)) => format!("$ >= {a} and $ <= {b}"),
-                (Some(a), None) => format!("$ >= {a}"),
-                (None, Some(b)) => format!("$ <= {b}"),
-                (None, None) => return Err(py("KeyError", "'max'")),
+            // Murano's `'min' in spec and 'max' in spec`, `elif 'min' in
+            // spec`, `else: spec['max']`.
+            let has_min = contains_key(&range.value, "min")?;
+            let expr = if has_min && contains_key(&range.value, "max")? {
+                format!(
+                    "$ >= {} and $ <= {}",
+                    subscript(range, "min")?.value.python_str(),
+                    subscript(range, "max")?.value.python_str()
+                )
+            } else if has_min {
+                format!("$ >= {}", subscript(range, "min")?.value.python_str())
+            } else {
+                format!("$ <= {}", subscript(range, "max")?.value.python_str())
             };
             validators.push(with_message(vec![(s("expr"), Gen::Yaql(expr))]));
         } else if has("allowed_values")? {
@@ -724,5 +752,52 @@ mod tests {
         assert_eq!(title("dbName"), "Dbname");
         assert_eq!(title("key2name"), "Key2Name");
         assert_eq!(title("o'neil"), "O'Neil");
+    }
+
+    /// The error Murano 14.0.0's `HotPackage.get_class` raises for this
+    /// template (its class and message), or `None` when it translates.
+    fn class_error(template: &str) -> Option<String> {
+        let mut files = crate::source::FileMap::new();
+        let manifest = "Format: Heat.HOT/1.0\nType: Application\nFullName: com.example.T\n\
+                        Name: t\nDescription: d\nAuthor: a\n";
+        files
+            .insert("manifest.yaml", manifest.as_bytes().to_vec())
+            .unwrap();
+        files
+            .insert("template.yaml", template.as_bytes().to_vec())
+            .unwrap();
+        let package = HotPackage::new(files).unwrap();
+        package
+            .get_class("com.example.T")
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    /// Wrong-typed templates fail where Murano's translation fails
+    /// (checked against Murano 14.0.0's `load_from_dir` and `get_class`).
+    #[test]
+    fn wrong_shapes_fail_as_murano_fails() {
+        // `'resources' in hot` holds for a string with that word and for
+        // a list with that item; the next `hot.get(...)` fails.
+        let e = class_error("resources here\n").unwrap();
+        assert!(e.contains("'str' object has no attribute 'get'"), "{e}");
+        let e = class_error("- resources\n").unwrap();
+        assert!(e.contains("'list' object has no attribute 'get'"), "{e}");
+        // `'min' in length` on a number, a substring test on a string.
+        let param = |constraint: &str| {
+            format!(
+                "heat_template_version: 2013-05-23\nresources: {{}}\nparameters:\n  \
+                 a: {{type: string, constraints: [{constraint}]}}\n"
+            )
+        };
+        let e = class_error(&param("{length: 5}")).unwrap();
+        assert!(e.contains("argument of type 'int' is not iterable"), "{e}");
+        let e = class_error(&param("{length: minimum}")).unwrap();
+        assert!(e.contains("string indices must be integers"), "{e}");
+        let e = class_error(&param("{range: [max]}")).unwrap();
+        assert!(e.contains("list indices must be integers"), "{e}");
+        // The shapes Murano translates still translate.
+        assert_eq!(class_error(&param("{length: {min: 1, max: '5'}}")), None);
+        assert_eq!(class_error(&param("{length: [other]}")), None);
     }
 }
