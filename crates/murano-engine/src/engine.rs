@@ -1659,11 +1659,14 @@ impl Core {
                     contract.transform_unfinalized(scope, given, prop.default.as_ref())
                 };
                 t.map(|t| t.value).map_err(|e| {
+                    // Murano's MuranoProperty.transform: every violation
+                    // leaving the contract, a nested object's included
+                    // (which then reads `[A.q] [B.p] ...`), gets the
+                    // property and the path inside its value.
+                    let path = e.path.clone();
                     let mut e = self.unpark_contract(e);
-                    if e.python_type() == "ContractViolationException"
-                        && !e.message.contains(&prop.name)
-                    {
-                        e.message = format!("[{class_name}.{}] {}", prop.name, e.message);
+                    if e.python_type() == "ContractViolationException" {
+                        e.message = format!("[{class_name}.{}{path}] {}", prop.name, e.message);
                     }
                     e
                 })
@@ -2348,11 +2351,14 @@ impl Core {
                         .transform(&scope, data, default)
                         .map(|t| t.value)
                         .map_err(|e| {
+                            // MuranoMethodArgument.transform: the method,
+                            // the argument and the path inside its value.
+                            let path = e.path.clone();
                             let mut e = self.unpark_contract(e);
                             if matches!(&e.kind, ErrorKind::Engine { type_name, .. } if type_name == "ContractViolationException")
                             {
                                 e.message = format!(
-                                    "[{}::{}({name})] {}",
+                                    "[{}::{}({name}{path})] {}",
                                     self.classes.name(class),
                                     method.name,
                                     e.message

@@ -513,3 +513,80 @@ fn a_class_reached_along_two_paths_runs_its_init_twice() {
         .unwrap();
     assert_eq!(out, Value::Int(2));
 }
+
+const VIOLATION_CLASSES: &str = r#"
+Name: Holder
+Properties:
+  label: {Contract: $.string(), Default: x}
+  sizes: {Contract: [$.int()], Default: []}
+  inner: {Contract: $.class(Holder)}
+Methods:
+  take:
+    Scope: Public
+    Arguments: [{counts: {Contract: [$.int()]}}]
+    Body:
+      - Return: $counts
+"#;
+
+/// Loads `Holder` objects from `model` (the `Objects` value).
+fn load_holder(model: Value) -> Result<(Engine, Value), EngineError> {
+    let mut b = ClassSetBuilder::new();
+    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+    for def in ClassSetBuilder::parse_file(b"Name: io.murano.Object\n", "Object.yaml").unwrap() {
+        b.add_class(core, "Object.yaml", def).unwrap();
+    }
+    for def in ClassSetBuilder::parse_file(VIOLATION_CLASSES.as_bytes(), "H.yaml").unwrap() {
+        b.add_class(pkg, "H.yaml", def).unwrap();
+    }
+    let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
+    let root = engine
+        .load_model(&Value::dict([(Value::str("Objects"), model)]))?
+        .unwrap();
+    Ok((engine, root))
+}
+
+/// Violations name the property (or method and argument) and the path
+/// inside the value, as Murano's `MuranoProperty.transform` and
+/// `MuranoMethodArgument.transform` write them, whatever letters the
+/// message holds; a nested object's violation gets both prefixes
+/// (checked against Murano 14.0.0).
+#[test]
+fn contract_violations_name_the_property_and_the_path() {
+    let list = |items: Vec<Value>| Value::List(Arc::new(items));
+    let message = |model: Value| load_holder(model).unwrap_err().message;
+    // "sizes" shares letters with "Value ... violates": still prefixed.
+    let model = Value::dict([
+        header("Holder", "h"),
+        (
+            Value::str("sizes"),
+            list(vec![Value::Int(1), Value::str("x")]),
+        ),
+    ]);
+    assert_eq!(
+        message(model),
+        "[Holder.sizes[1]] Value 'x' violates int() contract"
+    );
+    let inner = Value::dict([
+        header("Holder", "h2"),
+        (Value::str("label"), list(vec![Value::Int(1)])),
+    ]);
+    let model = Value::dict([header("Holder", "h"), (Value::str("inner"), inner)]);
+    assert_eq!(
+        message(model),
+        "[Holder.inner] [Holder.label] Value [1] violates string() contract"
+    );
+    let (engine, root) = load_holder(Value::dict([header("Holder", "h")])).unwrap();
+    let e = engine
+        .call(
+            &Receiver::Object(root),
+            "take",
+            vec![list(vec![Value::str("y")])],
+            vec![],
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.message,
+        "[Holder::take(counts[0])] Value 'y' violates int() contract"
+    );
+}
