@@ -1150,10 +1150,17 @@ impl Core {
 
     /// What a model dict defines: class, id, name, metadata and the
     /// property values (`parse_object_definition`).
+    ///
+    /// `top`: the value is certainly loaded as an object (the root of a
+    /// load, a `class()` contract's value), so a header Murano cannot
+    /// read is its error; the first pass's walk through property values
+    /// (`top` false) leaves such a dict alone, as Murano never parses a
+    /// value no contract loads.
     fn object_def(
         &self,
         model: &Value,
         default_class: Option<ClassId>,
+        top: bool,
     ) -> Result<Option<ObjDef>, EngineError> {
         let Value::Dict(d) = model else {
             return Ok(None);
@@ -1163,6 +1170,35 @@ impl Core {
             Value::Str(s) => Some(s.to_string()),
             _ => None,
         };
+        let builtin = |type_name: &str, message: String| {
+            EngineError::new(
+                ErrorKind::Host {
+                    type_name: type_name.into(),
+                    module: "builtins".into(),
+                },
+                message,
+            )
+        };
+        // A model's lists are Python lists, whatever our freezing made
+        // of them.
+        let py_type = |v: &Value| match v {
+            Value::Tuple(_) => "list".to_owned(),
+            other => other.type_name().to_owned(),
+        };
+        let type_key = d.iter().any(|(k, _)| self.type_of_value(k).is_some());
+        match d.get(&Value::str("?")) {
+            // `parse_object_definition`: `system_data.get('type')`.
+            Some(other) if !matches!(other, Value::Dict(_)) && !type_key => {
+                if !top {
+                    return Ok(None);
+                }
+                return Err(builtin(
+                    "AttributeError",
+                    format!("'{}' object has no attribute 'get'", py_type(other)),
+                ));
+            }
+            _ => {}
+        }
         if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
             let type_value = h.get(&Value::str("type"));
             // A type reference (what a `Mixed` dump, as `template()` makes,
@@ -1170,11 +1206,55 @@ impl Core {
             let type_ref = type_value
                 .and_then(|v| self.type_of_value(v))
                 .map(|t| t.class);
-            let type_name = type_value.and_then(Value::as_str).unwrap_or("").to_owned();
-            let type_name = type_name.split('/').next().unwrap_or("").to_owned();
+            let truthy = type_value.is_some_and(Value::truthy);
+            if type_ref.is_none() && truthy {
+                match type_value {
+                    Some(Value::Str(text)) => {
+                        // `parse_type_string`, then `parse_version_spec`
+                        // of the version part.
+                        if let Some((_, rest)) = text.split_once('/') {
+                            let version = rest.split('@').next().unwrap_or("");
+                            let scalar = murano_dsl::version::YamlScalar::from(version.to_owned());
+                            if let Err(e) = murano_dsl::version::parse_version_spec(&scalar) {
+                                if !top {
+                                    return Ok(None);
+                                }
+                                return Err(builtin(e.python_exception().name(), e.to_string()));
+                            }
+                        }
+                    }
+                    Some(other) => {
+                        // `TYPE_RE.match(type)`.
+                        if !top {
+                            return Ok(None);
+                        }
+                        return Err(builtin(
+                            "TypeError",
+                            format!(
+                                "expected string or bytes-like object, got '{}'",
+                                py_type(other)
+                            ),
+                        ));
+                    }
+                    None => {}
+                }
+            }
+            let type_name = match type_value {
+                Some(Value::Str(s)) if truthy => s.split('/').next().unwrap_or("").to_owned(),
+                _ => String::new(),
+            };
             let class = match (type_ref, type_name.is_empty(), default_class) {
                 (Some(c), _, _) => c,
                 (None, true, Some(c)) => c,
+                // No type: the contract's class types it when it loads the
+                // value (`parsed['type'] or default_type`).
+                (None, true, None) if !top => return Ok(None),
+                (None, true, None) => {
+                    return Err(builtin(
+                        "ValueError",
+                        "Invalid object representation: no type information was provided".into(),
+                    ))
+                }
                 _ => self.classes.resolve(None, &type_name)?,
             };
             let mut props = (**d).clone();
@@ -1228,7 +1308,7 @@ impl Core {
     ) -> Result<Option<(Arc<Obj>, Value)>, EngineError> {
         match model {
             Value::Dict(d) => {
-                let Some(def) = self.object_def(model, default_class)? else {
+                let Some(def) = self.object_def(model, default_class, top)? else {
                     for (k, v) in d.iter() {
                         if k.as_str() == Some("?") {
                             continue;

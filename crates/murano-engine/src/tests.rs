@@ -590,3 +590,62 @@ fn contract_violations_name_the_property_and_the_path() {
         "[Holder::take(counts[0])] Value 'y' violates int() contract"
     );
 }
+
+/// Headers Murano's `parse_object_definition` cannot read fail as it
+/// fails, and a header without a type takes the contract's class
+/// (checked against Murano 14.0.0's DSL test foundation).
+#[test]
+fn object_headers_are_read_as_murano_reads_them() {
+    let with_inner =
+        |inner: Value| Value::dict([header("Holder", "h"), (Value::str("inner"), inner)]);
+    let error = |model: Value| {
+        let e = load_holder(model).unwrap_err();
+        (e.python_type().to_owned(), e.message)
+    };
+    let list = |items: Vec<Value>| Value::List(Arc::new(items));
+    let inner = Value::dict([(Value::str("?"), list(vec![Value::str("Holder")]))]);
+    assert_eq!(
+        error(with_inner(inner)),
+        (
+            "AttributeError".to_owned(),
+            "'list' object has no attribute 'get'".to_owned()
+        )
+    );
+    let typed = |ty: Value| {
+        Value::dict([(
+            Value::str("?"),
+            Value::dict([
+                (Value::str("type"), ty),
+                (Value::str("id"), Value::str("h2")),
+            ]),
+        )])
+    };
+    assert_eq!(
+        error(with_inner(typed(Value::Int(5)))),
+        (
+            "TypeError".to_owned(),
+            "expected string or bytes-like object, got 'int'".to_owned()
+        )
+    );
+    // No type: the `class()` contract's class.
+    let untyped = Value::dict([(
+        Value::str("?"),
+        Value::dict([(Value::str("id"), Value::str("h2"))]),
+    )]);
+    let (engine, root) = load_holder(with_inner(untyped)).unwrap();
+    let text = format!("{:?}", engine.serialized_model());
+    assert!(
+        text.contains("'inner': {'?': {'type': 'Holder/0.0.0@t'"),
+        "{text}"
+    );
+    drop(root);
+    // A version that is no spec.
+    let model = Value::dict([header("Holder/x@t", "h")]);
+    assert_eq!(
+        error(model),
+        (
+            "ValueError".to_owned(),
+            "Invalid simple block 'x'".to_owned()
+        )
+    );
+}
