@@ -455,19 +455,25 @@ Methods:
 "#;
 
 fn load_root(model: Value) -> Result<(Engine, Value), EngineError> {
+    load_classes(TEMPLATE_CLASSES, "T.yaml", model)
+}
+
+/// Loads `model` (the `Objects` value) over `classes` (one file of the
+/// package `t`) and a bare `io.murano.Object`.
+fn load_classes(classes: &str, file: &str, model: Value) -> Result<(Engine, Value), EngineError> {
     let mut b = ClassSetBuilder::new();
     let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
     let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
     for def in ClassSetBuilder::parse_file(b"Name: io.murano.Object\n", "Object.yaml").unwrap() {
         b.add_class(core, "Object.yaml", def).unwrap();
     }
-    for def in ClassSetBuilder::parse_file(TEMPLATE_CLASSES.as_bytes(), "T.yaml").unwrap() {
-        b.add_class(pkg, "T.yaml", def).unwrap();
+    for def in ClassSetBuilder::parse_file(classes.as_bytes(), file).unwrap() {
+        b.add_class(pkg, file, def).unwrap();
     }
     let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
-    let mut objects = Dict::default();
-    objects.insert(Value::str("Objects"), model);
-    let root = engine.load_model(&Value::Dict(Arc::new(objects)))?.unwrap();
+    let root = engine
+        .load_model(&Value::dict([(Value::str("Objects"), model)]))?
+        .unwrap();
     Ok((engine, root))
 }
 
@@ -530,20 +536,7 @@ Methods:
 
 /// Loads `Holder` objects from `model` (the `Objects` value).
 fn load_holder(model: Value) -> Result<(Engine, Value), EngineError> {
-    let mut b = ClassSetBuilder::new();
-    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
-    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
-    for def in ClassSetBuilder::parse_file(b"Name: io.murano.Object\n", "Object.yaml").unwrap() {
-        b.add_class(core, "Object.yaml", def).unwrap();
-    }
-    for def in ClassSetBuilder::parse_file(VIOLATION_CLASSES.as_bytes(), "H.yaml").unwrap() {
-        b.add_class(pkg, "H.yaml", def).unwrap();
-    }
-    let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
-    let root = engine
-        .load_model(&Value::dict([(Value::str("Objects"), model)]))?
-        .unwrap();
-    Ok((engine, root))
+    load_classes(VIOLATION_CLASSES, "H.yaml", model)
 }
 
 /// Violations name the property (or method and argument) and the path
