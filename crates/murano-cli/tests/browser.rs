@@ -12,26 +12,18 @@
 //! Screenshots of each step go to target/ui-screenshots/ and
 //! target/forms-screenshots/.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value as Json};
 
+mod common;
+use common::{shared, workspace, Running};
+
 /// The WebDriver key of an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared() -> PathBuf {
-    std::env::var_os("MURANO_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"))
-}
 
 /// The target folder (the murano binary is in target/<profile>/).
 fn target_dir() -> PathBuf {
@@ -53,16 +45,6 @@ fn find_program(env: &str, default: &str, names: &[&str]) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
         .find(|p| p.is_file())
-}
-
-/// A child process killed when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 fn agent() -> ureq::Agent {
@@ -374,24 +356,7 @@ struct Server {
 }
 
 fn serve(args: &[&std::ffi::OsStr]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_murano"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("murano runs");
-    let stdout = child.stdout.take().expect("stdout");
-    let process = Running(child);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the server prints its address");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no loopback address in {line:?}"))
-        .trim_end_matches('/')
-        .to_owned();
+    let (process, url) = common::serve(args);
     Server {
         _process: process,
         url,

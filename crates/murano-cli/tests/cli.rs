@@ -4,60 +4,13 @@
 //! change, then review the diff).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn murano() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_murano"))
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{copy_dir, core_library, golden, murano, workspace, Scratch};
 
 fn examples() -> PathBuf {
     workspace().join("examples/packages")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-/// A scratch folder removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("murano-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(actual, expected, "output differs from tests/golden/{name}");
 }
 
 fn text(out: &Output) -> (String, String) {
@@ -542,15 +495,6 @@ fn write_package(dir: &Path, files: &[(&str, &str)]) {
     }
 }
 
-/// The core library of the shared data, when it is there.
-fn shared_core() -> Option<PathBuf> {
-    let shared = std::env::var_os("MURANO_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    let core = shared.join("conformance/engine/meta/io.murano");
-    core.is_dir().then_some(core)
-}
-
 #[test]
 fn check_keeps_package_level_checks_of_hot_packages() {
     let scratch = Scratch::new("hot-package-level");
@@ -708,8 +652,7 @@ fn parity_only_findings_do_not_fail_check_unless_denied() {
 
 #[test]
 fn check_finds_ui_types_defined_nowhere() {
-    let Some(core) = shared_core() else {
-        eprintln!("shared core library absent: skipping");
+    let Some(core) = core_library() else {
         return;
     };
     let scratch = Scratch::new("ui-types");

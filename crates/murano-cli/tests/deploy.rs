@@ -3,7 +3,6 @@
 //! checkout: Murano's core library is not part of the project).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use murano_engine::deploy::{dry_run_task, DeployOptions, PackageFiles};
@@ -11,13 +10,8 @@ use murano_engine::host::OfflineHost;
 use murano_testkit::deploy_case::{case_packages, read_package};
 use serde_json::Value as Json;
 
-fn murano() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_murano"))
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{murano, workspace};
 
 fn shared() -> Option<PathBuf> {
     let shared = std::env::var_os("MURANO_SHARED")

@@ -3,101 +3,27 @@
 //! when it is absent). Outputs are compared with golden files in
 //! tests/golden/ (UPDATE_GOLDEN=1 rewrites them; review the diff).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{core_library, golden, s, scrub, text, with_core, workspace, Scratch};
 
 fn greetings() -> PathBuf {
     workspace().join("examples/packages/greetings")
 }
 
-/// The core library of the shared data, `None` (skip) when absent.
-fn core() -> Option<PathBuf> {
-    let shared = std::env::var_os("MURANO_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    let core = shared.join("conformance/engine/meta/io.murano");
-    if core.is_dir() {
-        Some(core)
-    } else {
-        eprintln!("shared core library absent: skipping");
-        None
-    }
-}
-
-fn murano(args: &[&str], core: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_murano"))
-        .args(args)
-        .arg("--catalog")
-        .arg(core)
-        .env_remove("MURANO_CATALOG")
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Replaces a path prefix so golden files do not depend on the machine.
-fn scrub(s: &str, path: &Path) -> String {
-    s.replace(&path.display().to_string(), "<dir>")
-}
-
-fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(actual, expected, "output differs from tests/golden/{name}");
-}
-
-/// A scratch package removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn package(name: &str, classes: &[(&str, &str)], yaml: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("murano-engine-cmd-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("Classes")).unwrap();
-        let mut manifest = format!(
-            "Format: MuranoPL/1.4\nType: Application\nFullName: {name}\nName: {name}\nClasses:\n"
-        );
-        for (class, file) in classes {
-            manifest.push_str(&format!("  {class}: {file}\n"));
-        }
-        std::fs::write(dir.join("manifest.yaml"), manifest).unwrap();
-        std::fs::write(dir.join("Classes/classes.yaml"), yaml).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn test_runs_the_bundled_examples_tests() {
-    let Some(core) = core() else { return };
+    let Some(core) = core_library() else { return };
     let g = greetings();
-    let out = murano(&["test", g.to_str().unwrap()], &core);
+    let out = with_core(&["test", g.to_str().unwrap()], &core);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     golden("test-greetings.txt", &text(&out.stdout));
-    let out = murano(&["test", g.to_str().unwrap(), "--format", "junit"], &core);
+    let out = with_core(&["test", g.to_str().unwrap(), "--format", "junit"], &core);
     assert_eq!(out.status.code(), Some(0));
     golden("test-greetings.junit.xml", &text(&out.stdout));
     // Murano's filters.
-    let out = murano(
+    let out = with_core(
         &[
             "test",
             g.to_str().unwrap(),
@@ -114,7 +40,7 @@ fn test_runs_the_bundled_examples_tests() {
         doc["packages"][0]["tests"][0]["name"],
         "com.example.GreeterTests.testGreeting"
     );
-    let out = murano(
+    let out = with_core(
         &[
             "test",
             g.to_str().unwrap(),
@@ -163,27 +89,15 @@ Methods:
 
 #[test]
 fn failures_print_traces_and_the_run_goes_on_after_a_set_up_error() {
-    let Some(core) = core() else { return };
-    let pkg = Scratch::package(
-        "demo.failing",
-        &[
-            ("demo.Tests", "classes.yaml"),
-            ("demo.BrokenSetUp", "classes.yaml"),
-        ],
-        FAILING,
-    );
-    let out = murano(&["test", pkg.0.to_str().unwrap()], &core);
+    let Some(core) = core_library() else { return };
+    let dir = Scratch::new("demo.failing");
+    let pkg = dir.package("demo.failing", &["demo.Tests", "demo.BrokenSetUp"], FAILING);
+    let out = with_core(&["test", s(&pkg)], &core);
     assert_eq!(out.status.code(), Some(1));
-    golden("test-failing.txt", &scrub(&text(&out.stdout), &pkg.0));
-    let out = murano(
-        &["test", pkg.0.to_str().unwrap(), "--format", "junit"],
-        &core,
-    );
+    golden("test-failing.txt", &scrub(&text(&out.stdout), &pkg));
+    let out = with_core(&["test", s(&pkg), "--format", "junit"], &core);
     golden("test-failing.junit.xml", &text(&out.stdout));
-    let out = murano(
-        &["test", pkg.0.to_str().unwrap(), "--format", "json"],
-        &core,
-    );
+    let out = with_core(&["test", s(&pkg), "--format", "json"], &core);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tests = doc["packages"][0]["tests"].as_array().unwrap();
     let failing = tests.iter().find(|t| t["method"] == "testFails").unwrap();
@@ -196,9 +110,9 @@ fn failures_print_traces_and_the_run_goes_on_after_a_set_up_error() {
 
 #[test]
 fn run_prints_the_result_as_json_and_traces_on_stderr() {
-    let Some(core) = core() else { return };
+    let Some(core) = core_library() else { return };
     let g = greetings();
-    let out = murano(
+    let out = with_core(
         &[
             "run",
             g.to_str().unwrap(),
@@ -212,32 +126,24 @@ fn run_prints_the_result_as_json_and_traces_on_stderr() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     golden("run-farewell.json", &text(&out.stdout));
-    let pkg = Scratch::package("demo.run", &[("demo.Tests", "classes.yaml")], FAILING);
+    let dir = Scratch::new("demo.run");
+    let pkg = dir.package("demo.run", &["demo.Tests"], FAILING);
     // Logger output to stderr; the uncaught exception's trace too.
-    let out = murano(
-        &[
-            "run",
-            pkg.0.to_str().unwrap(),
-            "demo.Tests.check",
-            "--arg",
-            "n=5",
-        ],
-        &core,
-    );
+    let out = with_core(&["run", s(&pkg), "demo.Tests.check", "--arg", "n=5"], &core);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     golden("run-error.txt", &text(&out.stderr));
     // A model: the method runs on the model's object.
-    let model = pkg.0.join("model.json");
+    let model = pkg.join("model.json");
     std::fs::write(
         &model,
         r#"{"Objects": {"?": {"type": "demo.Tests", "id": "t1"}}}"#,
     )
     .unwrap();
-    let out = murano(
+    let out = with_core(
         &[
             "run",
-            pkg.0.to_str().unwrap(),
+            s(&pkg),
             "demo.Tests.check",
             "--model",
             model.to_str().unwrap(),
@@ -250,20 +156,20 @@ fn run_prints_the_result_as_json_and_traces_on_stderr() {
     assert_eq!(text(&out.stdout), "null\n");
     assert_eq!(text(&out.stderr), "info demo: checking 2\n");
     // Usage errors.
-    let out = murano(&["run", pkg.0.to_str().unwrap(), "nodot"], &core);
+    let out = with_core(&["run", s(&pkg), "nodot"], &core);
     assert_eq!(out.status.code(), Some(2));
-    let out = murano(&["run", pkg.0.to_str().unwrap(), "demo.Nope.m"], &core);
+    let out = with_core(&["run", s(&pkg), "demo.Nope.m"], &core);
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn a_filter_that_selects_no_test_exits_1_with_a_message() {
-    let Some(core) = core() else { return };
+    let Some(core) = core_library() else { return };
     let g = greetings();
     // A method name no test class has, and a class that is not a test
     // class: both select nothing.
     for filter in ["testNoSuchMethod", "com.example.NoSuchClass"] {
-        let out = murano(&["test", g.to_str().unwrap(), "--filter", filter], &core);
+        let out = with_core(&["test", g.to_str().unwrap(), "--filter", filter], &core);
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
         assert_eq!(out.status.code(), Some(1), "{filter}: {stdout}{stderr}");
         assert!(!stdout.contains("running 0 tests"), "{filter}: {stdout}");

@@ -3,55 +3,10 @@
 //! a failed evaluation, 2 usage or I/O error), a typed message, no panic
 //! or abort, and nothing written outside the output path.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn murano() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_murano"))
-}
-
-/// A scratch folder removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("murano-hard-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.join(rel)
-    }
-
-    fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs `murano args…`, returning (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out: Output = murano().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{copy_dir, examples, murano, run, s, Scratch};
 
 /// Item 1: integers past Python's 4300 digits are a ValueError at once,
 /// in data files and in expressions, instead of a quadratic conversion.
@@ -136,10 +91,6 @@ fn depth_options_are_capped_and_fit_the_stack() {
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("RecursionError"), "{err}");
-}
-
-fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
 #[cfg(unix)]
@@ -255,18 +206,6 @@ fn check_caps_file_and_package_sizes() {
         let (code, out, err) = run(&["check", "/dev/zero", "--max-package-size", "100000"]);
         assert_eq!(code, 1, "{out}{err}");
         assert!(out.contains("M002"), "{out}");
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 

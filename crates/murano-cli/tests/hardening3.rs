@@ -6,100 +6,24 @@
 //! with a note. The engine cases need Murano's core library from the
 //! shared data (skipped when it is absent).
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The core library of the shared data, `None` (skip) when absent.
-fn core() -> Option<PathBuf> {
-    let shared = std::env::var_os("MURANO_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    let core = shared.join("conformance/engine/meta/io.murano");
-    if core.is_dir() {
-        Some(core)
-    } else {
-        eprintln!("shared core library absent: skipping");
-        None
-    }
-}
-
-/// Whether `prlimit` (util-linux) is there to bound the address space.
-fn have_prlimit() -> bool {
-    Command::new("prlimit")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+mod common;
+use common::{core_library, murano_limited, s, text, Scratch};
 
 /// `murano args…`, under an address-space limit of `limit` bytes when
 /// given (and prlimit is there).
 fn murano(args: &[&str], limit: Option<u64>) -> Output {
-    let mut cmd = match limit {
-        Some(bytes) if have_prlimit() => {
-            let mut c = Command::new("prlimit");
-            c.arg(format!("--as={bytes}"))
-                .arg(env!("CARGO_BIN_EXE_murano"));
-            c
-        }
-        _ => Command::new(env!("CARGO_BIN_EXE_murano")),
-    };
-    cmd.args(args)
+    limit
+        .and_then(murano_limited)
+        .unwrap_or_else(common::murano)
+        .args(args)
         .env_remove("MURANO_CATALOG")
         .output()
         .unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 const GIB: u64 = 1 << 30;
-
-/// A scratch folder removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("murano-hard3-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    /// A package `name` in the folder `name` with one class file.
-    fn package(&self, name: &str, classes: &[&str], yaml: &str) -> PathBuf {
-        let mut manifest = format!(
-            "Format: MuranoPL/1.4\nType: Application\nFullName: {name}\nName: {name}\nClasses:\n"
-        );
-        for class in classes {
-            manifest.push_str(&format!("  {class}: classes.yaml\n"));
-        }
-        self.write(&format!("{name}/manifest.yaml"), manifest);
-        self.write(&format!("{name}/Classes/classes.yaml"), yaml);
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// `$s`: a string of 1 MiB, built by doubling.
 const MIB_STRING: &str = r#"
@@ -162,7 +86,7 @@ __MIB__
 /// under a 1 GiB address space.
 #[test]
 fn run_results_are_bounded_in_size_and_memory() {
-    let Some(core) = core() else { return };
+    let Some(core) = core_library() else { return };
     let dir = Scratch::new("run");
     let pkg = dir.package(
         "demo.wide",
@@ -224,7 +148,7 @@ __MIB__
 /// report's ESC and BEL are shown escaped.
 #[test]
 fn deploy_final_models_are_bounded_and_reports_escaped() {
-    let Some(core) = core() else { return };
+    let Some(core) = core_library() else { return };
     let dir = Scratch::new("deploy");
     dir.package(
         "demo.app",
@@ -370,7 +294,7 @@ fn xml_allows(c: char) -> bool {
 /// 1 MiB message is cut with a note, in every format.
 #[test]
 fn test_reports_are_well_formed_escaped_and_bounded() {
-    let Some(core) = core() else { return };
+    let Some(core) = core_library() else { return };
     let dir = Scratch::new("tests");
     let pkg = dir.package(
         "demo.hostile",
@@ -476,7 +400,7 @@ __MIB__
 /// trace, is cut with a note.
 #[test]
 fn run_messages_are_escaped_and_bounded() {
-    let Some(core) = core() else { return };
+    let Some(core) = core_library() else { return };
     let dir = Scratch::new("runmsg");
     let pkg = dir.package(
         "demo.loud",

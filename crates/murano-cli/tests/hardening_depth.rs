@@ -4,66 +4,10 @@
 //! overflow; an exception in `.destroy` is reported as a warning while
 //! the run keeps its result, as Murano logs it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-/// The core library of the shared data, `None` (skip) when absent.
-fn core() -> Option<PathBuf> {
-    let shared = std::env::var_os("MURANO_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    let core = shared.join("conformance/engine/meta/io.murano");
-    if core.is_dir() {
-        Some(core)
-    } else {
-        eprintln!("shared core library absent: skipping");
-        None
-    }
-}
-
-fn murano(args: &[&str], core: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_murano"))
-        .args(args)
-        .arg("--catalog")
-        .arg(core)
-        .env_remove("MURANO_CATALOG")
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A scratch package removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn package(name: &str, classes: &[&str], yaml: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("murano-depth-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("Classes")).unwrap();
-        let mut manifest = format!(
-            "Format: MuranoPL/1.4\nType: Application\nFullName: {name}\nName: {name}\nClasses:\n"
-        );
-        for class in classes {
-            manifest.push_str(&format!("  {class}: classes.yaml\n"));
-        }
-        std::fs::write(dir.join("manifest.yaml"), manifest).unwrap();
-        std::fs::write(dir.join("Classes/classes.yaml"), yaml).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::{core_library, s, text, with_core, Scratch};
 
 const LOOPS: &str = r#"
 Namespaces:
@@ -120,8 +64,9 @@ fn assert_depth_error(out: &Output, what: &str) {
 /// and default is the call-depth error in run, test and deploy.
 #[test]
 fn recursion_through_contract_defaults_is_a_depth_error() {
-    let Some(core) = core() else { return };
-    let pkg = Scratch::package(
+    let Some(core) = core_library() else { return };
+    let dir = Scratch::new("demo.loops");
+    let pkg = dir.package(
         "demo.loops",
         &[
             "demo.Loop",
@@ -131,9 +76,9 @@ fn recursion_through_contract_defaults_is_a_depth_error() {
         ],
         LOOPS,
     );
-    let out = murano(&["run", pkg.path(), "demo.Loop.deploy"], &core);
+    let out = with_core(&["run", s(&pkg), "demo.Loop.deploy"], &core);
     assert_depth_error(&out, "run class()");
-    let out = murano(&["run", pkg.path(), "demo.Cases.viaTemplate"], &core);
+    let out = with_core(&["run", s(&pkg), "demo.Cases.viaTemplate"], &core);
     assert_depth_error(&out, "run template()");
     // The call-depth error points into the package: file and line.
     assert!(
@@ -142,8 +87,8 @@ fn recursion_through_contract_defaults_is_a_depth_error() {
         text(&out.stderr)
     );
 
-    let out = murano(
-        &["test", pkg.path(), "--filter", "demo.LoopTests.testLoop"],
+    let out = with_core(
+        &["test", s(&pkg), "--filter", "demo.LoopTests.testLoop"],
         &core,
     );
     let stdout = text(&out.stdout);
@@ -158,13 +103,13 @@ fn recursion_through_contract_defaults_is_a_depth_error() {
             "applications": [{"?": {"type": "demo.Loop", "id": "app"}}]}}"#,
     )
     .unwrap();
-    let out = murano(
+    let out = with_core(
         &[
             "deploy",
             "--dry-run",
             model.to_str().unwrap(),
             "--catalog",
-            pkg.path(),
+            s(&pkg),
         ],
         &core,
     );
@@ -214,13 +159,14 @@ Methods:
 /// with its traceback; the run keeps its result (exit 0) and prints it.
 #[test]
 fn an_exception_in_destroy_is_a_warning() {
-    let Some(core) = core() else { return };
-    let pkg = Scratch::package(
+    let Some(core) = core_library() else { return };
+    let dir = Scratch::new("demo.destroy");
+    let pkg = dir.package(
         "demo.destroy",
         &["demo.Thrower", "demo.Main", "demo.MainTests"],
         DESTROY,
     );
-    let out = murano(&["run", pkg.path(), "demo.Main.go"], &core);
+    let out = with_core(&["run", s(&pkg), "demo.Main.go"], &core);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(text(&out.stdout).contains("done"));
@@ -229,8 +175,8 @@ fn an_exception_in_destroy_is_a_warning() {
         "{err}"
     );
     assert!(err.contains("cannot destroy"), "{err}");
-    let out = murano(
-        &["test", pkg.path(), "--filter", "demo.MainTests.testGo"],
+    let out = with_core(
+        &["test", s(&pkg), "--filter", "demo.MainTests.testGo"],
         &core,
     );
     let err = text(&out.stderr);

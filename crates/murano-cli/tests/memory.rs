@@ -4,57 +4,21 @@
 //! an allocation failure that aborts the process.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{core_library, murano_limited, Scratch};
 
 /// One GiB: what deploying a thousand applications must fit in.
-const ONE_GIB: &str = "1073741824";
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Murano's core library, from the shared data (not part of the project).
-fn core_library() -> Option<PathBuf> {
-    let shared = std::env::var_os("MURANO_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    let core = shared.join("conformance/engine/meta/io.murano");
-    core.is_dir().then_some(core)
-}
-
-/// A scratch folder removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("murano-mem-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+const ONE_GIB: u64 = 1 << 30;
 
 /// `murano args…` under an address-space limit of `bytes`.
-fn limited(bytes: &str, args: &[&std::ffi::OsStr]) -> Output {
-    Command::new("prlimit")
-        .arg(format!("--as={bytes}"))
-        .arg(env!("CARGO_BIN_EXE_murano"))
+fn limited(bytes: u64, args: &[&std::ffi::OsStr]) -> Output {
+    murano_limited(bytes)
+        .expect("prlimit (util-linux) runs")
         .args(args)
         .output()
-        .expect("prlimit (util-linux) runs")
+        .unwrap()
 }
 
 /// A package of one class `test.<name>` (`head`: its `Extends` and

@@ -2,64 +2,21 @@
 //! needed): loopback only, redirects after posts, errors with their
 //! status, bounded request bodies.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::Duration;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(args: &[&std::ffi::OsStr]) -> (Running, String) {
-    serve_in(Command::new(env!("CARGO_BIN_EXE_murano")), args)
-}
+mod common;
+use common::{murano_limited, serve, serve_in, workspace, Running};
 
 /// Serves under an address-space limit (`prlimit`, when util-linux has
 /// it), so that what each connection costs shows.
 fn serve_limited(bytes: u64, args: &[&std::ffi::OsStr]) -> (Running, String) {
-    let has_prlimit = Command::new("prlimit")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_prlimit {
+    let Some(command) = murano_limited(bytes) else {
         println!("prlimit absent: serving without a memory limit");
         return serve(args);
-    }
-    let mut command = Command::new("prlimit");
-    command
-        .arg(format!("--as={bytes}"))
-        .arg(env!("CARGO_BIN_EXE_murano"));
+    };
     serve_in(command, args)
-}
-
-fn serve_in(mut command: Command, args: &[&std::ffi::OsStr]) -> (Running, String) {
-    let mut child = command
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let running = Running(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("{line:?}"))
-        .trim_end_matches('/')
-        .to_owned();
-    (running, url)
 }
 
 fn agent() -> ureq::Agent {
