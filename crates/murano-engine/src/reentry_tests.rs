@@ -3,12 +3,9 @@
 //! argument defaults and contracts, meta classes): each ends with the
 //! call-depth limit, a typed error, instead of overflowing the stack.
 
-use std::sync::Arc;
+use murano_yaql::eval::Value;
 
-use murano_dsl::version::Version;
-use murano_yaql::eval::{Dict, Value};
-
-use crate::{ClassSetBuilder, Engine, EngineError, ErrorKind, LimitKind, Limits, Receiver};
+use crate::{Engine, EngineError, ErrorKind, LimitKind, Limits, Receiver};
 
 const CLASSES: &str = r#"
 Name: Root
@@ -124,31 +121,7 @@ Properties:
 "#;
 
 fn engine(limits: Limits) -> (Engine, Value) {
-    let mut b = ClassSetBuilder::new();
-    let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
-    let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
-    b.add_system_classes(core).unwrap();
-    let core_classes = "Name: io.murano.Object\n---\nName: io.murano.Exception\n\
-        Properties: {name: {Contract: $, Usage: Runtime}, message: {Contract: $, Usage: Runtime}, cause: {Contract: $, Usage: Runtime}}\n";
-    for def in ClassSetBuilder::parse_file(core_classes.as_bytes(), "Object.yaml").unwrap() {
-        b.add_class(core, "Object.yaml", def).unwrap();
-    }
-    for def in ClassSetBuilder::parse_file(CLASSES.as_bytes(), "Root.yaml").unwrap() {
-        b.add_class(pkg, "Root.yaml", def).unwrap();
-    }
-    let engine = Engine::new(Arc::new(b.build()), limits, Vec::new());
-    let mut header = Dict::default();
-    header.insert(Value::str("type"), Value::str("Root"));
-    header.insert(Value::str("id"), Value::str("root"));
-    let mut obj = Dict::default();
-    obj.insert(Value::str("?"), Value::Dict(Arc::new(header)));
-    let mut model = Dict::default();
-    model.insert(Value::str("Objects"), Value::Dict(Arc::new(obj)));
-    let root = engine
-        .load_model(&Value::Dict(Arc::new(model)))
-        .unwrap()
-        .unwrap();
-    (engine, root)
+    crate::tests::engine_over(CLASSES, "Root.yaml", "Root", limits, Vec::new())
 }
 
 fn call(limits: Limits, method: &str, args: Vec<Value>) -> Result<Value, EngineError> {

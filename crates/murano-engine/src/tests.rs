@@ -161,6 +161,19 @@ fn engine(limits: Limits) -> (Engine, Value) {
 }
 
 fn engine_with(limits: Limits, natives: Vec<crate::NativeMethod>) -> (Engine, Value) {
+    engine_over(CLASSES, "Looper.yaml", "Looper", limits, natives)
+}
+
+/// An engine over `classes` (the file `file` of the package `t`), the
+/// system classes and a bare core library, with one object of type
+/// `root_type` loaded (the second result). `reentry_tests` shares it.
+pub(crate) fn engine_over(
+    classes: &str,
+    file: &str,
+    root_type: &str,
+    limits: Limits,
+    natives: Vec<crate::NativeMethod>,
+) -> (Engine, Value) {
     let mut b = ClassSetBuilder::new();
     let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
     let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
@@ -170,12 +183,12 @@ fn engine_with(limits: Limits, natives: Vec<crate::NativeMethod>) -> (Engine, Va
     for def in ClassSetBuilder::parse_file(core_classes.as_bytes(), "Object.yaml").unwrap() {
         b.add_class(core, "Object.yaml", def).unwrap();
     }
-    for def in ClassSetBuilder::parse_file(CLASSES.as_bytes(), "Looper.yaml").unwrap() {
-        b.add_class(pkg, "Looper.yaml", def).unwrap();
+    for def in ClassSetBuilder::parse_file(classes.as_bytes(), file).unwrap() {
+        b.add_class(pkg, file, def).unwrap();
     }
     let engine = Engine::with_natives(Arc::new(b.build()), limits, Vec::new(), natives);
     let mut header = Dict::default();
-    header.insert(Value::str("type"), Value::str("Looper"));
+    header.insert(Value::str("type"), Value::str(root_type));
     header.insert(Value::str("id"), Value::str("root"));
     let mut obj = Dict::default();
     obj.insert(Value::str("?"), Value::Dict(Arc::new(header)));
