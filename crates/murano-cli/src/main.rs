@@ -24,14 +24,15 @@ mod core_library;
 mod deploy;
 mod engine_packages;
 mod files;
+mod forms;
 mod hot;
-mod hot_validate;
 mod inspect;
 mod output;
 mod parse;
 mod run_cmd;
 mod schema;
 mod serve;
+mod suggest;
 mod test_cmd;
 mod ui;
 mod yaql;
@@ -62,7 +63,7 @@ enum Command {
     Yaql(yaql::YaqlArgs),
     Ui(ui::UiArgs),
     Schema(schema::SchemaArgs),
-    Forms(serve::forms::FormsArgs),
+    Forms(forms::FormsArgs),
     Parse(parse::ParseArgs),
     Deploy(deploy::DeployArgs),
     Test(test_cmd::TestArgs),
@@ -85,7 +86,7 @@ fn main() -> ExitCode {
         Command::Yaql(args) => yaql::run(&args),
         Command::Ui(args) => ui::run(&args),
         Command::Schema(args) => schema::run(&args),
-        Command::Forms(args) => serve::forms::run(&args),
+        Command::Forms(args) => forms::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Deploy(args) => deploy::run(&args),
         Command::Test(args) => test_cmd::run(&args),

@@ -155,7 +155,7 @@ pub(crate) fn run(args: &SchemaArgs) -> ExitCode {
                     .unwrap_or_default();
                 if !classes.contains(&args.class) {
                     if let Some(m) =
-                        crate::ui::close_match(&args.class, classes.iter().map(String::as_str))
+                        crate::suggest::close_match(&args.class, classes.iter().map(String::as_str))
                     {
                         hint = format!(" (did you mean {m:?}?)");
                     }

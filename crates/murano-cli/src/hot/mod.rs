@@ -1,6 +1,8 @@
 //! `murano hot`: make a Heat.HOT package from a Heat template, or
 //! (`murano hot validate`) check a template as Heat itself would.
 
+mod validate;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -104,7 +106,7 @@ fn add_dir(files: &mut FileMap, dir: &Path, prefix: &str, total: &mut u64) -> Re
 
 #[derive(clap::Subcommand)]
 enum HotAction {
-    Validate(crate::hot_validate::ValidateArgs),
+    Validate(validate::ValidateArgs),
 }
 
 /// Why no package was written: a usage or I/O problem (exit status 2),
@@ -240,7 +242,7 @@ fn write(files: &FileMap, output: &Path) -> Result<(), Failure> {
 
 pub(crate) fn run(args: &HotArgs) -> ExitCode {
     if let Some(HotAction::Validate(v)) = &args.action {
-        return crate::hot_validate::run(v);
+        return validate::run(v);
     }
     let (Some(template), Some(output)) = (&args.template, &args.output) else {
         eprintln!("murano: a template and --output are required");

@@ -1,4 +1,6 @@
-//! `murano ui serve` and `murano forms serve`: a local web preview of a
+//! The local web server behind `murano ui serve` (`crate::ui`) and
+//! `murano forms serve` (`crate::forms`), which give it their pages as an
+//! [`App`]: a local web preview of a
 //! package's forms. A small HTTP server of its own ([`http`]) bound to
 //! the loopback interface answers with server-rendered HTML; the package
 //! is read again on every page load and nothing is ever written to disk.
@@ -8,10 +10,8 @@
 //! origin `403`, and whatever runs MuranoPL (the dry-run deploy) is a
 //! post.
 
-pub(crate) mod forms;
 pub(crate) mod html;
 pub(crate) mod http;
-pub(crate) mod wizard;
 
 use std::net::TcpListener;
 use std::process::ExitCode;

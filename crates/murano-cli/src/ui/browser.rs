@@ -15,9 +15,10 @@ use murano_ui::clean::{py_str, FieldError};
 use murano_ui::definition::{pretty_name, FieldDef, FieldKind, FieldValidator, FormDef};
 use murano_ui::wizard::{StepOutcome, Wizard};
 
-use super::html::{error_page, escape, escape_lines, page};
-use super::{App, Method, Reply, Request};
-use crate::ui::{browser_defaults, load_cloud, load_ui, new_wizard, submit_step, LoadedUi};
+use super::cloud::load_cloud;
+use super::wizard::{browser_defaults, load_ui, new_wizard, submit_step, LoadedUi};
+use crate::serve::html::{error_page, escape, escape_lines, page};
+use crate::serve::{App, Method, Reply, Request};
 
 /// Preview a package's Dynamic UI in a browser: a local web server shows
 /// the wizard the dashboard would show, one step per form.
@@ -64,7 +65,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     catalog: Vec<PathBuf>,
     #[command(flatten)]
-    limits: super::ServeOptions,
+    limits: crate::serve::ServeOptions,
 }
 
 /// The posted name of the navigation buttons (no field has it: field
@@ -704,7 +705,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitCode {
         args.cloud.clone(),
         args.catalog.clone(),
     );
-    super::serve(
+    crate::serve::serve(
         args.port,
         &args.limits,
         &format!("the wizard of {}", args.package.display()),
