@@ -39,7 +39,6 @@
 //! ```
 
 mod apply;
-mod engine;
 mod error;
 mod host;
 mod passkey;

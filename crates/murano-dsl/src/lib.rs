@@ -37,6 +37,7 @@
 
 pub mod contract;
 pub mod diagnostic;
+pub mod functions;
 pub mod model;
 pub mod object_model;
 pub mod registry;

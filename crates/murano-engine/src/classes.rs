@@ -220,7 +220,7 @@ impl ClassSet {
         self.libraries.get_or_init(|| {
             let mut base = murano_yaql::eval::Library::legacy();
             base.push_layer();
-            crate::functions::register(&mut base);
+            crate::functions::register(&mut base, (1, 0));
             crate::reflection::register(&mut base);
             let mut dispatch = murano_yaql::eval::Library::empty();
             crate::functions::register_method_dispatch(&mut dispatch, self);
@@ -234,7 +234,7 @@ impl ClassSet {
         self.libraries12.get_or_init(|| {
             let mut base = murano_yaql::eval::Library::standard(false);
             base.push_layer();
-            crate::functions::register(&mut base);
+            crate::functions::register(&mut base, (1, 2));
             crate::reflection::register(&mut base);
             let mut dispatch = murano_yaql::eval::Library::empty();
             crate::functions::register_method_dispatch(&mut dispatch, self);

@@ -19,10 +19,7 @@ fn value_error(message: impl Into<String>) -> Error {
 /// The error of a result that would pass `limit` bytes (yaql's
 /// `Options::max_string_len`).
 pub(crate) fn string_too_long(limit: usize) -> Error {
-    Error::new(
-        ErrorKind::MemoryQuotaExceeded,
-        format!("Expression consumed too much memory: a string passes the limit of {limit} bytes"),
-    )
+    murano_dsl::functions::string_too_long(limit)
 }
 
 /// Formats `fmt` with positional `args` and keyword `kwargs`; a result

@@ -50,85 +50,11 @@ fn class_of_type_arg(
     }
 }
 
-/// Registers the engine functions.
-pub(crate) fn register(lib: &mut Library) {
-    // Format 1.0/1.1: these string and collection methods are callable
-    // as functions too (`murano/engine/system/yaql_functions.py`).
-    for name in [
-        "toLower",
-        "toUpper",
-        "trim",
-        "join",
-        "split",
-        "startsWith",
-        "endsWith",
-        "matches",
-        "replace",
-        "flatten",
-    ] {
-        lib.make_extension(name);
-    }
-    lib.register(
-        FunctionDef::native("base64encode", "value", |call| {
-            let text = call.string(0)?;
-            // Four bytes out for every three in: refused before encoding
-            // when past the string limit (chained calls grew without it).
-            let limit = call.interp().options().max_string_len;
-            if text.len().div_ceil(3).saturating_mul(4) > limit {
-                return Err(crate::format::string_too_long(limit));
-            }
-            Ok(Value::str(&murano_dsl::yaml::base64::encode(
-                text.as_bytes(),
-            )))
-        })
-        .extension(),
-    );
-    lib.register(
-        FunctionDef::native("base64decode", "value", |call| {
-            let bytes = murano_dsl::yaml::base64::decode(call.string(0)?).map_err(|e| match e {
-                murano_dsl::yaml::base64::DecodeError::NotAscii => {
-                    crate::engine::host_exception("ValueError", "builtins", &e.to_string())
-                }
-                _ => crate::engine::host_exception("Error", "binascii", &e.to_string()),
-            })?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                crate::engine::host_exception(
-                    "UnicodeDecodeError",
-                    "builtins",
-                    "'utf-8' codec can't decode the data",
-                )
-            })?;
-            Ok(Value::str(&text))
-        })
-        .extension(),
-    );
-    // substr(string, start, length = -1): `substring` as a method.
-    lib.register(
-        FunctionDef::native("substr", "string, start, length=", |call| {
-            let s = call.value(0)?.clone();
-            let start = call.int(1)?;
-            let length = call.int_or(2, -1)?;
-            call.call_method("substring", s, vec![Value::Int(start), Value::Int(length)])
-        })
-        .extension(),
-    );
-    // firstOrDefault(collection, default = null)
-    lib.register(
-        FunctionDef::native("firstOrDefault", "collection, default=", |call| {
-            let default = call.opt(1)?.cloned().unwrap_or_default();
-            let mut it = call.iterable(0)?;
-            match it.next() {
-                Some(v) => v,
-                None => Ok(default),
-            }
-        })
-        .extension(),
-    );
-    // randomName(): five letters, a clock and a counter (see
-    // `Core::random_name`).
-    lib.register(FunctionDef::native("randomName", "", |call| {
-        Ok(Value::from(crate::engine::core_of(call)?.random_name()))
-    }));
+/// Registers the engine functions for package format `version`:
+/// Murano's own (`murano_dsl::functions`, gated by format as Murano
+/// gates them), then those that need the engine.
+pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
+    murano_dsl::functions::register(lib, version, Arc::new(EngineServices));
     // config(group, setting, readAsFile = false) and config(setting):
     // Murano's configuration, which only io.murano's classes see.
     lib.register(FunctionDef::native(
@@ -457,39 +383,6 @@ pub(crate) fn register(lib: &mut Library) {
         core.yield_point(crate::sched::delay_of(seconds));
         Ok(Value::Null)
     }));
-
-    // pselect(collection, composer): `select` with the items as green
-    // threads (Murano's `parallel_select`, at most 1000 at a time).
-    lib.register(
-        FunctionDef::native("pselect", "collection, ~composer", move |call| {
-            let core = crate::engine::core_of(call)?;
-            let items: Vec<Value> = call.iterable(0)?.collect::<Result<_, _>>()?;
-            let f = call.need_lambda(1)?;
-            let results = core.run_branches(items.len(), PSELECT_LIMIT, &|i| {
-                // Each item runs on its own thread's stack.
-                f.on_new_stack()
-                    .call1(items[i].clone())
-                    .map_err(|e| core.unpark_yaql(&e))
-            });
-            results
-                .map(|v| Value::List(Arc::new(v)))
-                .map_err(|e| core.park(e))
-        })
-        .extension(),
-    );
-
-    // bind(template, mappings): `$name` strings replaced by mapping values
-    // (`$text-{name}` formats them in), recursively.
-    lib.register(
-        FunctionDef::native("bind", "object, mappings", |call| {
-            let Value::Dict(m) = call.value(1)? else {
-                return Err(YaqlError::mismatch());
-            };
-            let m = m.clone();
-            bind(call.value(0)?, &m, 0)
-        })
-        .extension(),
-    );
 
     // decryptData(value): this engine has no key manager, which Murano
     // reports as castellan's AuthTypeInvalidError.
@@ -908,75 +801,92 @@ fn unknown(core: &Arc<Core>, name: &str, method: bool) -> YaqlError {
     }
 }
 
-/// `bind()` (`murano/engine/system/yaql_functions.py`).
-fn bind(v: &Value, mappings: &Dict, depth: usize) -> Result<Value, YaqlError> {
-    if depth > 200 {
-        return Err(YaqlError::new(
-            murano_yaql::eval::ErrorKind::RecursionLimit,
-            "bind(): value nested too deeply",
-        ));
+/// What Murano's functions take from the engine: `randomName()`'s names
+/// (`Core::random_name`), `pselect`'s branches as green threads (Murano's
+/// `parallel_select`, at most 1000 at a time) and host exceptions.
+struct EngineServices;
+
+impl murano_dsl::functions::Services for EngineServices {
+    fn random_name(&self, call: &Call<'_>) -> Result<String, YaqlError> {
+        Ok(crate::engine::core_of(call)?.random_name())
     }
-    Ok(match v {
-        Value::Str(s) if s.starts_with('$') => {
-            let r = bind_macro(&s[1..], mappings)?;
-            if r.is_null() {
-                v.clone()
-            } else {
-                r
-            }
-        }
-        Value::List(items) | Value::Tuple(items) => Value::List(Arc::new(
-            items
-                .iter()
-                .map(|x| bind(x, mappings, depth + 1))
-                .collect::<Result<_, _>>()?,
-        )),
-        Value::Dict(d) => {
-            let mut out = Dict::default();
-            for (k, x) in d.iter() {
-                out.insert(bind(k, mappings, depth + 1)?, bind(x, mappings, depth + 1)?);
-            }
-            Value::Dict(Arc::new(out))
-        }
-        other => other.clone(),
-    })
+
+    fn parallel_select(
+        &self,
+        call: &Call<'_>,
+        items: Vec<Value>,
+        composer: murano_yaql::eval::Lambda,
+    ) -> Result<Vec<Value>, YaqlError> {
+        let core = crate::engine::core_of(call)?;
+        core.run_branches(items.len(), PSELECT_LIMIT, &|i| {
+            // Each item runs on its own thread's stack.
+            composer
+                .on_new_stack()
+                .call1(items[i].clone())
+                .map_err(|e| core.unpark_yaql(&e))
+        })
+        .map_err(|e| core.park(e))
+    }
+
+    fn exception(&self, module: &str, type_name: &str, message: &str) -> YaqlError {
+        crate::engine::host_exception(type_name, module, message)
+    }
 }
 
-/// `_convert_macro_parameter`: `{name}` parts replaced by `str()` of
-/// their mapping; without any, the whole name looked up (KeyError when
-/// missing).
-fn bind_macro(text: &str, mappings: &Dict) -> Result<Value, YaqlError> {
-    let mut out = String::new();
-    let mut replaced = false;
-    let mut rest = text;
-    while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let name_len = after
-            .char_indices()
-            .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
-            .map(|(i, c)| i + c.len_utf8())
-            .last()
-            .unwrap_or(0);
-        if name_len > 0 && after[name_len..].starts_with('}') {
-            out.push_str(&rest[..open]);
-            let name = &after[..name_len];
-            let value = mappings.get(&Value::str(name)).cloned().unwrap_or_default();
-            out.push_str(&value.py_str());
-            replaced = true;
-            rest = &after[name_len + 1..];
-        } else {
-            out.push_str(&rest[..=open]);
-            rest = after;
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use murano_dsl::version::Version;
+    use murano_yaql::eval::Value;
+
+    use crate::{ClassSetBuilder, Engine, EngineError, Limits, Receiver};
+
+    /// Calls the static `t.Cut.run` (body `expression`) of a package of
+    /// format `major.minor`.
+    fn run(format: (u32, u32), expression: &str) -> Result<Value, EngineError> {
+        let class = format!(
+            "Name: t.Cut\nMethods:\n  run:\n    Scope: Public\n    Usage: Static\n    \
+             Body:\n      - Return: {expression}\n"
+        );
+        let mut b = ClassSetBuilder::new();
+        let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
+        b.set_package_format(pkg, format.0, format.1);
+        let core = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+        for def in ClassSetBuilder::parse_file(b"Name: io.murano.Object\n", "Object.yaml").unwrap()
+        {
+            b.add_class(core, "Object.yaml", def).unwrap();
         }
-    }
-    out.push_str(rest);
-    if replaced {
-        return Ok(Value::str(&out));
-    }
-    mappings.get(&Value::str(text)).cloned().ok_or_else(|| {
-        YaqlError::new(
-            murano_yaql::eval::ErrorKind::KeyError,
-            Value::str(text).repr(),
+        for def in ClassSetBuilder::parse_file(class.as_bytes(), "Cut.yaml").unwrap() {
+            b.add_class(pkg, "Cut.yaml", def).unwrap();
+        }
+        let engine = Engine::new(Arc::new(b.build()), Limits::default(), Vec::new());
+        engine.call(
+            &Receiver::Class("t.Cut".into()),
+            "run",
+            Vec::new(),
+            Vec::new(),
         )
-    })
+    }
+
+    /// Murano gives `substr`, `firstOrDefault` and the string functions as
+    /// methods to format 1.0 and 1.1 only (`get_context(runtime_version)`).
+    #[test]
+    fn format_1_1_functions_are_gated_by_format() {
+        let v = run((1, 1), "substr('abcdef', 2, 3)").unwrap();
+        assert_eq!(v.py_str(), "cde");
+        let v = run((1, 0), "toUpper('c') + 'ab'.toUpper()").unwrap();
+        assert_eq!(v.py_str(), "CAB");
+        let e = run((1, 4), "substr('abcdef', 2, 3)").unwrap_err();
+        assert!(e.message.contains("substr"), "{e:?}");
+        let v = run((1, 4), "base64decode(base64encode('é'))").unwrap();
+        assert_eq!(v.py_str(), "é");
+    }
+
+    /// `base64decode` raises Python's exceptions, as Murano's does.
+    #[test]
+    fn base64decode_errors_are_python_exceptions() {
+        let e = run((1, 4), "base64decode('abc')").unwrap_err();
+        assert_eq!(e.python_type(), "Error", "{e:?}");
+    }
 }

@@ -182,10 +182,10 @@ pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
 
-/// The YAQL library the engine evaluates the code of format 1.2+ classes
-/// with: yaql's standard library and the engine's functions (`format` and
-/// `'{0}'.format(…)`, `base64encode`, `substr`, `firstOrDefault`, ...),
-/// for evaluating expressions outside a class (`murano yaql --grammar
+/// yaql's standard library and all of the engine's functions (`format`
+/// and `'{0}'.format(…)`, `base64encode`, ..., and also `substr` and
+/// `firstOrDefault`, which Murano gives only to format 1.0 and 1.1), for
+/// evaluating expressions outside a class (`murano yaql --grammar
 /// murano`). The functions that need a running engine or an object model
 /// (`id`, `new`, `config`, `randomName`, ...) are there but match no
 /// arguments without one.
@@ -202,7 +202,7 @@ pub use ids::IdSource;
 pub fn yaql_library() -> murano_yaql::eval::Library {
     let mut library = murano_yaql::eval::Library::standard(false);
     library.push_layer();
-    functions::register(&mut library);
+    functions::register(&mut library, (1, 1));
     library
 }
 pub use object::ObjectView;

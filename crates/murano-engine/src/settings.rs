@@ -42,8 +42,7 @@ impl Core {
         let letters: String = (0..5)
             .map(|i| char::from(b'a' + ((n * 5 + i) % 26) as u8))
             .collect();
-        let clock: String = base36(RANDOM_NAME_CLOCK_MS).chars().take(8).collect();
-        format!("{letters}{clock}{}", base36(n % 1295 + 1))
+        murano_dsl::functions::random_name(&letters, RANDOM_NAME_CLOCK_MS, n % 1295 + 1)
     }
 
     /// `config()` is known only to classes of io.murano.
@@ -90,31 +89,5 @@ impl Core {
                 _ => Err(missing(g, "DEFAULT")),
             },
         }
-    }
-}
-
-fn base36(mut x: u64) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    if x == 0 {
-        return "0".into();
-    }
-    let mut out = Vec::new();
-    while x > 0 {
-        out.push(DIGITS[(x % 36) as usize]);
-        x /= 36;
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::base36;
-
-    #[test]
-    fn base36_as_murano() {
-        assert_eq!(base36(1_500_000_000_000), "j5399reo");
-        assert_eq!(base36(1295), "zz");
-        assert_eq!(base36(0), "0");
     }
 }

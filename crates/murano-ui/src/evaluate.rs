@@ -112,20 +112,8 @@ fn text_of(v: &Value) -> Option<String> {
     }
 }
 
-/// Python's `int2base` for non-negative numbers.
-pub fn int2base(mut x: u64, base: u64) -> String {
-    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    if x == 0 {
-        return "0".into();
-    }
-    let mut out = Vec::new();
-    while x > 0 {
-        out.push(DIGITS[(x % base) as usize]);
-        x /= base;
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
-}
+/// Murano's base conversion, shared with the engine's `randomName()`.
+pub use murano_dsl::functions::int2base;
 
 /// Mutable state shared by the dashboard functions during one submission.
 pub struct Session {
@@ -248,10 +236,9 @@ impl Walker {
                     .lock()
                     .map_err(|_| host_err(ErrorKind::Host, "session poisoned"))?;
                 let counter = if st.counter == 0 { 1 } else { st.counter };
-                let mut name: String = (0..5).map(|_| st.entropy.random_lowercase()).collect();
-                let ts = int2base(st.entropy.now_millis(), 36);
-                name.extend(ts.chars().take(8));
-                name.push_str(&int2base(counter, 36));
+                let prefix: String = (0..5).map(|_| st.entropy.random_lowercase()).collect();
+                let millis = st.entropy.now_millis();
+                let name = murano_dsl::functions::random_name(&prefix, millis, counter);
                 st.counter = (counter + 1) % 1296;
                 Ok(Value::str(&name))
             },

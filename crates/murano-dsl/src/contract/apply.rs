@@ -40,7 +40,11 @@ impl Runtime {
         } else {
             Library::standard(false)
         };
-        super::engine::register(&mut library, (major, minor));
+        crate::functions::register(
+            &mut library,
+            (major, minor),
+            Arc::new(crate::functions::Standalone),
+        );
         Runtime {
             version: (major, minor),
             engine: Engine::murano(!legacy),

@@ -148,6 +148,18 @@ impl ContractError {
     /// is Murano's `NoPropertyFound` (MuranoPL objects and classes raise it
     /// where Python objects raise `AttributeError`).
     pub(crate) fn from_yaql(e: &YaqlError) -> ContractError {
+        if let Some(p) = e
+            .cause()
+            .and_then(|c| c.downcast_ref::<crate::functions::PythonException>())
+        {
+            return ContractError::new(
+                ContractErrorKind::Host {
+                    type_name: p.type_name.clone(),
+                    module: p.module.clone(),
+                },
+                p.message.clone(),
+            );
+        }
         if e.kind() == YaqlErrorKind::AttributeError {
             if let Some((_, name)) = e.message().split_once(" object has no attribute '") {
                 let name = name.strip_suffix('\'').unwrap_or(name);

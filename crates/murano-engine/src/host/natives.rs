@@ -485,9 +485,8 @@ impl SystemClasses {
     /// [`SystemClasses::attach`], which sets it on the engine).
     pub fn functions(&self) -> Vec<FunctionDef> {
         let host = self.inner.host.clone();
-        let random = FunctionDef::native("randomName", "", move |_call| {
-            Ok(Value::str(&host.random_name()))
-        });
+        let random =
+            murano_dsl::functions::random_name_function(move |_call| Ok(host.random_name()));
         vec![random]
     }
 

@@ -103,21 +103,6 @@ fn list(items: Vec<Value>) -> Value {
     Value::List(Arc::new(items))
 }
 
-/// Base 36 as Murano's `_int2base` writes it.
-fn base36(mut n: u64) -> String {
-    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    if n == 0 {
-        return "0".into();
-    }
-    let mut out = Vec::new();
-    while n > 0 {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
-}
-
 /// The fixed clock of random names (1 500 000 000 000 ms).
 const CLOCK_MS: u64 = 1_500_000_000_000;
 
@@ -266,8 +251,7 @@ impl Host for OfflineHost {
             st.letters += 1;
         }
         st.names += 1;
-        let clock: String = base36(CLOCK_MS).chars().take(8).collect();
-        format!("{prefix}{clock}{}", base36(st.names))
+        murano_dsl::functions::random_name(&prefix, CLOCK_MS, st.names)
     }
 
     fn config(&self) -> Value {
