@@ -304,4 +304,9 @@ fn contracts_see_murano_engine_functions() {
     assert!(transform(&new, "$.string().check(base64encode($) = 'YWE=')", &s("aa")).is_ok());
     assert!(transform(&new, "$.string().check(matches($, '^a+$'))", &s("aa")).is_err());
     assert!(transform(&new, "$.string().check(substr($, 1) = 'a')", &s("aa")).is_err());
+    assert!(transform(&new, "$.check(bind('$a', {a => 2}) = 2)", &s("aa")).is_ok());
+    // base64decode raises Python's exceptions, as inside the engine.
+    let e = transform(&new, "$.check(base64decode($) = '')", &s("abc")).unwrap_err();
+    assert_eq!((e.python_type(), e.python_module()), ("Error", "binascii"));
+    assert_eq!(e.message, "Incorrect padding");
 }
