@@ -28,7 +28,10 @@ pub mod format;
 mod hot;
 mod murano_pl;
 mod package;
+#[cfg(feature = "zip")]
+pub mod pack;
 mod registry;
+pub mod repository;
 pub mod source;
 
 pub use error::PackageError;
