@@ -27,9 +27,9 @@ mod error;
 pub mod format;
 mod hot;
 mod murano_pl;
-mod package;
 #[cfg(feature = "zip")]
 pub mod pack;
+mod package;
 mod registry;
 pub mod repository;
 pub mod source;

@@ -321,8 +321,10 @@ fn cycles(packages: &[PackageSummary]) -> Vec<ClosureProblem> {
             continue;
         }
         let mut path: Vec<&str> = vec![start];
-        let mut iters: Vec<Vec<&str>> =
-            vec![edges.get(start).map(|s| s.iter().copied().collect()).unwrap_or_default()];
+        let mut iters: Vec<Vec<&str>> = vec![edges
+            .get(start)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default()];
         state.insert(start, 1);
         while let Some(next) = iters.last_mut().and_then(Vec::pop) {
             match state.get(next).copied().unwrap_or(0) {
@@ -396,7 +398,10 @@ mod tests {
 
     #[test]
     fn a_missing_requirement_is_named_with_who_asks() {
-        let repo = [pkg("a", "1.0.0", &[("b", "1")]), pkg("b", "1.0.0", &[("x", "")])];
+        let repo = [
+            pkg("a", "1.0.0", &[("b", "1")]),
+            pkg("b", "1.0.0", &[("x", "")]),
+        ];
         let problems = check_closures(&repo);
         assert!(problems.contains(&ClosureProblem::Missing {
             root: "a".into(),
@@ -418,7 +423,10 @@ mod tests {
         assert_eq!(problems.len(), 1, "{problems:?}");
         let text = problems[0].to_string();
         assert!(text.contains("no version of c"), "{text}");
-        assert!(text.contains("1.0.0, 2.0.0") || text.contains("2.0.0, 1.0.0"), "{text}");
+        assert!(
+            text.contains("1.0.0, 2.0.0") || text.contains("2.0.0, 1.0.0"),
+            "{text}"
+        );
     }
 
     #[test]

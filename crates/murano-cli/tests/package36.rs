@@ -1,0 +1,218 @@
+//! `murano package`: reproducible zips Murano's own loader imports, and
+//! hostile folders refused.
+
+mod pkg36_common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pkg36_common::*;
+
+fn package(dir: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    murano()
+        .arg("package")
+        .arg(dir)
+        .arg("-o")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn two_builds_give_the_same_bytes_whatever_the_file_times() {
+    let s = Scratch::new("repro");
+    let pkg = s.join("shop");
+    copy_dir(&examples().join("shop"), &pkg);
+    let first = package(&pkg, &s.join("a.zip"), &[]);
+    assert!(first.status.success(), "{:?}", texts(&first));
+    // Change every file's time and rewrite one file with the same text.
+    let manifest = std::fs::read(pkg.join("manifest.yaml")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(pkg.join("manifest.yaml"), &manifest).unwrap();
+    let second = package(&pkg, &s.join("b.zip"), &[]);
+    assert!(second.status.success(), "{:?}", texts(&second));
+    let a = std::fs::read(s.join("a.zip")).unwrap();
+    let b = std::fs::read(s.join("b.zip")).unwrap();
+    assert_eq!(a, b);
+    // The printed hash is the file's.
+    let (out, _) = texts(&first);
+    let (out2, _) = texts(&second);
+    let hash = |o: &str| o.rsplit("sha256 ").next().unwrap().trim().to_owned();
+    assert_eq!(hash(&out), hash(&out2));
+    assert_eq!(hash(&out).len(), 64);
+    // A changed file changes the hash.
+    std::fs::write(pkg.join("LICENSE"), b"changed\n").unwrap();
+    let third = package(&pkg, &s.join("c.zip"), &[]);
+    assert_ne!(hash(&texts(&third).0), hash(&out));
+}
+
+#[test]
+fn the_default_name_is_the_full_name() {
+    let s = Scratch::new("default-name");
+    let out = murano()
+        .current_dir(&s.0)
+        .arg("package")
+        .arg(examples().join("hello-hot"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}", texts(&out));
+    assert!(s.join("com.example.HelloHot.zip").is_file());
+}
+
+#[test]
+fn a_package_with_check_errors_is_refused_unless_forced() {
+    let s = Scratch::new("force");
+    let pkg = s.join("p");
+    copy_dir(&examples().join("greetings"), &pkg);
+    std::fs::write(pkg.join("Classes/Greeter.yaml"), "Name: [unclosed\n").unwrap();
+    let refused = package(&pkg, &s.join("p.zip"), &[]);
+    let (_, err) = texts(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert!(err.contains("Classes/Greeter.yaml"), "{err}");
+    assert!(!s.join("p.zip").exists());
+    let forced = package(&pkg, &s.join("p.zip"), &["--force"]);
+    assert!(forced.status.success(), "{:?}", texts(&forced));
+    assert!(s.join("p.zip").is_file());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_out_of_the_package_is_refused() {
+    let s = Scratch::new("link-out");
+    let pkg = s.join("p");
+    copy_dir(&examples().join("greetings"), &pkg);
+    std::fs::write(s.join("secret"), b"secret").unwrap();
+    std::os::unix::fs::symlink(s.join("secret"), pkg.join("Resources")).unwrap();
+    let out = package(&pkg, &s.join("p.zip"), &[]);
+    let (_, err) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("symbolic link out of the package"), "{err}");
+    assert!(!s.join("p.zip").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_inside_the_package_is_stored_as_its_file() {
+    let s = Scratch::new("link-in");
+    let pkg = s.join("p");
+    copy_dir(&examples().join("greetings"), &pkg);
+    std::os::unix::fs::symlink("LICENSE", pkg.join("COPYING")).unwrap();
+    let out = package(&pkg, &s.join("p.zip"), &[]);
+    assert!(out.status.success(), "{:?}", texts(&out));
+    let listing = Command::new("unzip")
+        .arg("-l")
+        .arg(s.join("p.zip"))
+        .output();
+    if let Ok(listing) = listing {
+        assert!(String::from_utf8_lossy(&listing.stdout).contains("COPYING"));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_backslash_name_is_refused() {
+    let s = Scratch::new("backslash");
+    let pkg = s.join("p");
+    copy_dir(&examples().join("greetings"), &pkg);
+    std::fs::write(pkg.join("..\\evil"), b"x").unwrap();
+    let out = package(&pkg, &s.join("p.zip"), &[]);
+    let (_, err) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("could leave the package"), "{err}");
+}
+
+#[test]
+fn files_over_the_limits_are_refused() {
+    let s = Scratch::new("limits");
+    let pkg = s.join("p");
+    copy_dir(&examples().join("greetings"), &pkg);
+    std::fs::write(pkg.join("big.bin"), vec![0u8; 5000]).unwrap();
+    let out = package(&pkg, &s.join("p.zip"), &["--max-file-size", "4096"]);
+    let (_, err) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("big.bin: larger than 4096 bytes (--max-file-size)"),
+        "{err}"
+    );
+    let out = package(&pkg, &s.join("p.zip"), &["--max-package-size", "6000"]);
+    let (_, err) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--max-package-size"), "{err}");
+    // The defaults take the same folder.
+    let out = package(&pkg, &s.join("p.zip"), &[]);
+    assert!(out.status.success(), "{:?}", texts(&out));
+}
+
+#[test]
+fn the_output_may_not_be_inside_the_package() {
+    let s = Scratch::new("inside");
+    let pkg = s.join("p");
+    copy_dir(&examples().join("greetings"), &pkg);
+    let out = package(&pkg, &pkg.join("p.zip"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(texts(&out).1.contains("inside the package folder"));
+}
+
+/// Interpreters that may have Debian's python3-murano.
+fn interpreters() -> Vec<PathBuf> {
+    let mut list = Vec::new();
+    if let Some(p) = std::env::var_os("MURANO_PYTHON") {
+        list.push(PathBuf::from(p));
+    }
+    list.push(PathBuf::from("/usr/bin/python3"));
+    list.push(PathBuf::from("python3"));
+    list
+}
+
+const LOAD: &str = r#"
+import json, sys
+from murano.packages import load_utils
+out = []
+for path in sys.argv[1:]:
+    with load_utils.load_from_file(path, drop_dir=True) as pkg:
+        classes = sorted(pkg.classes)
+        for c in classes:
+            pkg.get_class(c)
+        out.append({"name": pkg.full_name, "format": pkg.format_name,
+                    "type": pkg.package_type, "classes": classes,
+                    "ui": pkg.ui is not None, "logo": pkg.logo is not None})
+print(json.dumps(out))
+"#;
+
+#[test]
+fn murano_s_own_loader_imports_the_zips() {
+    let Some(python) = python_with(
+        "murano.packages.load_utils",
+        &interpreters(),
+        "MURANO_REQUIRE_PYTHON_MURANO",
+    ) else {
+        return;
+    };
+    let s = Scratch::new("python-murano");
+    let mut zips = Vec::new();
+    for name in ["shop", "greetings", "hello-hot"] {
+        let zip = s.join(&format!("{name}.zip"));
+        let out = package(&examples().join(name), &zip, &[]);
+        assert!(out.status.success(), "{name}: {:?}", texts(&out));
+        zips.push(zip);
+    }
+    let out = Command::new(python)
+        .args(["-c", LOAD])
+        .args(&zips)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    let loaded: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let expect = serde_json::json!([
+        {"name": "com.example.Shop", "format": "MuranoPL", "type": "Application",
+         "classes": ["com.example.Database", "com.example.Shop"], "ui": true, "logo": true},
+        {"name": "com.example.Greetings", "format": "MuranoPL", "type": "Library",
+         "classes": ["com.example.Greeter", "com.example.GreeterTests"], "ui": false, "logo": true},
+        {"name": "com.example.HelloHot", "format": "Heat.HOT", "type": "Application",
+         "classes": ["com.example.HelloHot"], "ui": true, "logo": true},
+    ]);
+    assert_eq!(loaded, expect);
+}
