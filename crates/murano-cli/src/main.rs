@@ -26,6 +26,7 @@ mod engine_packages;
 mod files;
 mod hot;
 mod hot_validate;
+mod init_cmd;
 mod inspect;
 mod output;
 mod package_cmd;
@@ -69,6 +70,7 @@ enum Command {
     Test(test_cmd::TestArgs),
     Run(run_cmd::RunArgs),
     Package(package_cmd::PackageArgs),
+    Init(init_cmd::InitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -93,6 +95,7 @@ fn main() -> ExitCode {
         Command::Test(args) => test_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),
         Command::Package(args) => package_cmd::run(&args),
+        Command::Init(args) => init_cmd::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

@@ -32,6 +32,7 @@ pub mod pack;
 mod package;
 mod registry;
 pub mod repository;
+pub mod scaffold;
 pub mod source;
 
 pub use error::PackageError;
