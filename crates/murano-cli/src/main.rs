@@ -31,6 +31,8 @@ mod inspect;
 mod output;
 mod package_cmd;
 mod parse;
+mod pkg_source;
+mod repo_cmd;
 mod run_cmd;
 mod schema;
 mod serve;
@@ -71,6 +73,7 @@ enum Command {
     Run(run_cmd::RunArgs),
     Package(package_cmd::PackageArgs),
     Init(init_cmd::InitArgs),
+    Repo(repo_cmd::RepoArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(&args),
         Command::Package(args) => package_cmd::run(&args),
         Command::Init(args) => init_cmd::run(&args),
+        Command::Repo(args) => repo_cmd::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

@@ -48,6 +48,9 @@ pub struct PackageSummary {
     pub requires: Vec<(String, String)>,
     /// The images `images.lst` names.
     pub images: Vec<String>,
+    /// `Require` entries whose spec is written as a number, not a string
+    /// (muranoclient 2.8.0 fails to fetch them from a repository).
+    pub unquoted_requires: Vec<String>,
 }
 
 fn text(node: &Node) -> String {
@@ -73,6 +76,14 @@ impl PackageSummary {
         manifest: &Node,
         images_lst: Option<&[u8]>,
     ) -> Result<PackageSummary, PackageError> {
+        let unquoted_requires = match &package.requirements().value {
+            Value::Map(pairs) => pairs
+                .iter()
+                .filter(|(_, v)| !matches!(v.value, Value::Str(_) | Value::Null))
+                .map(|(k, _)| k.value.python_str())
+                .collect(),
+            _ => Vec::new(),
+        };
         let requires = match &package.requirements().value {
             Value::Map(pairs) => pairs
                 .iter()
@@ -118,6 +129,7 @@ impl PackageSummary {
             classes: package.classes()?,
             requires,
             images,
+            unquoted_requires,
         })
     }
 }
@@ -326,7 +338,15 @@ fn cycles(packages: &[PackageSummary]) -> Vec<ClosureProblem> {
             .map(|s| s.iter().copied().collect())
             .unwrap_or_default()];
         state.insert(start, 1);
-        while let Some(next) = iters.last_mut().and_then(Vec::pop) {
+        while let Some(top) = iters.last_mut() {
+            let Some(next) = top.pop() else {
+                // Every edge of the node on top is explored.
+                iters.pop();
+                if let Some(done) = path.pop() {
+                    state.insert(done, 2);
+                }
+                continue;
+            };
             match state.get(next).copied().unwrap_or(0) {
                 0 => {
                     state.insert(next, 1);
@@ -349,12 +369,6 @@ fn cycles(packages: &[PackageSummary]) -> Vec<ClosureProblem> {
                     }
                 }
                 _ => {}
-            }
-            while iters.last().is_some_and(Vec::is_empty) {
-                iters.pop();
-                if let Some(done) = path.pop() {
-                    state.insert(done, 2);
-                }
             }
         }
     }
@@ -383,6 +397,7 @@ mod tests {
                 .map(|(a, b)| (a.to_string(), b.to_string()))
                 .collect(),
             images: vec![],
+            unquoted_requires: vec![],
         }
     }
 
@@ -427,6 +442,16 @@ mod tests {
             text.contains("1.0.0, 2.0.0") || text.contains("2.0.0, 1.0.0"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_dependency_listed_first_is_no_cycle() {
+        // "a-lib" sorts before "b-app": the search starts at the leaf.
+        let repo = [
+            pkg("b-app", "1.0.0", &[("a-lib", "1")]),
+            pkg("a-lib", "1.0.0", &[]),
+        ];
+        assert_eq!(check_closures(&repo), vec![]);
     }
 
     #[test]

@@ -108,3 +108,61 @@ pub fn python_with(module: &str, interpreters: &[PathBuf], require_var: &str) ->
     eprintln!("skipping: no Python imports {module} (tried {interpreters:?}); set {require_var}=1 to require it");
     None
 }
+
+/// Serves the files under `root` over HTTP on a loopback port, for the
+/// rest of the test process: GET only, one request per connection, paths
+/// with `..` refused. Returns the base URL (`http://127.0.0.1:PORT/`).
+pub fn serve_folder(root: &Path) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let root = root.to_owned();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut request = String::new();
+            if reader.read_line(&mut request).is_err() {
+                continue;
+            }
+            // Skip the headers.
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or("/");
+            let rel = path.trim_start_matches('/').split('?').next().unwrap_or("");
+            let file = (!rel.split('/').any(|p| p == ".."))
+                .then(|| root.join(rel))
+                .filter(|p| p.is_file());
+            let mut stream = &stream;
+            let _ = match file.and_then(|p| std::fs::read(p).ok()) {
+                Some(body) => stream
+                    .write_all(
+                        format!(
+                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                            body.len()
+                        )
+                        .as_bytes(),
+                    )
+                    .and_then(|()| stream.write_all(&body)),
+                None => stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                ),
+            };
+        }
+    });
+    format!("http://127.0.0.1:{port}/")
+}
+
+/// Scaffolds a package with `murano init ARGS DIR` and appends `extra` to
+/// its manifest.
+pub fn init_package(dir: &Path, args: &[&str], extra: &str) {
+    let out = murano().arg("init").args(args).arg(dir).output().unwrap();
+    assert!(out.status.success(), "{:?}", texts(&out));
+    if !extra.is_empty() {
+        let manifest = dir.join("manifest.yaml");
+        let mut text = std::fs::read_to_string(&manifest).unwrap();
+        text.push_str(extra);
+        std::fs::write(manifest, text).unwrap();
+    }
+}
