@@ -216,3 +216,76 @@ fn murano_s_own_loader_imports_the_zips() {
     ]);
     assert_eq!(loaded, expect);
 }
+
+/// murano-pkg-check 0.3.0's findings for a zip and for the folder zipped
+/// as muranoclient zips a folder (Python's zipfile, file system order):
+/// its own folder loader fails on Python 3 (it reads text as bytes).
+const PKGCHECK: &str = r#"
+import json, os, sys, tempfile, zipfile
+from muranopkgcheck import manager
+def findings(path):
+    m = manager.Manager(path)
+    m.load_plugins()
+    return manager.PlainTextFormatter().format(m.validate())
+folder, ours = sys.argv[1], sys.argv[2]
+fd, ref = tempfile.mkstemp(suffix='.zip')
+os.close(fd)
+with zipfile.ZipFile(ref, 'w', zipfile.ZIP_DEFLATED) as z:
+    for root, dirs, files in os.walk(folder):
+        for f in files:
+            p = os.path.join(root, f)
+            z.write(p, os.path.relpath(p, folder))
+try:
+    print(json.dumps({"ours": findings(ours), "folder": findings(ref)}))
+finally:
+    os.unlink(ref)
+"#;
+
+#[test]
+fn murano_pkg_check_finds_the_same_in_the_zip_as_in_the_folder() {
+    let mut interpreters = Vec::new();
+    if let Some(p) = std::env::var_os("MURANOCLIENT_PYTHON") {
+        interpreters.push(PathBuf::from(p));
+    }
+    interpreters.push(PathBuf::from("python3"));
+    let Some(python) = python_with(
+        "muranopkgcheck.manager",
+        &interpreters,
+        "MURANO_REQUIRE_MURANOCLIENT",
+    ) else {
+        return;
+    };
+    let s = Scratch::new("pkgcheck");
+    let bad = s.join("bad");
+    copy_dir(&examples().join("greetings"), &bad);
+    let manifest = std::fs::read_to_string(bad.join("manifest.yaml")).unwrap();
+    std::fs::write(
+        bad.join("manifest.yaml"),
+        manifest.replace("Version: 1.2.0", "Version: x") + "Foo: 1\n",
+    )
+    .unwrap();
+    let mut sources: Vec<PathBuf> = ["shop", "greetings", "hello-hot"]
+        .iter()
+        .map(|n| examples().join(n))
+        .collect();
+    sources.push(bad);
+    for (i, dir) in sources.iter().enumerate() {
+        let zip = s.join(&format!("{i}.zip"));
+        let out = package(dir, &zip, &["--force"]);
+        assert!(out.status.success(), "{:?}", texts(&out));
+        let out = Command::new(&python)
+            .args(["-c", PKGCHECK])
+            .arg(dir)
+            .arg(&zip)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = texts(&out);
+        assert!(out.status.success(), "{stderr}");
+        let got: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(got["ours"], got["folder"], "{}", dir.display());
+        if i == 3 {
+            let text = got["ours"].as_str().unwrap();
+            assert!(text.contains("E071") && text.contains("W010"), "{text}");
+        }
+    }
+}
