@@ -19,6 +19,7 @@ macro_rules! outln {
 }
 
 mod big_stack;
+mod catalog_cmd;
 mod check;
 mod core_library;
 mod deploy;
@@ -74,6 +75,7 @@ enum Command {
     Package(package_cmd::PackageArgs),
     Init(init_cmd::InitArgs),
     Repo(repo_cmd::RepoArgs),
+    Catalog(catalog_cmd::CatalogArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -100,6 +102,7 @@ fn main() -> ExitCode {
         Command::Package(args) => package_cmd::run(&args),
         Command::Init(args) => init_cmd::run(&args),
         Command::Repo(args) => repo_cmd::run(&args),
+        Command::Catalog(args) => catalog_cmd::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS
