@@ -23,6 +23,7 @@ mod catalog_cmd;
 mod check;
 mod core_library;
 mod deploy;
+mod docs_cmd;
 mod engine_packages;
 mod files;
 mod hot;
@@ -76,6 +77,7 @@ enum Command {
     Init(init_cmd::InitArgs),
     Repo(repo_cmd::RepoArgs),
     Catalog(catalog_cmd::CatalogArgs),
+    Docs(docs_cmd::DocsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -103,6 +105,7 @@ fn main() -> ExitCode {
         Command::Init(args) => init_cmd::run(&args),
         Command::Repo(args) => repo_cmd::run(&args),
         Command::Catalog(args) => catalog_cmd::run(&args),
+        Command::Docs(args) => docs_cmd::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

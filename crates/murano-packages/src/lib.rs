@@ -23,6 +23,7 @@
 pub mod archive;
 pub mod catalog;
 pub mod check;
+pub mod docs;
 mod error;
 pub mod format;
 mod hot;
