@@ -109,6 +109,10 @@ fn served(packages: &[PackageSummary], name: &str, written: &str) -> bool {
 }
 
 fn run_list(args: &CatalogListArgs) -> ExitCode {
+    if let Some(path) = args.sources.iter().find(|p| !p.exists()) {
+        eprintln!("murano: {}: no such file or folder", path.display());
+        return ExitCode::from(2);
+    }
     let packages = match read_all(args) {
         Ok(p) => p,
         Err(e) => {

@@ -45,6 +45,10 @@ enum Format {
 }
 
 pub(crate) fn run(args: &DocsArgs) -> ExitCode {
+    if let Some(path) = args.packages.iter().find(|p| !p.exists()) {
+        eprintln!("murano: {}: no such file or folder", path.display());
+        return ExitCode::from(2);
+    }
     let mut loaded = Vec::new();
     for source in &args.packages {
         let paths = match pkg_source::expand(source) {

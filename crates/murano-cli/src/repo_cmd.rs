@@ -88,17 +88,53 @@ struct BundleArgs {
 }
 
 pub(crate) fn run(args: &RepoArgs) -> ExitCode {
+    // Usage errors first (exit 2): sources and folders that do not exist.
+    let missing = match &args.command {
+        RepoCommand::Build(a) => a
+            .sources
+            .iter()
+            .chain(&a.images)
+            .find(|p| !p.exists())
+            .map(|p| p.display().to_string()),
+        RepoCommand::Bundle(_) => None,
+    };
+    if let Some(path) = missing {
+        eprintln!("murano: {path}: no such file or folder");
+        return ExitCode::from(2);
+    }
     let result = match &args.command {
         RepoCommand::Build(a) => build(a),
         RepoCommand::Bundle(a) => bundle(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(Failure::Refused(e)) => {
             eprintln!("murano: {e}");
             ExitCode::from(1)
         }
+        Err(Failure::Io(e)) => {
+            eprintln!("murano: {e}");
+            ExitCode::from(2)
+        }
     }
+}
+
+/// Why a command stopped: what it was given (exit 1), or writing its
+/// output (exit 2).
+enum Failure {
+    Refused(String),
+    Io(String),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Refused(message)
+    }
+}
+
+/// `write_atomic`, its error an I/O failure.
+fn write_out(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    write_atomic(path, bytes).map_err(Failure::Io)
 }
 
 /// A name that is safe as one path part.
@@ -158,7 +194,7 @@ fn bundle_json(packages: &BundleSpec) -> String {
     text
 }
 
-fn bundle(args: &BundleArgs) -> Result<(), String> {
+fn bundle(args: &BundleArgs) -> Result<(), Failure> {
     let mut spec = BundleSpec::new();
     for item in &args.packages {
         let path = Path::new(item);
@@ -178,14 +214,14 @@ fn bundle(args: &BundleArgs) -> Result<(), String> {
             if !murano_packages::scaffold::valid_full_name(name)
                 || version.as_deref().is_some_and(|v| !safe_part(v))
             {
-                return Err(format!(
-                    "{item}: neither a package path nor FullName[=Version]"
-                ));
+                return Err(
+                    format!("{item}: neither a package path nor FullName[=Version]").into(),
+                );
             }
             spec.push((name.to_owned(), version));
         }
     }
-    write_atomic(&args.output, bundle_json(&spec).as_bytes())?;
+    write_out(&args.output, bundle_json(&spec).as_bytes())?;
     outln!(
         "{}: {} package{}",
         args.output.display(),
@@ -204,7 +240,7 @@ fn closure_errors(summaries: &[PackageSummary], allow_cycles: bool) -> Vec<Strin
         .collect()
 }
 
-fn build(args: &BuildArgs) -> Result<(), String> {
+fn build(args: &BuildArgs) -> Result<(), Failure> {
     let limits = PackLimits {
         max_file_size: args.max_file_size,
         max_package_size: args.max_package_size,
@@ -221,7 +257,8 @@ fn build(args: &BuildArgs) -> Result<(), String> {
                 return Err(format!(
                     "{}: a bundle name must be a plain file name",
                     source.display()
-                ));
+                )
+                .into());
             }
             let spec = read_bundle(source)?;
             bundles.insert(name, (source.clone(), spec));
@@ -242,7 +279,8 @@ fn build(args: &BuildArgs) -> Result<(), String> {
                 key.1,
                 first.display(),
                 p.path.display()
-            ));
+            )
+            .into());
         }
     }
     let summaries: Vec<PackageSummary> = packages.iter().map(|p| p.summary.clone()).collect();
@@ -251,7 +289,8 @@ fn build(args: &BuildArgs) -> Result<(), String> {
         return Err(format!(
             "the repository cannot serve every package's requirements:\n  {}",
             problems.join("\n  ")
-        ));
+        )
+        .into());
     }
     for p in &packages {
         for name in &p.summary.unquoted_requires {
@@ -279,7 +318,8 @@ fn build(args: &BuildArgs) -> Result<(), String> {
                         .as_ref()
                         .map(|v| format!(" {v}"))
                         .unwrap_or_default()
-                ));
+                )
+                .into());
             }
         }
     }
@@ -334,13 +374,13 @@ fn build(args: &BuildArgs) -> Result<(), String> {
     let out = &args.output;
     for dir in ["apps", "bundles", "images"] {
         std::fs::create_dir_all(out.join(dir))
-            .map_err(|e| format!("cannot create {}: {e}", out.join(dir).display()))?;
+            .map_err(|e| Failure::Io(format!("cannot create {}: {e}", out.join(dir).display())))?;
     }
     for (file, &i) in &published {
-        write_atomic(&out.join("apps").join(file), &packages[i].zip)?;
+        write_out(&out.join("apps").join(file), &packages[i].zip)?;
     }
     for (name, (_, spec)) in &bundles {
-        write_atomic(
+        write_out(
             &out.join("bundles").join(format!("{name}.bundle")),
             bundle_json(spec).as_bytes(),
         )?;
@@ -366,7 +406,7 @@ fn build(args: &BuildArgs) -> Result<(), String> {
                         args.max_file_size
                     )
                 })?;
-            write_atomic(&out.join("images").join(&name), &bytes)?;
+            write_out(&out.join("images").join(&name), &bytes)?;
             images.insert(name, sha256_hex(&bytes));
         }
     }
@@ -427,7 +467,7 @@ fn build(args: &BuildArgs) -> Result<(), String> {
     });
     let mut text = serde_json::to_string_pretty(&index).unwrap_or_default();
     text.push('\n');
-    write_atomic(&out.join("index.json"), text.as_bytes())?;
+    write_out(&out.join("index.json"), text.as_bytes())?;
     let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     outln!(
         "{}: {} ({}), {}, {}",

@@ -120,6 +120,6 @@ fn a_missing_source_is_an_error() {
         .args(["catalog", "list", "/nonexistent/murano-catalog"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(texts(&out).1.contains("no such file or folder"));
 }

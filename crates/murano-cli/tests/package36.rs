@@ -289,3 +289,101 @@ fn murano_pkg_check_finds_the_same_in_the_zip_as_in_the_folder() {
         }
     }
 }
+
+/// 0 done, 1 refused (findings, a hostile or broken input), 2 usage or
+/// I/O error, for each command of issue 36.
+#[test]
+fn the_new_commands_follow_the_exit_code_convention() {
+    let s = Scratch::new("exit36");
+    let broken = s.join("broken");
+    copy_dir(&examples().join("greetings"), &broken);
+    std::fs::write(broken.join("Classes/Greeter.yaml"), "Name: [unclosed\n").unwrap();
+    let missing = s.join("missing");
+    let st = |p: &Path| p.to_str().unwrap().to_owned();
+    let greetings = st(&examples().join("greetings"));
+    let cases: Vec<(Vec<String>, i32)> = vec![
+        (vec!["init".into(), st(&s.join("new"))], 0),
+        (vec!["init".into(), st(&s.join("new"))], 2),
+        (
+            vec![
+                "package".into(),
+                greetings.clone(),
+                "-o".into(),
+                st(&s.join("g.zip")),
+            ],
+            0,
+        ),
+        (
+            vec![
+                "package".into(),
+                st(&broken),
+                "-o".into(),
+                st(&s.join("b.zip")),
+            ],
+            1,
+        ),
+        (vec!["package".into(), st(&missing)], 2),
+        (
+            vec![
+                "repo".into(),
+                "build".into(),
+                greetings.clone(),
+                "-o".into(),
+                st(&s.join("r")),
+            ],
+            0,
+        ),
+        (
+            vec![
+                "repo".into(),
+                "build".into(),
+                st(&broken),
+                "-o".into(),
+                st(&s.join("r2")),
+            ],
+            1,
+        ),
+        (
+            vec![
+                "repo".into(),
+                "build".into(),
+                st(&missing),
+                "-o".into(),
+                st(&s.join("r3")),
+            ],
+            2,
+        ),
+        (
+            vec![
+                "repo".into(),
+                "bundle".into(),
+                greetings.clone(),
+                "-o".into(),
+                st(&s.join("x.bundle")),
+            ],
+            0,
+        ),
+        (
+            vec![
+                "repo".into(),
+                "bundle".into(),
+                greetings.clone(),
+                "-o".into(),
+                st(&missing.join("x.bundle")),
+            ],
+            2,
+        ),
+        (vec!["catalog".into(), "list".into(), greetings.clone()], 0),
+        (vec!["catalog".into(), "list".into(), st(&missing)], 2),
+        (vec!["docs".into(), greetings.clone()], 0),
+        (vec!["docs".into(), st(&missing)], 2),
+        (
+            vec!["docs".into(), greetings, "--format".into(), "pdf".into()],
+            2,
+        ),
+    ];
+    for (args, code) in cases {
+        let out = murano().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {:?}", texts(&out));
+    }
+}
