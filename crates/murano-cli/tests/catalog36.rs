@@ -123,3 +123,19 @@ fn a_missing_source_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(texts(&out).1.contains("no such file or folder"));
 }
+
+#[test]
+fn the_size_limits_are_options() {
+    let out = murano()
+        .args(["catalog", "list"])
+        .arg(examples().join("shop"))
+        .args(["--max-file-size", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        texts(&out).1.contains("--max-file-size"),
+        "{:?}",
+        texts(&out)
+    );
+}

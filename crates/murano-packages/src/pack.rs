@@ -96,9 +96,9 @@ mod tests {
         let mut sorted = names.clone();
         sorted.sort();
         assert_eq!(names.len(), 2);
-        for i in 0..archive.len() {
+        for (i, name) in sorted.iter().enumerate() {
             let entry = archive.by_index(i).unwrap();
-            assert_eq!(entry.name(), sorted[i]);
+            assert_eq!(entry.name(), name);
             assert_eq!(entry.unix_mode(), Some(0o100644));
             let time = entry.last_modified().unwrap();
             assert_eq!((time.year(), time.month(), time.day()), (1980, 1, 1));
