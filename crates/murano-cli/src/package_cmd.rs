@@ -17,13 +17,21 @@ use murano_packages::source::{FileMap, PackageSource};
 
 use crate::files;
 
-/// Build a package zip from a package folder.
+/// Build a package zip from a package folder, or from class files.
 ///
 /// Examples:
 ///
 ///   murano package path/to/package -o com.example.App.zip
 ///
 ///   murano package path/to/package --force
+///
+///   murano package --classes-dir Classes/ --ui ui.yaml --resources-dir Resources/ -o app.zip
+///
+/// With --classes-dir (muranoclient's package-create), the package is
+/// made of the class files, the UI definition (required for an
+/// application), the resources and the logo; the manifest lists the
+/// classes, and the type, full name and name default to those of a class
+/// extending io.murano.Application.
 ///
 /// The zip is what Murano imports (as muranoclient's package-create writes
 /// it), for MuranoPL and Heat.HOT packages alike. The package is checked
@@ -35,7 +43,13 @@ use crate::files;
 #[command(verbatim_doc_comment)]
 pub(crate) struct PackageArgs {
     /// The package folder (holding manifest.yaml).
-    dir: PathBuf,
+    #[arg(
+        required_unless_present = "classes_dir",
+        conflicts_with = "classes_dir"
+    )]
+    dir: Option<PathBuf>,
+    #[command(flatten)]
+    parts: PartsArgs,
     /// The zip to write (default: <FullName>.zip in the current folder).
     #[arg(short, long, value_name = "FILE.zip")]
     output: Option<PathBuf>,
@@ -48,6 +62,130 @@ pub(crate) struct PackageArgs {
     /// Largest package (its files together), in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = files::DEFAULT_MAX_PACKAGE_SIZE)]
     max_package_size: u64,
+}
+
+/// The parts of a package made from class files (`--classes-dir`).
+#[derive(Args)]
+struct PartsArgs {
+    /// A folder of MuranoPL class files (they become Classes/).
+    #[arg(long, value_name = "DIR")]
+    classes_dir: Option<PathBuf>,
+    /// The Dynamic UI definition (becomes UI/ui.yaml).
+    #[arg(long, value_name = "FILE", requires = "classes_dir")]
+    ui: Option<PathBuf>,
+    /// A folder of resources (becomes Resources/).
+    #[arg(long, value_name = "DIR", requires = "classes_dir")]
+    resources_dir: Option<PathBuf>,
+    /// The logo, a PNG (default: a small placeholder).
+    #[arg(long, value_name = "FILE", requires = "classes_dir")]
+    logo: Option<PathBuf>,
+    /// FullName (default: the class extending io.murano.Application).
+    #[arg(long, value_name = "NAME", requires = "classes_dir")]
+    full_name: Option<String>,
+    /// Name, shown in the catalog (default: FullName's last part).
+    #[arg(long, value_name = "TEXT", requires = "classes_dir")]
+    name: Option<String>,
+    /// Application or Library (default: Application when a class extends
+    /// io.murano.Application).
+    #[arg(long = "type", value_name = "TYPE", requires = "classes_dir")]
+    package_type: Option<String>,
+    /// Author.
+    #[arg(long, value_name = "TEXT", requires = "classes_dir")]
+    author: Option<String>,
+    /// Description.
+    #[arg(long, value_name = "TEXT", requires = "classes_dir")]
+    description: Option<String>,
+    /// The MuranoPL format version of the manifest (default 1.0, as
+    /// muranoclient writes it).
+    #[arg(long, value_name = "VERSION", requires = "classes_dir")]
+    format_version: Option<String>,
+    /// Tags (repeatable, or comma-separated).
+    #[arg(
+        long,
+        value_name = "TAG",
+        value_delimiter = ',',
+        requires = "classes_dir"
+    )]
+    tags: Vec<String>,
+}
+
+/// Reads a file of at most `limit` bytes, or says which option to raise.
+fn read_part(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    files::read_capped(path, limit)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .ok_or_else(|| {
+            format!(
+                "{}: larger than {limit} bytes (--max-file-size)",
+                path.display()
+            )
+        })
+}
+
+/// The package made of `parts` (see [`PartsArgs`]).
+fn compose(parts: &PartsArgs, classes_dir: &Path, limits: &PackLimits) -> Result<FileMap, String> {
+    use murano_packages::scaffold::{compose_manifest, ComposeOptions, DEFAULT_LOGO};
+    let classes = read_strict(classes_dir, limits)?;
+    let class_files: Vec<(String, Vec<u8>)> = classes
+        .paths()
+        .map(|p| (p.to_owned(), classes.read(p).unwrap_or_default().to_vec()))
+        .collect();
+    let options = ComposeOptions {
+        full_name: parts.full_name.clone(),
+        name: parts.name.clone(),
+        package_type: parts.package_type.clone(),
+        author: parts.author.clone(),
+        description: parts.description.clone(),
+        tags: parts.tags.clone(),
+        ui: parts.ui.is_some(),
+        format_version: parts.format_version.clone(),
+    };
+    let manifest = compose_manifest(&class_files, &options).map_err(|e| e.to_string())?;
+    if manifest.contains("\nType: Application\n") && parts.ui.is_none() {
+        return Err("an application needs its UI definition (--ui FILE)".into());
+    }
+    let mut files = FileMap::new();
+    let insert = |files: &mut FileMap, path: &str, bytes: Vec<u8>| {
+        files
+            .insert(path, bytes)
+            .map_err(|e| format!("{path}: {e}"))
+    };
+    insert(&mut files, "manifest.yaml", manifest.into_bytes())?;
+    for (path, bytes) in class_files {
+        insert(&mut files, &format!("Classes/{path}"), bytes)?;
+    }
+    if let Some(dir) = &parts.resources_dir {
+        if !dir.is_dir() {
+            return Err(format!("--resources-dir {}: not a folder", dir.display()));
+        }
+        let resources = read_strict(dir, limits)?;
+        for path in resources.paths() {
+            let bytes = resources.read(path).unwrap_or_default().to_vec();
+            insert(&mut files, &format!("Resources/{path}"), bytes)?;
+        }
+    }
+    if let Some(ui) = &parts.ui {
+        insert(
+            &mut files,
+            "UI/ui.yaml",
+            read_part(ui, limits.max_file_size)?,
+        )?;
+    }
+    let logo = match &parts.logo {
+        Some(logo) => read_part(logo, limits.max_file_size)?,
+        None => DEFAULT_LOGO.to_vec(),
+    };
+    insert(&mut files, "logo.png", logo)?;
+    let total: u64 = files
+        .paths()
+        .map(|p| files.read(p).map_or(0, |b| b.len() as u64))
+        .sum();
+    if total > limits.max_package_size {
+        return Err(format!(
+            "the package is larger than {} bytes (--max-package-size)",
+            limits.max_package_size
+        ));
+    }
+    Ok(files)
 }
 
 /// Most files and folders in a package folder.
@@ -248,6 +386,12 @@ pub(crate) fn build(
             dir.display()
         ));
     }
+    zip_checked(files, dir, force)
+}
+
+/// Checks and zips a package's files (`label` names it in messages).
+fn zip_checked(files: FileMap, label: &Path, force: bool) -> Result<(FileMap, Vec<u8>), String> {
+    let dir = label;
     let errors = blocking_errors(&files);
     if !errors.is_empty() && !force {
         return Err(format!(
@@ -267,8 +411,26 @@ pub(crate) fn run(args: &PackageArgs) -> ExitCode {
         max_file_size: args.max_file_size,
         max_package_size: args.max_package_size,
     };
-    if !args.dir.is_dir() {
-        eprintln!("murano: {}: not a package folder", args.dir.display());
+    let source = match (&args.dir, &args.parts.classes_dir) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(classes)) => classes.clone(),
+        (None, None) => {
+            eprintln!("murano: give a package folder or --classes-dir");
+            return ExitCode::from(2);
+        }
+    };
+    for path in std::iter::once(&source)
+        .chain(&args.parts.ui)
+        .chain(&args.parts.resources_dir)
+        .chain(&args.parts.logo)
+    {
+        if !path.exists() {
+            eprintln!("murano: {}: no such file or folder", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if !source.is_dir() {
+        eprintln!("murano: {}: not a folder", source.display());
         return ExitCode::from(2);
     }
     if let Some(output) = &args.output {
@@ -279,7 +441,7 @@ pub(crate) fn run(args: &PackageArgs) -> ExitCode {
             .unwrap_or(Path::new("."));
         if let (Ok(parent), Ok(dir)) = (
             std::fs::canonicalize(parent),
-            std::fs::canonicalize(&args.dir),
+            std::fs::canonicalize(&source),
         ) {
             if parent.starts_with(&dir) {
                 eprintln!(
@@ -290,7 +452,12 @@ pub(crate) fn run(args: &PackageArgs) -> ExitCode {
             }
         }
     }
-    let (files, bytes) = match build(&args.dir, &limits, args.force) {
+    let built = match &args.dir {
+        Some(dir) => build(dir, &limits, args.force),
+        None => compose(&args.parts, &source, &limits)
+            .and_then(|files| zip_checked(files, &source, args.force)),
+    };
+    let (files, bytes) = match built {
         Ok(built) => built,
         Err(e) => {
             eprintln!("murano: {e}");

@@ -392,3 +392,72 @@ fn the_new_commands_follow_the_exit_code_convention() {
         assert_eq!(out.status.code(), Some(code), "{args:?}: {:?}", texts(&out));
     }
 }
+
+#[test]
+fn a_package_is_composed_from_class_files_as_package_create_does() {
+    let s = Scratch::new("compose");
+    let shop = examples().join("shop");
+    let compose = |out: &Path, extra: &[&str]| {
+        murano()
+            .arg("package")
+            .arg("--classes-dir")
+            .arg(shop.join("Classes"))
+            .args(extra)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    // An application needs its UI definition, as in muranoclient.
+    let out = compose(&s.join("x.zip"), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(texts(&out).1.contains("--ui"), "{:?}", texts(&out));
+    let ui = shop.join("UI/ui.yaml");
+    let ui = ui.to_str().unwrap();
+    let args = [
+        "--ui",
+        ui,
+        "--full-name",
+        "com.example.Shop",
+        "--format-version",
+        "1.4",
+        "--tags",
+        "shop,example",
+    ];
+    let out = compose(&s.join("a.zip"), &args);
+    assert!(out.status.success(), "{:?}", texts(&out));
+    let again = compose(&s.join("b.zip"), &args);
+    assert!(again.status.success());
+    let zip = std::fs::read(s.join("a.zip")).unwrap();
+    assert_eq!(zip, std::fs::read(s.join("b.zip")).unwrap());
+    // The composed package checks without an error (as with muranoclient,
+    // there is no LICENSE: that one warning).
+    let out = murano().arg("check").arg(s.join("a.zip")).output().unwrap();
+    assert!(out.status.success(), "{:?}", texts(&out));
+    let findings = texts(&out).0;
+    assert!(!findings.contains("error"), "{findings}");
+    assert_eq!(findings.matches("warning[").count(), 1, "{findings}");
+    assert!(findings.contains("W121"), "{findings}");
+    // Murano's loader reads the manifest written for it.
+    let Some(python) = python_with(
+        "murano.packages.load_utils",
+        &interpreters(),
+        "MURANO_REQUIRE_PYTHON_MURANO",
+    ) else {
+        return;
+    };
+    let out = Command::new(python)
+        .args(["-c", LOAD])
+        .arg(s.join("a.zip"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    let loaded: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(loaded[0]["name"], "com.example.Shop");
+    assert_eq!(
+        loaded[0]["classes"],
+        serde_json::json!(["com.example.Database", "com.example.Shop"])
+    );
+    assert_eq!(loaded[0]["ui"], true);
+}

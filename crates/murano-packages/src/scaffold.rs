@@ -24,9 +24,9 @@ pub struct ScaffoldOptions {
     pub tests: bool,
 }
 
-/// A small PNG (the examples' logo): the logo Murano shows until the author draws
-/// one.
-const LOGO: &[u8] = &[
+/// A small PNG (the examples' logo): the logo Murano shows until the
+/// author draws one.
+pub const DEFAULT_LOGO: &[u8] = &[
     0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
     0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
     0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xd0, 0xaa, 0xbf, 0x02,
@@ -135,7 +135,7 @@ pub fn scaffold(options: &ScaffoldOptions) -> Result<FileMap, PackageError> {
     }
     manifest.push_str("Logo: logo.png\n");
     files.insert("manifest.yaml", manifest.into_bytes())?;
-    files.insert("logo.png", LOGO.to_vec())?;
+    files.insert("logo.png", DEFAULT_LOGO.to_vec())?;
     // Murano's package check warns when a package has no license.
     files.insert(
         "LICENSE",
@@ -266,5 +266,201 @@ mod tests {
             tests: false
         })
         .is_err());
+    }
+}
+
+/// What muranoclient's `package-create --classes-dir` asks for beside the
+/// class files; what is left out is guessed from the classes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ComposeOptions {
+    /// `FullName` (default: the class extending `io.murano.Application`).
+    pub full_name: Option<String>,
+    /// `Name` (default: the last part of that class's name).
+    pub name: Option<String>,
+    /// `Application` or `Library` (default: `Application` when a class
+    /// extends `io.murano.Application`).
+    pub package_type: Option<String>,
+    /// `Author`.
+    pub author: Option<String>,
+    /// `Description`.
+    pub description: Option<String>,
+    /// `Tags`.
+    pub tags: Vec<String>,
+    /// Whether the package has a UI definition (`UI: ui.yaml`).
+    pub ui: bool,
+    /// The MuranoPL format version (default `1.0`, as muranoclient
+    /// writes; classes using later features need a later one).
+    pub format_version: Option<String>,
+}
+
+/// A YAML double-quoted scalar.
+fn yaml_quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The manifest of a package made of class files, as muranoclient's
+/// `package-create --classes-dir` writes it: each file's class (first
+/// document's `Name` through its `Namespaces`) under `Classes`, the type,
+/// full name and name guessed from a class that extends
+/// `io.murano.Application`. `classes` are (path under `Classes/`, bytes).
+pub fn compose_manifest(
+    classes: &[(String, Vec<u8>)],
+    options: &ComposeOptions,
+) -> Result<String, PackageError> {
+    use murano_dsl::model::ClassDefinition;
+    let mut entries = Vec::new();
+    let mut application = None;
+    for (path, bytes) in classes {
+        let file = murano_yaml::load_class_file(bytes, &murano_yaml::LoadOptions::default())
+            .map_err(|e| PackageError::Load(format!("Classes/{path}: not a class file: {e}")))?;
+        let class = ClassDefinition::from_documents(&file.documents, None)
+            .into_iter()
+            .next()
+            .and_then(|c| c.full_name.clone().map(|n| (n, c)));
+        let Some((name, class)) = class else {
+            return Err(PackageError::Load(format!(
+                "Classes/{path}: the class has no Name"
+            )));
+        };
+        let extends_application = class
+            .extends
+            .iter()
+            .any(|t| t.resolved.as_deref() == Ok("io.murano.Application"));
+        if extends_application && application.is_none() {
+            application = Some(name.clone());
+        }
+        entries.push((name, path.clone()));
+    }
+    if entries.is_empty() {
+        return Err(PackageError::Load(
+            "a package needs at least one class".into(),
+        ));
+    }
+    let package_type = options
+        .package_type
+        .clone()
+        .or_else(|| application.as_ref().map(|_| "Application".to_owned()))
+        .ok_or_else(|| {
+            PackageError::Load("no class extends io.murano.Application: give the type".into())
+        })?;
+    if package_type != "Application" && package_type != "Library" {
+        return Err(PackageError::Load(format!(
+            "the type is Application or Library, not {package_type:?}"
+        )));
+    }
+    let full_name = options
+        .full_name
+        .clone()
+        .or_else(|| application.clone())
+        .ok_or_else(|| PackageError::Load("give the package's full name".into()))?;
+    if !valid_full_name(&full_name) {
+        return Err(PackageError::Load(format!(
+            "{full_name:?} is no package name"
+        )));
+    }
+    let name = options.name.clone().unwrap_or_else(|| {
+        full_name
+            .rsplit('.')
+            .next()
+            .unwrap_or(&full_name)
+            .to_owned()
+    });
+    let format_version = options.format_version.as_deref().unwrap_or("1.0");
+    let plain_version = !format_version.is_empty()
+        && format_version
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.');
+    if !plain_version {
+        return Err(PackageError::Load(format!(
+            "{format_version:?} is no format version (such as 1.4)"
+        )));
+    }
+    let mut text = format!(
+        "Format: MuranoPL/{format_version}\nType: {package_type}\nFullName: {full_name}\nName: {}\n",
+        yaml_quote(&name)
+    );
+    text.push_str(&format!(
+        "Description: {}\n",
+        yaml_quote(
+            options
+                .description
+                .as_deref()
+                .unwrap_or("Description for the application is not provided")
+        )
+    ));
+    if let Some(author) = &options.author {
+        text.push_str(&format!("Author: {}\n", yaml_quote(author)));
+    }
+    if !options.tags.is_empty() {
+        text.push_str("Tags:\n");
+        for tag in &options.tags {
+            text.push_str(&format!("  - {}\n", yaml_quote(tag)));
+        }
+    }
+    text.push_str("Classes:\n");
+    entries.sort();
+    for (class, path) in entries {
+        text.push_str(&format!("  {class}: {}\n", yaml_quote(&path)));
+    }
+    if options.ui {
+        text.push_str("UI: ui.yaml\n");
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod compose_tests {
+    use super::*;
+
+    #[test]
+    fn the_manifest_is_guessed_from_the_classes() {
+        let classes = vec![
+            (
+                "App.yaml".to_owned(),
+                b"Namespaces:\n  =: org.acme\n  std: io.murano\nName: App\nExtends: std:Application\n"
+                    .to_vec(),
+            ),
+            (
+                "sub/Helper.yaml".to_owned(),
+                b"Namespaces:\n  =: org.acme\nName: Helper\n".to_vec(),
+            ),
+        ];
+        let text = compose_manifest(&classes, &ComposeOptions::default()).unwrap();
+        assert!(
+            text.contains("Type: Application\nFullName: org.acme.App\nName: \"App\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  org.acme.Helper: \"sub/Helper.yaml\"\n"),
+            "{text}"
+        );
+        let library = compose_manifest(&classes[1..], &ComposeOptions::default());
+        assert!(library.is_err());
+        let library = compose_manifest(
+            &classes[1..],
+            &ComposeOptions {
+                package_type: Some("Library".into()),
+                full_name: Some("org.acme.Lib".into()),
+                tags: vec!["a \"b\"".into()],
+                ..ComposeOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            library.contains("Tags:\n  - \"a \\\"b\\\"\"\n"),
+            "{library}"
+        );
+        assert!(compose_manifest(&[], &ComposeOptions::default()).is_err());
     }
 }
