@@ -88,29 +88,91 @@ fn code(t: impl Into<String>) -> Inline {
     Inline::Code(t.into())
 }
 
-/// A YAML value on one line, as a reader would write it.
+/// Longest text of one value on a page: a default or meta value that
+/// aliases a long string many times must not become gigabytes.
+const MAX_VALUE_TEXT: usize = 400;
+
+/// A YAML value on one line, as a reader would write it, cut at
+/// [`MAX_VALUE_TEXT`] characters with `…`.
 fn inline_value(value: &Value) -> String {
+    let mut out = String::new();
+    if !write_value(value, &mut out) {
+        let cut = out
+            .char_indices()
+            .nth(MAX_VALUE_TEXT)
+            .map_or(out.len(), |(i, _)| i);
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
+}
+
+/// Appends `value`; false once the text is longer than the limit (the
+/// walk stops there).
+fn write_value(value: &Value, out: &mut String) -> bool {
+    let room = |out: &String| out.len() <= MAX_VALUE_TEXT * 4;
+    let push = |out: &mut String, text: &str| {
+        let left = (MAX_VALUE_TEXT * 4 + 1).saturating_sub(out.len());
+        let cut = text
+            .char_indices()
+            .map(|(i, _)| i)
+            .find(|&i| i >= left)
+            .unwrap_or(text.len());
+        out.push_str(&text[..cut]);
+    };
     match value {
-        Value::Null => "null".into(),
-        Value::Str(s) => s.clone(),
-        Value::Yaql(y) => y.text().to_owned(),
-        Value::Seq(items) | Value::Set(items) => format!(
-            "[{}]",
-            items
-                .iter()
-                .map(|i| inline_value(&i.value))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Map(pairs) | Value::Pairs(pairs) => format!(
-            "{{{}}}",
-            pairs
-                .iter()
-                .map(|(k, v)| format!("{}: {}", inline_value(&k.value), inline_value(&v.value)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        other => other.python_str(),
+        Value::Null => push(out, "null"),
+        Value::Str(s) => push(out, s),
+        Value::Yaql(y) => push(out, y.text()),
+        Value::Seq(items) | Value::Set(items) => {
+            push(out, "[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    push(out, ", ");
+                }
+                if !room(out) || !write_value(&item.value, out) {
+                    return false;
+                }
+            }
+            push(out, "]");
+        }
+        Value::Map(pairs) | Value::Pairs(pairs) => {
+            push(out, "{");
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    push(out, ", ");
+                }
+                if !room(out) || !write_value(&k.value, out) {
+                    return false;
+                }
+                push(out, ": ");
+                if !room(out) || !write_value(&v.value, out) {
+                    return false;
+                }
+            }
+            push(out, "}");
+        }
+        other => push(out, &other.python_str()),
+    }
+    room(out) && out.chars().count() <= MAX_VALUE_TEXT
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    #[test]
+    fn long_and_aliased_values_are_cut() {
+        let text = format!(
+            "a: &a {}\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n",
+            "x".repeat(100_000)
+        );
+        let doc = load_class_file(text.as_bytes(), &LoadOptions::default()).unwrap();
+        let b = doc.documents[0].value.get("b").unwrap();
+        let shown = inline_value(&b.value);
+        assert_eq!(shown.chars().count(), MAX_VALUE_TEXT + 1, "{}", shown.len());
+        assert!(shown.ends_with('…'));
+        assert_eq!(inline_value(&Value::Str("short".into())), "short");
     }
 }
 
@@ -214,6 +276,9 @@ struct Ui {
     forms: Vec<(String, Vec<Field>)>,
 }
 
+/// Most UI fields documented (a list of aliased forms stops there).
+const MAX_FIELDS: usize = 1000;
+
 fn read_ui(bytes: &[u8]) -> Option<Ui> {
     let file = load_class_file(bytes, &LoadOptions::default()).ok()?;
     let doc = file.documents.first()?;
@@ -224,6 +289,7 @@ fn read_ui(bytes: &[u8]) -> Option<Ui> {
         .and_then(|h| h.value.get("type"))
         .map(|t| inline_value(&t.value));
     let mut forms = Vec::new();
+    let mut seen = 0usize;
     if let Some(Value::Seq(items)) = doc.value.get("Forms").map(|f| &f.value) {
         for item in items {
             let Value::Map(pairs) = &item.value else {
@@ -233,6 +299,10 @@ fn read_ui(bytes: &[u8]) -> Option<Ui> {
                 let mut fields = Vec::new();
                 if let Some(Value::Seq(list)) = form.value.get("fields").map(|f| &f.value) {
                     for f in list {
+                        if seen >= MAX_FIELDS {
+                            break;
+                        }
+                        seen += 1;
                         let get = |k: &str| {
                             f.value
                                 .get(k)

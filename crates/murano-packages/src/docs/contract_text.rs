@@ -125,25 +125,51 @@ fn join(parts: Vec<Vec<Inline>>, separator: &str) -> Vec<Inline> {
 /// The readable form of a contract node (an expression, a list or a
 /// mapping contract, nested at most `depth` levels).
 pub(crate) fn describe(node: &Node, namespaces: &Namespaces) -> Vec<Inline> {
-    describe_at(node, namespaces, 0)
+    let mut budget = MAX_NODES;
+    describe_at(node, namespaces, 0, &mut budget)
 }
 
-fn describe_at(node: &Node, namespaces: &Namespaces, depth: usize) -> Vec<Inline> {
-    if depth > 8 {
+/// Most contract nodes described in one contract: a mapping contract that
+/// aliases a big mapping many times is cut there.
+const MAX_NODES: usize = 200;
+
+/// Longest expression text described (longer ones are cut, with `…`).
+const MAX_EXPRESSION: usize = 400;
+
+/// `text`, cut at [`MAX_EXPRESSION`] characters.
+fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_EXPRESSION) {
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
+        None => text.into(),
+    }
+}
+
+fn describe_at(
+    node: &Node,
+    namespaces: &Namespaces,
+    depth: usize,
+    budget: &mut usize,
+) -> Vec<Inline> {
+    if depth > 8 || *budget == 0 {
         return vec![Inline::Text("…".into())];
     }
+    *budget -= 1;
     match &node.value {
         Value::Null => vec![Inline::Text("any value".into())],
-        Value::Yaql(y) => expression(y.text(), namespaces),
-        Value::Str(s) => expression(s, namespaces),
+        Value::Yaql(y) => expression(&bounded(y.text()), namespaces),
+        Value::Str(s) => expression(&bounded(s), namespaces),
         Value::Seq(items) => {
             let Some(first) = items.first() else {
                 return vec![Inline::Text("list".into())];
             };
             let mut out = vec![Inline::Text("list of (".into())];
-            out.extend(describe_at(first, namespaces, depth + 1));
+            out.extend(describe_at(first, namespaces, depth + 1, budget));
             out.push(Inline::Text(")".into()));
-            let counts: Vec<String> = items[1..].iter().map(|n| n.value.python_str()).collect();
+            let counts: Vec<String> = items[1..]
+                .iter()
+                .take(2)
+                .map(|n| bounded(&n.value.python_str()).into_owned())
+                .collect();
             match counts.as_slice() {
                 [] => {}
                 [min] => out.push(Inline::Text(format!(", at least {min}"))),
@@ -154,16 +180,20 @@ fn describe_at(node: &Node, namespaces: &Namespaces, depth: usize) -> Vec<Inline
         Value::Map(pairs) => {
             let mut parts = Vec::new();
             for (key, value) in pairs {
+                if *budget == 0 {
+                    parts.push(vec![Inline::Text("…".into())]);
+                    break;
+                }
                 let mut part = match &key.value {
                     Value::Yaql(y) => {
                         let mut k = vec![Inline::Text("keys ".into())];
-                        k.extend(expression(y.text(), namespaces));
+                        k.extend(expression(&bounded(y.text()), namespaces));
                         k
                     }
-                    other => vec![Inline::Code(other.python_str())],
+                    other => vec![Inline::Code(bounded(&other.python_str()).into_owned())],
                 };
                 part.push(Inline::Text(": ".into()));
-                part.extend(describe_at(value, namespaces, depth + 1));
+                part.extend(describe_at(value, namespaces, depth + 1, budget));
                 parts.push(part);
             }
             let mut out = vec![Inline::Text("mapping {".into())];
@@ -171,7 +201,7 @@ fn describe_at(node: &Node, namespaces: &Namespaces, depth: usize) -> Vec<Inline
             out.push(Inline::Text("}".into()));
             out
         }
-        other => vec![Inline::Code(other.python_str())],
+        other => vec![Inline::Code(bounded(&other.python_str()).into_owned())],
     }
 }
 
@@ -222,5 +252,40 @@ mod tests {
         assert_eq!(read("$.check($ in list(a, b))"), "where `$ in list(a, b)`");
         assert_eq!(read("$.foo(1)"), "`foo(1)`");
         assert_eq!(read("len($) > 1"), "`len($) > 1`");
+    }
+
+    #[test]
+    fn aliased_and_long_contracts_are_cut() {
+        let long = format!("$.check({})", "x".repeat(5000));
+        let shown = read(&long);
+        assert!(shown.len() < 500, "{}", shown.len());
+        assert!(shown.contains('…'));
+        // Three levels of 30 keys aliasing the level below: 27,000 paths
+        // (half a megabyte of text undescribed).
+        let mut doc = String::from("l0: &l0 {");
+        doc.push_str(
+            &(0..30)
+                .map(|i| format!("k{i}: $.int()"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        doc.push_str("}\n");
+        for level in 1..3 {
+            doc.push_str(&format!("l{level}: &l{level} {{"));
+            doc.push_str(
+                &(0..30)
+                    .map(|i| format!("k{i}: *l{}", level - 1))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+            doc.push_str("}\n");
+        }
+        doc.push_str("Contract: *l2\n");
+        let file = load_class_file(doc.as_bytes(), &LoadOptions::default()).unwrap();
+        let node = file.documents[0].value.get("Contract").unwrap().clone();
+        let ns = Namespaces::new([("=", Some("a"))]).unwrap();
+        let shown = text(&describe(&node, &ns));
+        assert!(shown.len() < 20_000, "{}", shown.len());
+        assert!(shown.contains('…'));
     }
 }
