@@ -318,3 +318,33 @@ fn muranoclient_fetches_a_package_and_its_requirements() {
         })
     );
 }
+
+#[test]
+fn a_zip_with_an_entry_leaving_the_package_is_refused() {
+    use std::io::Write;
+    let s = Scratch::new("repo-zipslip");
+    let zip_path = s.join("evil.zip");
+    {
+        let file = std::fs::File::create(&zip_path).unwrap();
+        let mut zip = zip::ZipWriter::new(file);
+        let options = zip::write::SimpleFileOptions::default();
+        zip.start_file("manifest.yaml", options).unwrap();
+        zip.write_all(b"Format: MuranoPL/1.4\nType: Library\nFullName: a.B\nClasses: {}\n")
+            .unwrap();
+        zip.start_file("../evil", options).unwrap();
+        zip.write_all(b"x").unwrap();
+        zip.finish().unwrap();
+    }
+    let out = build(&[&zip_path, &"-o", &s.join("repo")]);
+    let (_, err) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("outside the package"), "{err}");
+    assert!(!s.join("repo").exists());
+    let out = murano()
+        .args(["catalog", "list"])
+        .arg(&zip_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(texts(&out).1.contains("outside the package"));
+}
