@@ -157,25 +157,6 @@ fn write_value(value: &Value, out: &mut String) -> bool {
     room(out) && out.chars().count() <= MAX_VALUE_TEXT
 }
 
-#[cfg(test)]
-mod value_tests {
-    use super::*;
-
-    #[test]
-    fn long_and_aliased_values_are_cut() {
-        let text = format!(
-            "a: &a {}\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n",
-            "x".repeat(100_000)
-        );
-        let doc = load_class_file(text.as_bytes(), &LoadOptions::default()).unwrap();
-        let b = doc.documents[0].value.get("b").unwrap();
-        let shown = inline_value(&b.value);
-        assert_eq!(shown.chars().count(), MAX_VALUE_TEXT + 1, "{}", shown.len());
-        assert!(shown.ends_with('…'));
-        assert_eq!(inline_value(&Value::Str("short".into())), "short");
-    }
-}
-
 /// The entries of a `Meta` node (a list of one-key mappings, or a
 /// mapping): the type as written and its value.
 fn meta_entries(meta: Option<&Node>) -> Vec<(String, Node)> {
@@ -834,4 +815,23 @@ pub fn render_html(page: &Page) -> String {
         "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n</head>\n<body>\n{body}</body>\n</html>\n",
         html_escape(&page.name)
     )
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    #[test]
+    fn long_and_aliased_values_are_cut() {
+        let text = format!(
+            "a: &a {}\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n",
+            "x".repeat(100_000)
+        );
+        let doc = load_class_file(text.as_bytes(), &LoadOptions::default()).unwrap();
+        let b = doc.documents[0].value.get("b").unwrap();
+        let shown = inline_value(&b.value);
+        assert_eq!(shown.chars().count(), MAX_VALUE_TEXT + 1, "{}", shown.len());
+        assert!(shown.ends_with('…'));
+        assert_eq!(inline_value(&Value::Str("short".into())), "short");
+    }
 }

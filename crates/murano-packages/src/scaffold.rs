@@ -226,49 +226,6 @@ pub fn scaffold(options: &ScaffoldOptions) -> Result<FileMap, PackageError> {
     Ok(files)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check_package, CheckOptions};
-
-    #[test]
-    fn every_variant_checks_clean() {
-        for application in [true, false] {
-            for ui in [true, false] {
-                for tests in [true, false] {
-                    let files = scaffold(&ScaffoldOptions {
-                        full_name: "org.acme.Thing".into(),
-                        application,
-                        ui,
-                        tests,
-                    })
-                    .unwrap();
-                    let found = check_package(&files, &CheckOptions::default());
-                    assert!(found.is_empty(), "{application} {ui} {tests}: {found:?}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn names_are_checked_and_derived() {
-        assert!(valid_full_name("com.example.App"));
-        assert!(!valid_full_name("com..App"));
-        assert!(!valid_full_name("com.1x"));
-        assert!(!valid_full_name("a/b"));
-        assert_eq!(class_name_from("my-app_2"), "MyApp2");
-        assert_eq!(class_name_from("42"), "App42");
-        assert_eq!(class_name_from("--"), "App");
-        assert!(scaffold(&ScaffoldOptions {
-            full_name: "../x".into(),
-            application: true,
-            ui: false,
-            tests: false
-        })
-        .is_err());
-    }
-}
-
 /// What muranoclient's `package-create --classes-dir` asks for beside the
 /// class files; what is left out is guessed from the classes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -462,5 +419,48 @@ mod compose_tests {
             "{library}"
         );
         assert!(compose_manifest(&[], &ComposeOptions::default()).is_err());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_package, CheckOptions};
+
+    #[test]
+    fn every_variant_checks_clean() {
+        for application in [true, false] {
+            for ui in [true, false] {
+                for tests in [true, false] {
+                    let files = scaffold(&ScaffoldOptions {
+                        full_name: "org.acme.Thing".into(),
+                        application,
+                        ui,
+                        tests,
+                    })
+                    .unwrap();
+                    let found = check_package(&files, &CheckOptions::default());
+                    assert!(found.is_empty(), "{application} {ui} {tests}: {found:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_checked_and_derived() {
+        assert!(valid_full_name("com.example.App"));
+        assert!(!valid_full_name("com..App"));
+        assert!(!valid_full_name("com.1x"));
+        assert!(!valid_full_name("a/b"));
+        assert_eq!(class_name_from("my-app_2"), "MyApp2");
+        assert_eq!(class_name_from("42"), "App42");
+        assert_eq!(class_name_from("--"), "App");
+        assert!(scaffold(&ScaffoldOptions {
+            full_name: "../x".into(),
+            application: true,
+            ui: false,
+            tests: false
+        })
+        .is_err());
     }
 }
