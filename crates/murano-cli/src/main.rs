@@ -19,16 +19,22 @@ macro_rules! outln {
 }
 
 mod big_stack;
+mod catalog_cmd;
 mod check;
 mod core_library;
 mod deploy;
+mod docs_cmd;
 mod engine_packages;
 mod files;
 mod forms;
 mod hot;
+mod init_cmd;
 mod inspect;
 mod output;
+mod package_cmd;
 mod parse;
+mod pkg_source;
+mod repo_cmd;
 mod run_cmd;
 mod schema;
 mod serve;
@@ -68,6 +74,11 @@ enum Command {
     Deploy(deploy::DeployArgs),
     Test(test_cmd::TestArgs),
     Run(run_cmd::RunArgs),
+    Package(package_cmd::PackageArgs),
+    Init(init_cmd::InitArgs),
+    Repo(repo_cmd::RepoArgs),
+    Catalog(catalog_cmd::CatalogArgs),
+    Docs(docs_cmd::DocsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -91,6 +102,11 @@ fn main() -> ExitCode {
         Command::Deploy(args) => deploy::run(&args),
         Command::Test(args) => test_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Package(args) => package_cmd::run(&args),
+        Command::Init(args) => init_cmd::run(&args),
+        Command::Repo(args) => repo_cmd::run(&args),
+        Command::Catalog(args) => catalog_cmd::run(&args),
+        Command::Docs(args) => docs_cmd::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

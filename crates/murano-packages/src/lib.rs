@@ -1,7 +1,10 @@
 //! Murano packages for Rust: manifests, format identifiers, the package
 //! interface of the package-type plug-in specification, the plug-in
 //! registry with the built-in MuranoPL and Heat.HOT package types, and
-//! package files held in memory (the library does no I/O).
+//! package files held in memory (the library does no I/O); reproducible
+//! package zips ([`pack`]), new packages ([`scaffold`]), repository
+//! summaries and `Require` closure checks ([`repository`]) and
+//! documentation pages ([`docs`]).
 //!
 //! ```
 //! use murano_packages::{source::FileMap, PluginRegistry};
@@ -23,12 +26,17 @@
 pub mod archive;
 pub mod catalog;
 pub mod check;
+pub mod docs;
 mod error;
 pub mod format;
 mod hot;
 mod murano_pl;
+#[cfg(feature = "zip")]
+pub mod pack;
 mod package;
 mod registry;
+pub mod repository;
+pub mod scaffold;
 pub mod source;
 
 pub use error::PackageError;
