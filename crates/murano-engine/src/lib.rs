@@ -142,40 +142,32 @@
 
 #![forbid(unsafe_code)]
 
+mod base;
+mod builtins;
 pub mod classes;
 pub mod deploy;
-mod engine;
-pub mod error;
-mod exec;
-mod format;
-mod functions;
-mod gc;
-mod greenpool;
 pub mod host;
-mod ids;
-mod init_order;
-mod locks;
-mod mock;
+mod runtime;
+pub mod testing;
+mod threads;
+
+// The layers' modules by their short names, so that paths inside the
+// crate (`crate::sched`, `crate::engine`) read the same in every layer.
+pub use base::error;
+pub(crate) use base::{mutable, pyset};
+pub(crate) use builtins::{format, functions, patch, principal, reflection};
+pub(crate) use classes::init_order;
+pub(crate) use runtime::{
+    engine, exec, gc, ids, locks, mock, object, serialize, store, trace, unreached,
+};
+pub(crate) use threads::{greenpool, sched};
+
 #[cfg(test)]
 mod model_tests;
-mod mutable;
-mod object;
-mod parallel;
-mod patch;
-mod principal;
-mod pyset;
 #[cfg(test)]
 mod reentry_tests;
-mod reflection;
-mod sched;
-mod serialize;
-mod settings;
-mod store;
-pub mod testing;
 #[cfg(test)]
 mod tests;
-mod trace;
-mod unreached;
 
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver};

@@ -2,6 +2,8 @@
 //! registry of `murano-dsl`, with the package lookup order and the file
 //! each class comes from (for stack traces).
 
+pub(crate) mod init_order;
+
 use std::collections::HashMap;
 
 use murano_dsl::model::ClassDefinition;
