@@ -142,6 +142,7 @@
 
 #![forbid(unsafe_code)]
 
+mod api;
 mod base;
 mod builtins;
 pub mod classes;
@@ -169,8 +170,10 @@ mod reentry_tests;
 #[cfg(test)]
 mod tests;
 
+pub use api::builder::EngineBuilder;
+pub use api::call::CallOptions;
 pub use classes::{ClassSet, ClassSetBuilder};
-pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
+pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
 
@@ -224,6 +227,9 @@ impl std::fmt::Debug for NativeMethod {
 /// What a native method receives.
 #[derive(Debug)]
 pub struct NativeCall<'a> {
+    /// The engine running the method (a native calls back into it, or
+    /// reads its objects, through this handle).
+    pub engine: &'a Engine,
     /// The object it was called on: `this`, or for a static method the
     /// object it was called through (`None` when called on the class).
     pub receiver: Option<&'a murano_yaql::eval::Value>,

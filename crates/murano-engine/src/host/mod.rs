@@ -215,3 +215,14 @@ pub trait Host: Send + Sync {
         ))
     }
 }
+
+impl crate::EngineBuilder {
+    /// Runs the system classes over `host` (see [`SystemClasses`]), with
+    /// the resources of the builder's packages; the session's recording
+    /// is not kept (a caller that wants it makes the [`SystemClasses`]
+    /// and [`SystemClasses::install`]s it).
+    pub fn host(self, host: impl Host + 'static) -> crate::EngineBuilder {
+        let system = SystemClasses::new(std::sync::Arc::new(host), self.resources());
+        system.install(self)
+    }
+}

@@ -13,7 +13,7 @@ use super::record::{encode, Recording, MAX_RECORDS};
 use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
 use crate::error::{EngineError, ErrorKind};
 use crate::object::lock;
-use crate::{Engine, NativeCall, NativeMethod};
+use crate::{Engine, EngineBuilder, NativeCall, NativeMethod, WeakEngine};
 
 /// The default of optional native arguments: tells "not given" from a
 /// given null (host calls record only what the caller passed).
@@ -251,7 +251,9 @@ enum NativeState {
 
 struct Inner {
     host: Arc<dyn Host>,
-    engine: Mutex<Option<Engine>>,
+    /// The session's engine, set when it is built (weak: the engine holds
+    /// the natives, which hold this).
+    engine: Mutex<WeakEngine>,
     rec: Mutex<Recording>,
     objects: Mutex<HashMap<String, NativeState>>,
     resources: HashMap<String, HashMap<String, Arc<Vec<u8>>>>,
@@ -260,8 +262,8 @@ struct Inner {
 
 /// The native system classes of one session (see the module
 /// documentation of [`crate::host`]): build the engine with
-/// [`SystemClasses::natives`] and [`SystemClasses::functions`], then
-/// [`SystemClasses::attach`] it.
+/// [`SystemClasses::install`] (or [`crate::EngineBuilder::host`]).
+
 #[derive(Clone)]
 pub struct SystemClasses {
     inner: Arc<Inner>,
@@ -389,7 +391,7 @@ impl SystemClasses {
         SystemClasses {
             inner: Arc::new(Inner {
                 host,
-                engine: Mutex::new(None),
+                engine: Mutex::new(WeakEngine::default()),
                 rec: Mutex::new(Recording::default()),
                 objects: Mutex::new(HashMap::new()),
                 resources,
@@ -398,17 +400,43 @@ impl SystemClasses {
         }
     }
 
-    /// Gives the session its engine (built with [`SystemClasses::natives`]
-    /// and [`SystemClasses::functions`]).
-    pub fn attach(&self, engine: &Engine) {
-        *lock(&self.inner.engine) = Some(engine.clone());
+    /// Adds the session to an engine being built: the native method
+    /// bodies ([`SystemClasses::natives`]), the YAQL functions
+    /// ([`SystemClasses::functions`]), the host's ids as the engine's id
+    /// source, the host's configuration, and the recording of the
+    /// engine's `Logger` calls.
+    pub fn install(&self, builder: EngineBuilder) -> EngineBuilder {
         // One id sequence for the engine's objects and the host's ids, as
         // Murano's uuid4 (see `crate::ids`).
+        let host = self.inner.host.clone();
+        let mut builder = builder
+            .natives(self.natives())
+            .functions(self.functions())
+            .id_source(Arc::new(move || host.generate_id()));
+        if let Value::Dict(config) = self.inner.host.config() {
+            builder = builder.config((*config).clone());
+        }
+        let me = self.clone();
+        builder.on_build(move |engine| me.attach_weak(engine))
+    }
+
+    /// Gives the session its engine when it was built without
+    /// [`SystemClasses::install`] (from [`SystemClasses::natives`] and
+    /// [`SystemClasses::functions`]): the id source, configuration and
+    /// logger recording `install` sets up.
+    #[deprecated(note = "build the engine with `SystemClasses::install`")]
+    pub fn attach(&self, engine: &Engine) {
         let host = self.inner.host.clone();
         engine.set_id_source(Arc::new(move || host.generate_id()));
         if let Value::Dict(config) = self.inner.host.config() {
             engine.set_config((*config).clone());
         }
+        self.attach_weak(engine);
+    }
+
+    /// Keeps a weak handle on the engine and records its loggers' calls.
+    fn attach_weak(&self, engine: &Engine) {
+        *lock(&self.inner.engine) = engine.downgrade();
         self.observe_loggers(engine);
     }
 
@@ -416,7 +444,7 @@ impl SystemClasses {
     fn observe_loggers(&self, engine: &Engine) {
         let me = self.clone();
         engine.observe_logger_calls(Arc::new(move |method, id, args, kwargs| {
-            let Some(engine) = lock(&me.inner.engine).clone() else {
+            let Some(engine) = lock(&me.inner.engine).upgrade() else {
                 return;
             };
             let args: Vec<Json> = args.iter().map(|v| encode(&engine, v)).collect();
@@ -435,10 +463,10 @@ impl SystemClasses {
         }));
     }
 
-    /// Lets go of the engine (it and the natives refer to each other).
-    pub fn detach(&self) {
-        lock(&self.inner.engine).take();
-    }
+    /// Nothing: the session holds its engine weakly, so there is no
+    /// cycle to break any more.
+    #[deprecated(note = "not needed: the session holds its engine weakly")]
+    pub fn detach(&self) {}
 
     /// Sets the id of the environment being deployed (agents' queues, the
     /// task's own reports).
@@ -482,7 +510,7 @@ impl SystemClasses {
 
     /// The YAQL functions of the session: `randomName()` from the host
     /// (the host's configuration reaches `config()` through
-    /// [`SystemClasses::attach`], which sets it on the engine).
+    /// [`SystemClasses::install`], which sets it on the engine).
     pub fn functions(&self) -> Vec<FunctionDef> {
         let host = self.inner.host.clone();
         let random = FunctionDef::native("randomName", "", move |_call| {
@@ -505,15 +533,6 @@ impl SystemClasses {
                 }
             })
             .collect()
-    }
-
-    fn engine(&self) -> Result<Engine, EngineError> {
-        lock(&self.inner.engine).clone().ok_or_else(|| {
-            EngineError::dsl(
-                "DslInvalidOperationError",
-                "the system classes are not attached to an engine",
-            )
-        })
     }
 
     /// Records the start of a host call; its index.
@@ -539,7 +558,7 @@ impl SystemClasses {
 
     /// Runs a native, recording it as a host call.
     fn run(&self, spec: &Spec, call: &NativeCall<'_>) -> Result<Value, EngineError> {
-        let engine = self.engine()?;
+        let engine = call.engine.clone();
         let receiver = call
             .receiver
             .and_then(|r| engine.object_view(r))
@@ -675,7 +694,7 @@ impl SystemClasses {
     }
 
     fn heat_record(&self, op: HeatOp, st: &Stack, data: Option<&StackData>) {
-        let engine = lock(&self.inner.engine).clone();
+        let engine = lock(&self.inner.engine).upgrade();
         let enc = |v: &Value| engine.as_ref().map_or(Json::Null, |e| encode(e, v));
         let mut rec = lock(&self.inner.rec);
         let call_index = rec.last_call();

@@ -224,6 +224,23 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// An engine that this handle does not keep alive ([`Engine::downgrade`]).
+#[derive(Clone, Default)]
+pub struct WeakEngine(Weak<Core>);
+
+impl std::fmt::Debug for WeakEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WeakEngine")
+    }
+}
+
+impl WeakEngine {
+    /// The engine, while it is alive.
+    pub fn upgrade(&self) -> Option<Engine> {
+        self.0.upgrade().map(Engine::from_core)
+    }
+}
+
 /// Who receives an external call.
 #[derive(Debug, Clone)]
 pub enum Receiver {
@@ -349,7 +366,9 @@ impl Engine {
         Ok(root)
     }
 
-    /// Calls a method from outside (the runner's `on(obj).method(...)`).
+    /// Calls a public method from outside (the runner's
+    /// `on(obj).method(...)`): [`Engine::call_with`] with the default
+    /// [`crate::CallOptions`].
     pub fn call(
         &self,
         receiver: &Receiver,
@@ -357,6 +376,28 @@ impl Engine {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, EngineError> {
+        self.call_with(
+            receiver,
+            method,
+            args,
+            kwargs,
+            &crate::CallOptions::default(),
+        )
+    }
+
+    /// Calls a method from outside as `options` say (with
+    /// [`crate::CallOptions::any_scope`], private methods too, as Murano's
+    /// test runner calls tests). The result is a mutable value (lists,
+    /// not tuples), as Murano's object interface gives it.
+    pub fn call_with(
+        &self,
+        receiver: &Receiver,
+        method: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        options: &crate::CallOptions,
+    ) -> Result<Value, EngineError> {
+        let external = !options.ignore_scope;
         let core = &self.core;
         {
             let mut st = lock(&core.state);
@@ -370,13 +411,16 @@ impl Engine {
                 let obj = core.obj_of(v).ok_or_else(|| {
                     EngineError::dsl("NoObjectFoundError", "receiver is not an object")
                 })?;
-                core.invoke(Some(&obj), obj.class, method, args, kwargs, true)
+                core.invoke(Some(&obj), obj.class, method, args, kwargs, external)
             }
             Receiver::Class(name) => {
                 let class = core.classes.resolve(None, name)?;
-                core.invoke(None, class, method, args, kwargs, true)
+                core.invoke(None, class, method, args, kwargs, external)
             }
         };
+        if options.frozen_result {
+            return result;
+        }
         result.map(|v| crate::mutable::to_mutable(&v))
     }
 
@@ -387,6 +431,42 @@ impl Engine {
     pub fn yield_point(&self) -> Result<(), murano_yaql::eval::Error> {
         self.core.yield_point(0);
         Ok(())
+    }
+
+    /// A handle that does not keep the engine alive (for what the engine
+    /// itself holds, such as a host's logger observer).
+    pub fn downgrade(&self) -> WeakEngine {
+        WeakEngine(Arc::downgrade(&self.core))
+    }
+
+    /// Whether `value` is an object of this engine.
+    pub fn is_object(&self, value: &Value) -> bool {
+        self.core.obj_of(value).is_some()
+    }
+
+    /// The classes the engine runs.
+    pub fn classes(&self) -> &Arc<ClassSet> {
+        &self.core.classes
+    }
+
+    /// Whether the class of object `receiver` has a method `name` (its
+    /// own or inherited, whatever its scope).
+    pub fn has_method(&self, receiver: &Value, name: &str) -> bool {
+        self.core
+            .obj_of(receiver)
+            .is_some_and(|o| self.core.has_method(o.class, name))
+    }
+
+    /// A fresh object id from the engine's id source (see
+    /// [`Engine::set_id_source`]).
+    pub fn generate_id(&self) -> String {
+        self.core.generate_id()
+    }
+
+    /// Destroys the objects not reachable from the model root (their
+    /// `.destroy` methods run), as Murano does after loading a model.
+    pub fn collect_garbage(&self) -> Result<(), EngineError> {
+        self.core.collect_garbage()
     }
 
     /// The engine of a core (for the crate's own modules).
@@ -2342,11 +2422,19 @@ impl Core {
                             .map(|v| (a.name.clone(), crate::mutable::to_mutable(v)))
                     })
                     .collect();
-                body(&crate::NativeCall {
-                    receiver: receiver.as_ref(),
-                    class: classes.name(class),
-                    args: &args,
-                })
+                // Always there: `self` lives in the `Arc` the engine holds.
+                match self.self_ref.upgrade().map(Engine::from_core) {
+                    Some(engine) => body(&crate::NativeCall {
+                        engine: &engine,
+                        receiver: receiver.as_ref(),
+                        class: classes.name(class),
+                        args: &args,
+                    }),
+                    None => Err(EngineError::dsl(
+                        "DslInvalidOperationError",
+                        "the engine is gone",
+                    )),
+                }
             }
             None => crate::exec::run_body(self, &method.body, &mut ctx),
         };

@@ -17,7 +17,6 @@ use murano_yaql::eval::{Dict, Value};
 
 use crate::engine::Core;
 use crate::error::{EngineError, ErrorKind};
-use crate::mock::CoreCell;
 use crate::object::lock;
 use crate::NativeMethod;
 
@@ -167,12 +166,6 @@ fn no_cloud(service: &str, class: &str, method: &str) -> EngineError {
     )
 }
 
-fn core(cell: &CoreCell) -> Result<Arc<Core>, EngineError> {
-    cell.get()
-        .and_then(std::sync::Weak::upgrade)
-        .ok_or_else(|| host_error("RuntimeError", "builtins", "the engine is gone"))
-}
-
 fn object_id(core: &Core, v: Option<&Value>) -> Option<String> {
     v.and_then(|v| core.obj_of(v)).map(|o| o.id.clone())
 }
@@ -277,7 +270,7 @@ fn parse(bytes: &[u8], flavor: Flavor, name: &str) -> Result<Value, EngineError>
 }
 
 /// The bodies of the host's native methods for one engine.
-pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<NativeMethod> {
+pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
     let state = Arc::new(Mutex::new(HostState::default()));
     let mut out = Vec::new();
     let mut add = |class: &str, method: &str, body: Box<crate::NativeBody>| {
@@ -352,12 +345,11 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
             add(class, method, Box::new(|_| Ok(Value::Null)));
         }
     }
-    let c = cell.clone();
     add(
         "Agent",
         "queueName",
         Box::new(move |call| {
-            let core = core(&c)?;
+            let core = call.engine.core();
             let id = object_id(&core, call.receiver).unwrap_or_default();
             Ok(Value::str(&format!("e-h{id}").to_lowercase()))
         }),
@@ -368,12 +360,11 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
         "buildExecutionPlan",
         Box::new(|call| Ok(call.arg("template").cloned().unwrap_or_default())),
     );
-    let c = cell.clone();
     add(
         "AgentListener",
         "queueName",
         Box::new(move |call| {
-            let core = core(&c)?;
+            let core = call.engine.core();
             Ok(Value::str(
                 &object_id(&core, call.receiver).unwrap_or_default(),
             ))
@@ -381,53 +372,52 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
     );
     // Heat stacks: the template is kept in memory; reading it before one
     // was set asks Heat.
-    let template_of =
-        |cell: &CoreCell, state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
-            let core = core(cell)?;
-            let id = object_id(&core, call.receiver).unwrap_or_default();
-            let t = lock(state).templates.get(&id).cloned().flatten();
-            Ok::<_, EngineError>((id, t))
-        };
+    let template_of = |state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
+        let core = call.engine.core();
+        let id = object_id(&core, call.receiver).unwrap_or_default();
+        let t = lock(state).templates.get(&id).cloned().flatten();
+        Ok::<_, EngineError>((id, t))
+    };
     for method in ["current", "parameters"] {
-        let (c, s) = (cell.clone(), state.clone());
+        let s = state.clone();
         add(
             "HeatStack",
             method,
-            Box::new(move |call| match template_of(&c, &s, call)? {
+            Box::new(move |call| match template_of(&s, call)? {
                 (_, Some(t)) if method == "current" => Ok(t),
                 (_, Some(_)) => Ok(Value::Dict(Arc::new(Dict::default()))),
                 (_, None) => Err(no_cloud("Heat", "io.murano.system.HeatStack", method)),
             }),
         );
     }
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "HeatStack",
         ".init",
         Box::new(move |call| {
-            let core = core(&c)?;
+            let core = call.engine.core();
             let id = object_id(&core, call.receiver).unwrap_or_default();
             lock(&s).templates.insert(id, None);
             Ok(Value::Null)
         }),
     );
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "HeatStack",
         "setTemplate",
         Box::new(move |call| {
-            let (id, _) = template_of(&c, &s, call)?;
+            let (id, _) = template_of(&s, call)?;
             let t = call.arg("template").cloned().unwrap_or_default();
             lock(&s).templates.insert(id, Some(t));
             Ok(Value::Null)
         }),
     );
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "HeatStack",
         "updateTemplate",
         Box::new(move |call| {
-            let (id, current) = template_of(&c, &s, call)?;
+            let (id, current) = template_of(&s, call)?;
             let Some(current) = current else {
                 return Err(no_cloud(
                     "Heat",
@@ -444,12 +434,12 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
         add("HeatStack", method, Box::new(|_| Ok(Value::Null)));
     }
     // Resources.
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "Resources",
         ".init",
         Box::new(move |call| {
-            let core = core(&c)?;
+            let core = call.engine.core();
             if let (Some(id), Some(pkg)) = (object_id(&core, call.receiver), caller_package(&core))
             {
                 lock(&s).resource_packages.insert(id, pkg);
@@ -458,12 +448,12 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
         }),
     );
     for method in ["string", "json", "yaml"] {
-        let (c, s, r) = (cell.clone(), state.clone(), resources.clone());
+        let (s, r) = (state.clone(), resources.clone());
         add(
             "Resources",
             method,
             Box::new(move |call| {
-                let core = core(&c)?;
+                let core = call.engine.core();
                 let (name, bytes) = read_resource(&core, &r, &s, call)?;
                 match method {
                     "json" => parse(&bytes, Flavor::Plain, &name),
