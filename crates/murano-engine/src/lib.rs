@@ -90,6 +90,36 @@
 //! its own `randomName` function for random ones. `decryptData` answers
 //! as Murano does without a key manager.
 //!
+//! # Embedding
+//!
+//! Load packages from folders or zips, build an engine over them with the
+//! offline host, load an object model from JSON, call a method (any
+//! scope), and print a MuranoPL stack trace with source lines on failure:
+//!
+//! ```
+//! use murano_engine::{host::OfflineHost, CallOptions, EngineBuilder, PackageFiles, Receiver};
+//!
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/embedding");
+//! let packages = PackageFiles::read_all([format!("{dir}/counter"), format!("{dir}/core-stub")])?;
+//! let engine = EngineBuilder::from_packages(&packages)?.host(OfflineHost::default()).build();
+//! let model = r#"{"Objects": {"?": {"id": "c1", "type": "com.example.Counter"}, "start": 10}}"#;
+//! let counter = Receiver::Object(engine.load_json_text(model)?.expect("a root object"));
+//! for (method, n) in [("count", 4), ("check", 40)] {
+//!     match engine.call_with(&counter, method, vec![n.into()], vec![], &CallOptions::any_scope()) {
+//!         Ok(v) => println!("{method}({n}) = {}", murano_engine::to_json(&v)),
+//!         Err(e) => eprintln!("{}", murano_engine::stack_trace(&e, &packages)),
+//!     }
+//! }
+//! # let out = engine.call(&counter, "count", vec![4.into()], vec![])?;
+//! # assert_eq!(murano_engine::to_json(&out), serde_json::json!(14));
+//! # let e = engine.call_with(&counter, "check", vec![40.into()], vec![], &CallOptions::any_scope()).unwrap_err();
+//! # let trace = murano_engine::stack_trace(&e, &packages);
+//! # assert!(trace.contains("counter/Classes/Counter.yaml:"), "{trace}");
+//! # assert!(trace.contains("Throw: TooBig"), "{trace}");
+//! # assert!(engine.call(&counter, "check", vec![1.into()], vec![]).is_err(), "private");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! **Not done yet:** objects as one part per class of their MRO (cast
 //! views and per-class stores of undeclared properties cover what the
 //! tests reach).
@@ -172,6 +202,9 @@ mod tests;
 
 pub use api::builder::EngineBuilder;
 pub use api::call::CallOptions;
+pub use api::json::{from_json, to_json};
+pub use api::package::{PackageError, PackageFiles};
+pub use api::trace::stack_trace;
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};

@@ -4,4 +4,9 @@
 
 pub(crate) mod builder;
 pub(crate) mod call;
+pub(crate) mod json;
 pub(crate) mod package;
+pub(crate) mod trace;
+
+#[cfg(test)]
+mod tests;

@@ -596,33 +596,11 @@ pub fn render_trace(
     package_of: &dyn Fn(&str) -> Option<String>,
     source: &dyn Fn(&str, &str) -> Option<String>,
 ) -> String {
-    let mut out = String::new();
-    for f in frames.iter().rev() {
-        if f.is_unknown() {
-            out.push_str("  at <native call>\n");
-            continue;
-        }
-        let file = f.file.as_deref().unwrap_or("<unknown>");
-        let package = package_of(&f.class).unwrap_or_default();
-        out.push_str(&format!(
-            "  at {package}/{file}:{}:{} in method {} of class {}\n",
-            f.line, f.column, f.method, f.class
-        ));
-        if let Some(text) = source(&package, file) {
-            if let Some(line) = text.lines().nth(f.line.saturating_sub(1) as usize) {
-                // The line as written, a caret under the column.
-                let line = line.trim_end();
-                let indent = line.len() - line.trim_start().len();
-                let column = (f.column as usize).saturating_sub(1);
-                let caret = line
-                    .get(indent..column.max(indent))
-                    .map_or(0, |s| s.chars().count());
-                out.push_str(&format!("      {}\n", &line[indent..]));
-                out.push_str(&format!("      {}^\n", " ".repeat(caret)));
-            }
-        }
-    }
-    out
+    crate::api::trace::render_frames(
+        frames,
+        &|f, file| format!("{}/{file}", package_of(&f.class).unwrap_or_default()),
+        &|f, file| source(&package_of(&f.class).unwrap_or_default(), file),
+    )
 }
 
 #[cfg(test)]
