@@ -172,6 +172,11 @@
 
 #![forbid(unsafe_code)]
 
+// The README's examples run as doctests too.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod api;
 mod base;
 mod builtins;

@@ -55,7 +55,10 @@ fn a_stack_trace_shows_the_source_line_under_its_frame() {
         .unwrap_err();
     let text = trace::stack_trace(&e, &packages);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].contains("40 is more than 10"), "{text}");
+    assert_eq!(
+        lines[0], "[com.example.TooBig]: 40 is more than 10",
+        "{text}"
+    );
     let at = lines
         .iter()
         .position(|l| {
@@ -108,4 +111,23 @@ fn an_object_model_goes_to_and_from_json() {
     assert_eq!(model["Objects"]["start"], serde_json::json!(10));
     assert_eq!(model["Objects"]["?"]["id"], serde_json::json!("c1"));
     assert!(engine.load_json_text("{not json").is_err());
+}
+
+#[test]
+fn the_readme_shows_the_trace_the_example_prints() {
+    let readme = include_str!("../../README.md");
+    let start = readme.find("```text\n").expect("a text block") + "```text\n".len();
+    let shown = &readme[start..start + readme[start..].find("```").expect("its end")];
+    let packages = PackageFiles::read_all([example("counter"), example("core-stub")]).unwrap();
+    let (engine, this) = counter(&packages);
+    let e = engine
+        .call_with(
+            &this,
+            "check",
+            vec![40.into()],
+            vec![],
+            &CallOptions::any_scope(),
+        )
+        .unwrap_err();
+    assert_eq!(trace::stack_trace(&e, &packages), shown);
 }

@@ -46,7 +46,7 @@ pub(crate) fn render_frames(
 
 /// An error of an engine built from `packages`
 /// ([`crate::EngineBuilder::from_packages`]) as text: its Murano names and
-/// message, then its MuranoPL stack trace, outermost frame first, each
+/// message (`[com.example.TooBig]: ...`, as a deployment reports it), then its MuranoPL stack trace, outermost frame first, each
 /// frame with its source line (`<package root>/Classes/<file>:line:column
 /// in method M of class C`).
 pub fn stack_trace(error: &EngineError, packages: &[PackageFiles]) -> String {
@@ -57,7 +57,7 @@ pub fn stack_trace(error: &EngineError, packages: &[PackageFiles]) -> String {
             Some(String::from_utf8_lossy(bytes).into_owned())
         })
     };
-    let mut out = format!("{error}\n");
+    let mut out = format!("[{}]: {}\n", error.murano_names().join(", "), error.message);
     out.push_str(&render_frames(
         &error.frames,
         &|_, file| file.to_owned(),
