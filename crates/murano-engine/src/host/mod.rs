@@ -21,15 +21,15 @@
 //! Heat operation, agent plan and report ([`Recording`]).
 
 mod agent;
-mod natives;
 mod offline;
 mod record;
+mod system;
 
 use murano_yaql::eval::Value;
 
-pub use natives::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};
 pub use offline::{OfflineHost, OfflineOptions};
 pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
+pub use system::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};
 
 /// An error a host raises: a Python-like exception class (`KeyError`,
 /// `HTTPNotFound`, `AgentException`) with its module and message. It
