@@ -273,6 +273,8 @@ pub struct NativeCall<'a> {
     pub receiver: Option<&'a murano_yaql::eval::Value>,
     /// The declaring class.
     pub class: &'a str,
+    /// The method's name.
+    pub method: &'a str,
     /// The arguments by name, after their contracts.
     pub args: &'a [(String, murano_yaql::eval::Value)],
 }

@@ -71,6 +71,25 @@ pub(crate) fn merge_into(def: &mut ClassDefinition) -> Result<Vec<String>, Engin
     Ok(added)
 }
 
+/// The body of every principal native: [`call`] with the object it runs
+/// on and the class of the method that called it.
+pub(crate) fn native(call: &crate::NativeCall<'_>) -> Result<Value, EngineError> {
+    let core = call.engine.core();
+    let caller = {
+        let st = crate::object::lock(&core.state);
+        st.stack.len().checked_sub(2).map(|i| st.stack[i].class)
+    };
+    let this = call.receiver.and_then(|r| core.obj_of(r));
+    self::call(
+        core,
+        call.class,
+        call.method,
+        this.as_ref().map(|o| o.id.as_str()),
+        caller,
+        call.args,
+    )
+}
+
 /// Runs a native method of a principal class on `this` (arguments by
 /// name, after their contracts); `caller` is the class of the method that
 /// called it.

@@ -158,42 +158,10 @@ impl Core {
         };
         let native = self
             .natives
-            .get(&(classes.name(class).to_owned(), method.name.clone()))
-            .cloned();
-        // The engine's own class (added by `add_system_classes`, whose
-        // file is its name), not a host's class of the same name.
-        let builtin = classes.name(class) == crate::gc::GC_CLASS_NAME
-            && classes.file(class) == Some(crate::gc::GC_CLASS_NAME);
-        let principal = classes.is_principal_native(class, &method.name);
+            .get(&(class, method.name.clone()))
+            .map(|n| (n.body.clone(), n.thaw_args));
         let result = match native {
-            _ if principal => {
-                let args: Vec<(String, Value)> = method
-                    .arguments
-                    .iter()
-                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
-                    .collect();
-                let caller = {
-                    let st = lock(&self.state);
-                    st.stack.len().checked_sub(2).map(|i| st.stack[i].class)
-                };
-                crate::principal::call(
-                    self,
-                    classes.name(class),
-                    &method.name,
-                    this.map(|o| o.id.as_str()),
-                    caller,
-                    &args,
-                )
-            }
-            _ if builtin => {
-                let args: Vec<(String, Value)> = method
-                    .arguments
-                    .iter()
-                    .filter_map(|a| ctx.get(&a.name).map(|v| (a.name.clone(), v.clone())))
-                    .collect();
-                crate::gc::call(self, &method.name, &args)
-            }
-            Some(body) => {
+            Some((body, thaw_args)) => {
                 let receiver = match this {
                     Some(o) => Some(Value::Object(o.clone())),
                     None => static_receiver.map(|o| Value::Object(o) as Value),
@@ -203,14 +171,21 @@ impl Core {
                     .arguments
                     .iter()
                     .filter_map(|a| {
-                        ctx.get(&a.name)
-                            .map(|v| (a.name.clone(), crate::mutable::to_mutable(v)))
+                        ctx.get(&a.name).map(|v| {
+                            let v = if thaw_args {
+                                crate::mutable::to_mutable(v)
+                            } else {
+                                v.clone()
+                            };
+                            (a.name.clone(), v)
+                        })
                     })
                     .collect();
                 // Always there: `self` lives in the `Arc` the engine holds.
                 match self.self_ref.upgrade().map(Engine::from_core) {
                     Some(engine) => body(&crate::NativeCall {
                         engine: &engine,
+                        method: &method.name,
                         receiver: receiver.as_ref(),
                         class: classes.name(class),
                         args: &args,

@@ -154,9 +154,61 @@ pub(crate) fn core_of(call: &murano_yaql::eval::Call<'_>) -> Result<Arc<Core>, Y
     }
 }
 
+/// A native method as the engine runs it.
+pub(crate) struct NativeEntry {
+    pub(crate) body: Arc<crate::NativeBody>,
+    /// The arguments are given as mutable values (Murano's native stubs
+    /// call `to_mutable`); the engine's own natives take them as they are.
+    pub(crate) thaw_args: bool,
+    /// Its frame counts as a host frame in a stack trace.
+    pub(crate) host_frame: bool,
+}
+
+/// The native methods of an engine over `classes`: the host's `natives`
+/// (for every class of their class's name), then the engine's own,
+/// which take precedence.
+fn native_table(
+    classes: &ClassSet,
+    natives: Vec<crate::NativeMethod>,
+) -> HashMap<(ClassId, String), NativeEntry> {
+    let mut by_name: HashMap<String, Vec<(String, Arc<crate::NativeBody>)>> = HashMap::new();
+    for n in natives {
+        by_name.entry(n.class).or_default().push((n.method, n.body));
+    }
+    let mut table = HashMap::new();
+    for class in classes.registry().classes() {
+        if let Some(methods) = by_name.get(classes.name(class)) {
+            for (method, body) in methods {
+                let entry = NativeEntry {
+                    body: body.clone(),
+                    thaw_args: true,
+                    host_frame: true,
+                };
+                table.insert((class, method.clone()), entry);
+            }
+        }
+    }
+    for (class, method, body, host_frame) in crate::builtins::natives(classes) {
+        let host_frame = host_frame
+            || by_name
+                .get(classes.name(class))
+                .is_some_and(|m| m.iter().any(|(n, _)| *n == method));
+        let entry = NativeEntry {
+            body,
+            thaw_args: false,
+            host_frame,
+        };
+        table.insert((class, method), entry);
+    }
+    table
+}
+
 /// The shared core behind an [`Engine`].
 pub(crate) struct Core {
-    pub(crate) natives: HashMap<(String, String), Arc<crate::NativeBody>>,
+    /// The native methods by class and name: the host's and the engine's
+    /// own (`io.murano.system.GC`, the principal classes' methods), one
+    /// table (see [`NativeEntry`]).
+    pub(crate) natives: HashMap<(ClassId, String), NativeEntry>,
     pub(crate) classes: Arc<ClassSet>,
     pub(crate) limits: Limits,
     pub(crate) yaql: YaqlEngine,
@@ -274,10 +326,7 @@ impl Engine {
         host_functions: Vec<FunctionDef>,
         natives: Vec<crate::NativeMethod>,
     ) -> Engine {
-        let natives = natives
-            .into_iter()
-            .map(|n| ((n.class, n.method), n.body))
-            .collect();
+        let natives = native_table(&classes, natives);
         let core = Arc::new_cyclic(|weak| Core {
             natives,
             classes,
