@@ -10,6 +10,28 @@
 //!
 //! # Design
 //!
+//! The crate is layered; each layer is a folder with one job and imports
+//! only from the layers before it:
+//!
+//! 1. `base/`: leaf types (errors, Python's set order, frozen and mutable
+//!    values);
+//! 2. `classes/`: the class set and its builder, `.init` order;
+//! 3. `threads/`: green threads (scheduler, `GreenPool`);
+//! 4. `runtime/`: the interpreter (state, frames, object-model loading,
+//!    properties, invocation, destruction, serialisation, the [`Engine`]
+//!    handle), the one layer whose files import each other in a circle
+//!    (`runtime/engine/` split along its own sections);
+//! 5. `builtins/`: Murano's YAQL functions, reflection, the GC and
+//!    principal natives, `format`, `patch`;
+//! 6. `api/`: [`EngineBuilder`], [`CallOptions`], [`PackageFiles`], JSON
+//!    conversion, [`stack_trace`];
+//! 7. clients of the API: [`host`] (one file per system class under
+//!    `host/system/`), [`testing`], [`deploy`].
+//!
+//! Not done yet: the built-ins still reach into the runtime's core
+//! directly, and the test runner keeps its own no-cloud natives and mock
+//! table.
+//!
 //! | module | job | Murano counterpart |
 //! |---|---|---|
 //! | [`classes`] | classes at run time: packages in lookup order, the class registry of `murano-dsl` (MRO, members, meta, extension imports), the file of each class | `murano_package.py`, `murano_type.py` |
@@ -49,7 +71,9 @@
 //! **Engine classes.** [`ClassSetBuilder::add_system_classes`] adds the
 //! classes Murano implements in Python (`io.murano.system.GC`) to a
 //! package, usually `io.murano`; hosts implement other native methods
-//! through [`NativeMethod`].
+//! through [`NativeMethod`]. The engine's own natives and the host's sit
+//! in one table by class and method; a native gets the engine in
+//! [`NativeCall::engine`].
 //!
 //! **Stack.** Each method call pushes a frame (class, method, object,
 //! position and text of the current instruction); an error records the

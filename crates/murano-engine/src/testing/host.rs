@@ -350,7 +350,7 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         "queueName",
         Box::new(move |call| {
             let core = call.engine.core();
-            let id = object_id(&core, call.receiver).unwrap_or_default();
+            let id = object_id(core, call.receiver).unwrap_or_default();
             Ok(Value::str(&format!("e-h{id}").to_lowercase()))
         }),
     );
@@ -366,7 +366,7 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         Box::new(move |call| {
             let core = call.engine.core();
             Ok(Value::str(
-                &object_id(&core, call.receiver).unwrap_or_default(),
+                &object_id(core, call.receiver).unwrap_or_default(),
             ))
         }),
     );
@@ -374,7 +374,7 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
     // was set asks Heat.
     let template_of = |state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
         let core = call.engine.core();
-        let id = object_id(&core, call.receiver).unwrap_or_default();
+        let id = object_id(core, call.receiver).unwrap_or_default();
         let t = lock(state).templates.get(&id).cloned().flatten();
         Ok::<_, EngineError>((id, t))
     };
@@ -396,7 +396,7 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         ".init",
         Box::new(move |call| {
             let core = call.engine.core();
-            let id = object_id(&core, call.receiver).unwrap_or_default();
+            let id = object_id(core, call.receiver).unwrap_or_default();
             lock(&s).templates.insert(id, None);
             Ok(Value::Null)
         }),
@@ -440,8 +440,7 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         ".init",
         Box::new(move |call| {
             let core = call.engine.core();
-            if let (Some(id), Some(pkg)) = (object_id(&core, call.receiver), caller_package(&core))
-            {
+            if let (Some(id), Some(pkg)) = (object_id(core, call.receiver), caller_package(core)) {
                 lock(&s).resource_packages.insert(id, pkg);
             }
             Ok(Value::Null)
@@ -454,7 +453,7 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
             method,
             Box::new(move |call| {
                 let core = call.engine.core();
-                let (name, bytes) = read_resource(&core, &r, &s, call)?;
+                let (name, bytes) = read_resource(core, &r, &s, call)?;
                 match method {
                     "json" => parse(&bytes, Flavor::Plain, &name),
                     "yaml" => parse(&bytes, Flavor::Engine, &name),
