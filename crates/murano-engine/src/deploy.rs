@@ -372,7 +372,7 @@ fn run_task(
     };
     // Murano's executor.finalize: objects the model does not hold are
     // destroyed first, then the model is serialised.
-    if let Err(e) = crate::gc::prepare_finalize(engine.core()) {
+    if let Err(e) = engine.prepare_finalize() {
         return finish(raised("<finalize>", &e), Json::Null, engine);
     }
     let final_model = match engine.finalize().and_then(|v| {

@@ -1,7 +1,7 @@
 use std::io::Write;
 
 use super::*;
-use crate::{host::OfflineHost, CallOptions, EngineBuilder, PackageFiles, Receiver};
+use crate::{from_json, host::OfflineHost, CallOptions, EngineBuilder, PackageFiles, Receiver};
 
 fn example(name: &str) -> String {
     format!(
@@ -130,4 +130,32 @@ fn the_readme_shows_the_trace_the_example_prints() {
         )
         .unwrap_err();
     assert_eq!(trace::stack_trace(&e, &packages), shown);
+}
+
+#[test]
+fn a_host_asks_the_engine_about_objects_through_its_handle() {
+    let packages = PackageFiles::read_all([example("counter"), example("core-stub")]).unwrap();
+    let (engine, this) = counter(&packages);
+    let Receiver::Object(root) = this else {
+        unreachable!()
+    };
+    assert_eq!(engine.object_id(&root).as_deref(), Some("c1"));
+    assert!(engine.owner(&root).is_none());
+    assert!(engine.is_instance_of(&root, "com.example.Counter"));
+    assert!(engine.is_instance_of(&root, "io.murano.Object"));
+    assert!(!engine.is_instance_of(&root, "io.murano.Nothing"));
+    let class = engine.class_of(&root).unwrap();
+    assert_eq!(
+        engine.package_of(class).as_deref(),
+        Some("com.example.Counter")
+    );
+    assert!(engine.type_class(&root).is_none());
+    assert!(engine.frame_class(0).is_none(), "no call under way");
+    let model = from_json(
+        &serde_json::json!({"?": {"id": "c2", "type": "com.example.Counter"}, "start": 1}),
+    );
+    let other = engine.load_object(&model).unwrap();
+    // As `new()`, the load gives the object an id of its own.
+    assert!(engine.object_id(&other).is_some_and(|id| id != "c1"));
+    assert!(engine.is_instance_of(&other, "com.example.Counter"));
 }

@@ -15,10 +15,9 @@ use murano_dsl::yaml::convert::{self, ToYaql};
 use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
 
-use crate::engine::Core;
 use crate::error::{EngineError, ErrorKind};
 use crate::object::lock;
-use crate::NativeMethod;
+use crate::{Engine, NativeMethod};
 
 /// The declarations merged into the core library's system classes.
 pub(crate) const HOST_DECLARATIONS: &str = "
@@ -166,25 +165,14 @@ fn no_cloud(service: &str, class: &str, method: &str) -> EngineError {
     )
 }
 
-fn object_id(core: &Core, v: Option<&Value>) -> Option<String> {
-    v.and_then(|v| core.obj_of(v)).map(|o| o.id.clone())
+fn object_id(engine: &Engine, v: Option<&Value>) -> Option<String> {
+    v.and_then(|v| engine.object_id(v))
 }
 
 /// The package of the class of the MuranoPL frame below the native one
 /// (the caller's).
-fn caller_package(core: &Core) -> Option<String> {
-    let st = lock(&core.state);
-    let n = st.stack.len();
-    let frame = st.stack.get(n.checked_sub(2)?)?;
-    package_of(core, frame.class)
-}
-
-fn package_of(core: &Core, class: murano_dsl::registry::ClassId) -> Option<String> {
-    let registry = core.classes.registry();
-    registry
-        .package_of(class)
-        .and_then(|p| registry.package(p))
-        .map(|p| p.name.clone())
+fn caller_package(engine: &Engine) -> Option<String> {
+    engine.package_of(engine.frame_class(1)?)
 }
 
 /// Murano's `helpers.merge_dicts`: dicts merged key by key (recursively),
@@ -216,7 +204,7 @@ fn merge(a: &Value, b: &Value) -> Value {
 }
 
 fn read_resource(
-    core: &Core,
+    engine: &Engine,
     resources: &PackageResources,
     state: &Mutex<HostState>,
     call: &crate::NativeCall<'_>,
@@ -229,20 +217,20 @@ fn read_resource(
     let owner = call.arg("owner").filter(|v| !v.is_null());
     let package = match owner {
         Some(o) => {
-            let class = match core.type_of_value(o) {
-                Some(t) => t.class,
-                None => match (o, core.current_frame()) {
-                    (Value::Str(s), f) => core.classes.resolve(f.map(|f| f.class), s)?,
+            let class = match engine.type_class(o) {
+                Some(c) => c,
+                None => match o {
+                    Value::Str(s) => engine.resolve_class(s)?,
                     _ => return Err(host_error("TypeError", "builtins", "owner is not a class")),
                 },
             };
-            package_of(core, class)
+            engine.package_of(class)
         }
-        None => match object_id(core, call.receiver) {
+        None => match object_id(engine, call.receiver) {
             Some(id) => lock(state).resource_packages.get(&id).cloned(),
             None => None,
         }
-        .or_else(|| caller_package(core)),
+        .or_else(|| caller_package(engine)),
     }
     .unwrap_or_default();
     let bytes = resources
@@ -349,8 +337,8 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         "Agent",
         "queueName",
         Box::new(move |call| {
-            let core = call.engine.core();
-            let id = object_id(core, call.receiver).unwrap_or_default();
+            let engine = call.engine;
+            let id = object_id(engine, call.receiver).unwrap_or_default();
             Ok(Value::str(&format!("e-h{id}").to_lowercase()))
         }),
     );
@@ -364,17 +352,17 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         "AgentListener",
         "queueName",
         Box::new(move |call| {
-            let core = call.engine.core();
+            let engine = call.engine;
             Ok(Value::str(
-                &object_id(core, call.receiver).unwrap_or_default(),
+                &object_id(engine, call.receiver).unwrap_or_default(),
             ))
         }),
     );
     // Heat stacks: the template is kept in memory; reading it before one
     // was set asks Heat.
     let template_of = |state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
-        let core = call.engine.core();
-        let id = object_id(core, call.receiver).unwrap_or_default();
+        let engine = call.engine;
+        let id = object_id(engine, call.receiver).unwrap_or_default();
         let t = lock(state).templates.get(&id).cloned().flatten();
         Ok::<_, EngineError>((id, t))
     };
@@ -395,8 +383,8 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         "HeatStack",
         ".init",
         Box::new(move |call| {
-            let core = call.engine.core();
-            let id = object_id(core, call.receiver).unwrap_or_default();
+            let engine = call.engine;
+            let id = object_id(engine, call.receiver).unwrap_or_default();
             lock(&s).templates.insert(id, None);
             Ok(Value::Null)
         }),
@@ -439,8 +427,10 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         "Resources",
         ".init",
         Box::new(move |call| {
-            let core = call.engine.core();
-            if let (Some(id), Some(pkg)) = (object_id(core, call.receiver), caller_package(core)) {
+            let engine = call.engine;
+            if let (Some(id), Some(pkg)) =
+                (object_id(engine, call.receiver), caller_package(engine))
+            {
                 lock(&s).resource_packages.insert(id, pkg);
             }
             Ok(Value::Null)
@@ -452,8 +442,8 @@ pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
             "Resources",
             method,
             Box::new(move |call| {
-                let core = call.engine.core();
-                let (name, bytes) = read_resource(core, &r, &s, call)?;
+                let engine = call.engine;
+                let (name, bytes) = read_resource(engine, &r, &s, call)?;
                 match method {
                     "json" => parse(&bytes, Flavor::Plain, &name),
                     "yaml" => parse(&bytes, Flavor::Engine, &name),

@@ -138,20 +138,17 @@ pub(super) static SPECS: &[Spec] = &[
 
 impl SystemClasses {
     pub(super) fn find_environment(&self, engine: &Engine, host: &Value) -> String {
-        if let Some(obj) = engine.core().obj_of(host) {
-            let env_class = engine.core().classes.find("io.murano.Environment");
-            let mut cur = engine.core().owner_of(&obj);
-            let mut steps = 0;
-            while let Some(o) = cur {
-                if env_class.is_some_and(|c| engine.core().classes.is_subclass(o.class, c)) {
-                    return o.id.clone();
-                }
-                steps += 1;
-                if steps > 10_000 {
-                    break;
-                }
-                cur = engine.core().owner_of(&o);
+        let mut cur = engine.owner(host);
+        let mut steps = 0;
+        while let Some(o) = cur {
+            if engine.is_instance_of(&o, "io.murano.Environment") {
+                return engine.object_id(&o).unwrap_or_default();
             }
+            steps += 1;
+            if steps > 10_000 {
+                break;
+            }
+            cur = engine.owner(&o);
         }
         lock(&self.inner.environment).clone()
     }

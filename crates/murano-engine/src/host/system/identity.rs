@@ -68,16 +68,15 @@ impl SystemClasses {
         class: &str,
         fields: Value,
     ) -> Result<Value, EngineError> {
-        let core = engine.core();
         let mut header = Dict::default();
         header.insert(s("type"), s(class));
-        header.insert(s("id"), s(&core.generate_id()));
+        header.insert(s("id"), s(&engine.generate_id()));
         let mut model = dict_of(&fields);
         for f in ["links", "parent_id", "enabled"] {
             model.shift_remove(&s(f));
         }
         model.insert(s("?"), Value::Dict(Arc::new(header)));
-        let obj = core.load_object_tree(&Value::Dict(Arc::new(model)), None, false)?;
+        let obj = engine.load_object(&Value::Dict(Arc::new(model)))?;
         // The host class's constructor, a host call of its own.
         let id = engine.object_view(&obj).map(|v| v.id).unwrap_or_default();
         let mut rec = lock(&self.inner.rec);

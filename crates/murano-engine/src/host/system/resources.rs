@@ -109,32 +109,18 @@ impl SystemClasses {
     /// The package of the class running the frame `depth` below the top
     /// (0: the native itself).
     pub(super) fn caller_package(engine: &Engine, depth: usize) -> Option<String> {
-        let core = engine.core();
-        let st = lock(&core.state);
-        let frame = st
-            .stack
-            .len()
-            .checked_sub(1 + depth)
-            .and_then(|i| st.stack.get(i))?;
-        let registry = core.classes.registry();
-        let p = registry.package_of(frame.class)?;
-        registry.package(p).map(|p| p.name.clone())
+        engine.package_of(engine.frame_class(depth)?)
     }
 
     pub(super) fn package_of_value(engine: &Engine, v: &Value) -> Option<String> {
-        let core = engine.core();
-        let class = if let Some(t) = core.type_of_value(v) {
-            t.class
-        } else if let Some(o) = core.obj_of(v) {
-            o.class
-        } else if let Value::Str(name) = v {
-            core.classes.find(name)?
-        } else {
-            return None;
+        let class = match engine.class_of(v) {
+            Some(c) => c,
+            None => match v {
+                Value::Str(name) => engine.classes().find(name)?,
+                _ => return None,
+            },
         };
-        let registry = core.classes.registry();
-        let p = registry.package_of(class)?;
-        registry.package(p).map(|p| p.name.clone())
+        engine.package_of(class)
     }
 
     pub(super) fn read_resource(&self, package: &str, path: &str) -> Result<Vec<u8>, EngineError> {

@@ -4,6 +4,7 @@
 mod contexts;
 mod destruction;
 mod frames;
+mod host_view;
 mod methods;
 mod objects;
 mod properties;
