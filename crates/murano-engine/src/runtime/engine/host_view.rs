@@ -35,6 +35,12 @@ impl Engine {
         self.core.obj_of(value).map(|o| o.class)
     }
 
+    /// The attribute-store entry `(object id, class name, key)` (see
+    /// [`Engine::add_attribute`]).
+    pub fn attribute(&self, object: &str, class: &str, key: &str) -> Option<Value> {
+        self.core.attribute(object, class, key)
+    }
+
     /// The class of a class value (`type('x.Y')`, a class reference).
     pub fn type_class(&self, value: &Value) -> Option<ClassId> {
         self.core.type_of_value(value).map(|t| t.class)
