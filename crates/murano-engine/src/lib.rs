@@ -28,9 +28,13 @@
 //! 7. clients of the API: [`host`] (one file per system class under
 //!    `host/system/`), [`testing`], [`deploy`].
 //!
-//! Not done yet: the built-ins still reach into the runtime's core
-//! directly, and the test runner keeps its own no-cloud natives and mock
-//! table.
+//! Not done yet: some imports still go upwards (the class set builds its
+//! YAQL libraries from the built-ins' functions; the runtime registers
+//! the built-in natives and reads reflection values; the scheduler takes
+//! the lock helper from `runtime/object.rs`; `PackageFiles` merges the
+//! host's system-class declarations); the YAQL functions and reflection
+//! still reach into the runtime's core; the test runner keeps its own
+//! no-cloud natives and the mock table lives in the runtime's state.
 //!
 //! | module | job | Murano counterpart |
 //! |---|---|---|
