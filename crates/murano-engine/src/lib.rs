@@ -30,9 +30,9 @@
 //!
 //! Not done yet: some imports still go upwards (the class set builds its
 //! YAQL libraries from the built-ins' functions; the runtime registers
-//! the built-in natives and reads reflection values; the scheduler takes
-//! the lock helper from `runtime/object.rs`; `PackageFiles` merges the
-//! host's system-class declarations); the YAQL functions and reflection
+//! the built-in natives and reads reflection values; the scheduler names
+//! the lock helper by its old path in `runtime/object.rs`; `PackageFiles`
+//! merges the host's system-class declarations); the YAQL functions and reflection
 //! still reach into the runtime's core; the test runner keeps its own
 //! no-cloud natives and the mock table lives in the runtime's state.
 //!
