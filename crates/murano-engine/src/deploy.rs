@@ -14,15 +14,16 @@
 //! Packages come as their files ([`PackageFiles`]): the library does no
 //! I/O.
 
-use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use murano_dsl::version::Version;
 use murano_yaql::eval::Value;
 use serde_json::{json, Map, Value as Json};
 
-use crate::host::{merge_system_class, Host, OfflineHost, Recording, SystemClasses};
-use crate::{ClassSet, ClassSetBuilder, Engine, EngineError, Limits, Receiver};
+pub use crate::api::package::{
+    class_set, PackageError, PackageFiles, MAX_FILE_BYTES, MAX_PACKAGE_FILES,
+};
+use crate::host::{Host, OfflineHost, Recording, SystemClasses};
+use crate::{Engine, EngineBuilder, EngineError, Limits, Receiver};
 
 /// The project id of the environment wrapper ([`wrap_applications`]).
 pub const WRAPPER_PROJECT: &str = "b3b1a1a0c0d94f7e8a5e0d2f4c6a8e01";
@@ -30,159 +31,6 @@ pub const WRAPPER_PROJECT: &str = "b3b1a1a0c0d94f7e8a5e0d2f4c6a8e01";
 pub const WRAPPER_USER: &str = "u0000000000000000000000000000001";
 /// The environment id of the environment wrapper.
 pub const WRAPPER_ENVIRONMENT: &str = "e0000000000000000000000000000001";
-
-/// Most bytes of one package file kept in memory.
-pub const MAX_FILE_BYTES: usize = 64 << 20;
-
-/// A package as its files: path inside the package (`manifest.yaml`,
-/// `Classes/x.yaml`, `Resources/scripts/a.sh`) → bytes.
-#[derive(Debug, Clone)]
-pub struct PackageFiles {
-    /// `FullName` of the manifest.
-    pub name: String,
-    /// `Version` of the manifest (0.0.0 without one).
-    pub version: Version,
-    /// How stack frames name the package's root (`io.murano`,
-    /// `murano-apps/Tomcat/package`): class files are shown as
-    /// `<root>/Classes/<file>`.
-    pub root: String,
-    /// `Format` of the manifest as (major, minor) (`MuranoPL/1.4` or `1.4`;
-    /// 1.0 without one).
-    pub format: (u32, u32),
-    /// `Require` of the manifest, in order.
-    pub requirements: Vec<(String, murano_dsl::version::VersionSpec)>,
-    /// `Classes` of the manifest: class name → file below `Classes/`.
-    pub classes: Vec<(String, String)>,
-    /// The files.
-    pub files: BTreeMap<String, Arc<Vec<u8>>>,
-}
-
-/// Why a package could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PackageError {
-    /// The package root.
-    pub root: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for PackageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.root, self.message)
-    }
-}
-
-impl std::error::Error for PackageError {}
-
-impl PackageFiles {
-    /// A package from its files; `root` names it in stack frames.
-    pub fn from_files(
-        root: &str,
-        files: BTreeMap<String, Arc<Vec<u8>>>,
-    ) -> Result<PackageFiles, PackageError> {
-        let err = |message: String| PackageError {
-            root: root.to_owned(),
-            message,
-        };
-        let manifest = files
-            .get("manifest.yaml")
-            .ok_or_else(|| err("no manifest.yaml".into()))?;
-        let text = String::from_utf8_lossy(manifest);
-        let node = murano_dsl::yaml::load_manifest(&text, &Default::default())
-            .map_err(|e| err(format!("manifest.yaml: {e}")))?
-            .ok_or_else(|| err("manifest.yaml is empty".into()))?;
-        let name = node
-            .value
-            .get("FullName")
-            .map(|n| n.value.python_str())
-            .ok_or_else(|| err("manifest.yaml has no FullName".into()))?;
-        let version = node
-            .value
-            .get("Version")
-            .map(|v| v.value.python_str())
-            .and_then(|v: String| Version::coerce(&v).ok())
-            .unwrap_or_else(|| Version::new(0, 0, 0));
-        let format = node
-            .value
-            .get("Format")
-            .map(|f| f.value.python_str())
-            .map_or((1, 0), |f| parse_format(&f));
-        let mut requirements = Vec::new();
-        if let Some(map) = node.value.get("Require").and_then(|c| c.value.as_map()) {
-            for (k, v) in map {
-                let scalar = murano_dsl::version::YamlScalar::from(&v.value);
-                let spec = murano_dsl::version::parse_version_spec(&scalar)
-                    .map_err(|e| err(format!("Require {}: {e}", k.value.python_str())))?;
-                requirements.push((k.value.python_str(), spec));
-            }
-        }
-        let mut classes = Vec::new();
-        if let Some(map) = node.value.get("Classes").and_then(|c| c.value.as_map()) {
-            for (k, v) in map {
-                classes.push((k.value.python_str(), v.value.python_str()));
-            }
-        }
-        Ok(PackageFiles {
-            name,
-            version,
-            format,
-            requirements,
-            root: root.to_owned(),
-            classes,
-            files,
-        })
-    }
-}
-
-/// `MuranoPL/1.4`, `1.4`, `1` as (major, minor); 1.0 when unreadable.
-fn parse_format(text: &str) -> (u32, u32) {
-    let version = text.rsplit('/').next().unwrap_or("").trim();
-    let mut parts = version.split('.');
-    let major = parts.next().and_then(|p| p.trim().parse().ok());
-    let minor = parts
-        .next()
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or(0);
-    major.map_or((1, 0), |m| (m, minor))
-}
-
-/// The class set of `packages` (in lookup order): each package's classes
-/// as its manifest lists them; `io.murano` also gets the engine's and the
-/// host's system classes.
-pub fn class_set(packages: &[PackageFiles]) -> Result<ClassSet, EngineError> {
-    let mut b = ClassSetBuilder::new();
-    for p in packages {
-        let mut info = murano_dsl::registry::PackageInfo::new(&p.name, p.version.clone());
-        for (name, spec) in &p.requirements {
-            info = info.with_requirement(name, spec.clone());
-        }
-        let id = b.add_package_info(info)?;
-        b.set_package_format(id, p.format.0, p.format.1);
-        if p.name == "io.murano" {
-            b.add_system_classes(id)?;
-        }
-        let mut seen = Vec::new();
-        for (_, file) in &p.classes {
-            if seen.contains(file) {
-                continue;
-            }
-            seen.push(file.clone());
-            let path = format!("Classes/{file}");
-            let Some(bytes) = p.files.get(&path) else {
-                continue;
-            };
-            let shown = format!("{}/{path}", p.root);
-            for mut def in ClassSetBuilder::parse_file(bytes, &shown)? {
-                if def.full_name.is_none() {
-                    continue;
-                }
-                merge_system_class(&mut def)?;
-                b.add_class(id, &shown, def)?;
-            }
-        }
-    }
-    Ok(b.build())
-}
 
 /// Options of [`dry_run`].
 #[derive(Debug, Clone)]
@@ -340,15 +188,7 @@ pub fn dry_run_task(
     method: &str,
     options: &DeployOptions,
 ) -> DeployPlan {
-    let mut resources: HashMap<String, HashMap<String, Arc<Vec<u8>>>> = HashMap::new();
-    for p in packages {
-        let entry = resources.entry(p.name.clone()).or_default();
-        for (path, bytes) in &p.files {
-            if path.starts_with("Resources/") {
-                entry.insert(path.clone(), bytes.clone());
-            }
-        }
-    }
+    let resources = crate::api::package::resources_of(packages);
     let system = SystemClasses::new(host, resources);
     let env_id = object_id
         .map(str::to_owned)
@@ -367,8 +207,8 @@ pub fn dry_run_task(
             "error",
         );
     };
-    let classes = match class_set(packages) {
-        Ok(c) => Arc::new(c),
+    let builder = match EngineBuilder::from_packages(packages) {
+        Ok(b) => b,
         Err(e) => {
             fail("<load>", &e, &system);
             return DeployPlan {
@@ -380,23 +220,17 @@ pub fn dry_run_task(
             };
         }
     };
-    let engine = Engine::with_natives(
-        classes,
-        options.limits.clone(),
-        system.functions(),
-        system.natives(),
-    );
-    system.attach(&engine);
-    let plan = run_task(
+    let engine = system
+        .install(builder.limits(options.limits.clone()))
+        .build();
+    run_task(
         &engine,
         &system,
         model,
         &env_id,
         method,
         options.max_model_text,
-    );
-    system.detach();
-    plan
+    )
 }
 
 /// Murano's package loader picks the package of an object's class by the
@@ -418,7 +252,7 @@ fn check_class_versions(engine: &Engine, value: &Json, depth: usize) -> Result<(
                         Json::String(s) => s.clone(),
                         other => other.to_string(),
                     };
-                    let classes = &engine.core().classes;
+                    let classes = engine.classes();
                     if let Some(class) = classes.find(name) {
                         let scalar = murano_dsl::version::YamlScalar::from(text);
                         let fits = murano_dsl::version::parse_version_spec(&scalar)
@@ -514,7 +348,7 @@ fn run_task(
             return finish(raised("<load>", &e), unloaded(model), engine);
         }
     };
-    if let Err(e) = engine.core().collect_garbage() {
+    if let Err(e) = engine.collect_garbage() {
         system.report(None, &exception_text(&e, false), "error");
         return finish(raised("<GC>", &e), unloaded(model), engine);
     }
@@ -538,7 +372,7 @@ fn run_task(
     };
     // Murano's executor.finalize: objects the model does not hold are
     // destroyed first, then the model is serialised.
-    if let Err(e) = crate::gc::prepare_finalize(engine.core()) {
+    if let Err(e) = engine.prepare_finalize() {
         return finish(raised("<finalize>", &e), Json::Null, engine);
     }
     let final_model = match engine.finalize().and_then(|v| {
@@ -577,6 +411,7 @@ pub fn value_to_json(value: &Value) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn files(list: &[(&str, &str)]) -> BTreeMap<String, Arc<Vec<u8>>> {
         list.iter()

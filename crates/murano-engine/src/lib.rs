@@ -10,6 +10,32 @@
 //!
 //! # Design
 //!
+//! The crate is layered; each layer is a folder with one job and imports
+//! only from the layers before it:
+//!
+//! 1. `base/`: leaf types (errors, Python's set order, frozen and mutable
+//!    values);
+//! 2. `classes/`: the class set and its builder, `.init` order;
+//! 3. `threads/`: green threads (scheduler, `GreenPool`);
+//! 4. `runtime/`: the interpreter (state, frames, object-model loading,
+//!    properties, invocation, destruction, serialisation, the [`Engine`]
+//!    handle), the one layer whose files import each other in a circle
+//!    (`runtime/engine/` split along its own sections);
+//! 5. `builtins/`: Murano's YAQL functions, reflection, the GC and
+//!    principal natives, `format`, `patch`;
+//! 6. `api/`: [`EngineBuilder`], [`CallOptions`], [`PackageFiles`], JSON
+//!    conversion, [`stack_trace`];
+//! 7. clients of the API: [`host`] (one file per system class under
+//!    `host/system/`), [`testing`], [`deploy`].
+//!
+//! Not done yet: some imports still go upwards (the class set builds its
+//! YAQL libraries from the built-ins' functions; the runtime registers
+//! the built-in natives and reads reflection values; the scheduler names
+//! the lock helper by its old path in `runtime/object.rs`; `PackageFiles`
+//! merges the host's system-class declarations); the YAQL functions and reflection
+//! still reach into the runtime's core; the test runner keeps its own
+//! no-cloud natives and the mock table lives in the runtime's state.
+//!
 //! | module | job | Murano counterpart |
 //! |---|---|---|
 //! | [`classes`] | classes at run time: packages in lookup order, the class registry of `murano-dsl` (MRO, members, meta, extension imports), the file of each class | `murano_package.py`, `murano_type.py` |
@@ -49,7 +75,9 @@
 //! **Engine classes.** [`ClassSetBuilder::add_system_classes`] adds the
 //! classes Murano implements in Python (`io.murano.system.GC`) to a
 //! package, usually `io.murano`; hosts implement other native methods
-//! through [`NativeMethod`].
+//! through [`NativeMethod`]. The engine's own natives and the host's sit
+//! in one table by class and method; a native gets the engine in
+//! [`NativeCall::engine`].
 //!
 //! **Stack.** Each method call pushes a frame (class, method, object,
 //! position and text of the current instruction); an error records the
@@ -89,6 +117,36 @@
 //! clock, Murano's counter), so a run can be replayed; a host registers
 //! its own `randomName` function for random ones. `decryptData` answers
 //! as Murano does without a key manager.
+//!
+//! # Embedding
+//!
+//! Load packages from folders or zips, build an engine over them with the
+//! offline host, load an object model from JSON, call a method (any
+//! scope), and print a MuranoPL stack trace with source lines on failure:
+//!
+//! ```
+//! use murano_engine::{host::OfflineHost, CallOptions, EngineBuilder, PackageFiles, Receiver};
+//!
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/embedding");
+//! let packages = PackageFiles::read_all([format!("{dir}/counter"), format!("{dir}/core-stub")])?;
+//! let engine = EngineBuilder::from_packages(&packages)?.host(OfflineHost::default()).build();
+//! let model = r#"{"Objects": {"?": {"id": "c1", "type": "com.example.Counter"}, "start": 10}}"#;
+//! let counter = Receiver::Object(engine.load_json_text(model)?.expect("a root object"));
+//! for (method, n) in [("count", 4), ("check", 40)] {
+//!     match engine.call_with(&counter, method, vec![n.into()], vec![], &CallOptions::any_scope()) {
+//!         Ok(v) => println!("{method}({n}) = {}", murano_engine::to_json(&v)),
+//!         Err(e) => eprintln!("{}", murano_engine::stack_trace(&e, &packages)),
+//!     }
+//! }
+//! # let out = engine.call(&counter, "count", vec![4.into()], vec![])?;
+//! # assert_eq!(murano_engine::to_json(&out), serde_json::json!(14));
+//! # let e = engine.call_with(&counter, "check", vec![40.into()], vec![], &CallOptions::any_scope()).unwrap_err();
+//! # let trace = murano_engine::stack_trace(&e, &packages);
+//! # assert!(trace.contains("counter/Classes/Counter.yaml:"), "{trace}");
+//! # assert!(trace.contains("Throw: TooBig"), "{trace}");
+//! # assert!(engine.call(&counter, "check", vec![1.into()], vec![]).is_err(), "private");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! **Not done yet:** objects as one part per class of their MRO (cast
 //! views and per-class stores of undeclared properties cover what the
@@ -142,43 +200,46 @@
 
 #![forbid(unsafe_code)]
 
+// The README's examples run as doctests too.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
+mod api;
+mod base;
+mod builtins;
 pub mod classes;
 pub mod deploy;
-mod engine;
-pub mod error;
-mod exec;
-mod format;
-mod functions;
-mod gc;
-mod greenpool;
 pub mod host;
-mod ids;
-mod init_order;
-mod locks;
-mod mock;
+mod runtime;
+pub mod testing;
+mod threads;
+
+// The layers' modules by their short names, so that paths inside the
+// crate (`crate::sched`, `crate::engine`) read the same in every layer.
+pub use base::error;
+pub(crate) use base::{mutable, pyset};
+pub(crate) use builtins::{format, functions, patch, principal, reflection};
+pub(crate) use classes::init_order;
+pub(crate) use runtime::{
+    engine, exec, gc, ids, locks, mock, object, serialize, store, trace, unreached,
+};
+pub(crate) use threads::{greenpool, sched};
+
 #[cfg(test)]
 mod model_tests;
-mod mutable;
-mod object;
-mod parallel;
-mod patch;
-mod principal;
-mod pyset;
 #[cfg(test)]
 mod reentry_tests;
-mod reflection;
-mod sched;
-mod serialize;
-mod settings;
-mod store;
-pub mod testing;
 #[cfg(test)]
 mod tests;
-mod trace;
-mod unreached;
 
+pub use api::builder::EngineBuilder;
+pub use api::call::CallOptions;
+pub use api::json::{from_json, to_json};
+pub use api::package::{PackageError, PackageFiles};
+pub use api::trace::stack_trace;
 pub use classes::{ClassSet, ClassSetBuilder};
-pub use engine::{host_exception, Engine, LoggerObserver, Receiver};
+pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
 
@@ -232,11 +293,16 @@ impl std::fmt::Debug for NativeMethod {
 /// What a native method receives.
 #[derive(Debug)]
 pub struct NativeCall<'a> {
+    /// The engine running the method (a native calls back into it, or
+    /// reads its objects, through this handle).
+    pub engine: &'a Engine,
     /// The object it was called on: `this`, or for a static method the
     /// object it was called through (`None` when called on the class).
     pub receiver: Option<&'a murano_yaql::eval::Value>,
     /// The declaring class.
     pub class: &'a str,
+    /// The method's name.
+    pub method: &'a str,
     /// The arguments by name, after their contracts.
     pub args: &'a [(String, murano_yaql::eval::Value)],
 }

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use murano_dsl::model::MethodScope;
 use murano_dsl::version::Version;
 use murano_engine::{
-    host_exception, ClassSet, ClassSetBuilder, Engine, EngineError, ErrorKind, Limits, NativeCall,
-    NativeMethod, Receiver,
+    host_exception, ClassSet, ClassSetBuilder, Engine, EngineBuilder, EngineError, ErrorKind,
+    NativeCall, NativeMethod, Receiver,
 };
 use murano_yaql::eval::{Dict, FunctionDef, Value};
 use serde_json::{json, Map, Value as Json};
@@ -146,7 +146,7 @@ fn python_natives() -> Vec<NativeMethod> {
 type Traces = Arc<Mutex<Vec<Value>>>;
 
 /// The engine a runner's host functions belong to (set once it exists).
-type EngineCell = Arc<std::sync::OnceLock<Engine>>;
+type EngineCell = Arc<std::sync::OnceLock<murano_engine::WeakEngine>>;
 
 fn host_functions(traces: &Traces, names: &[String], cell: &EngineCell) -> Vec<FunctionDef> {
     let mut out = Vec::new();
@@ -183,7 +183,7 @@ fn host_functions(traces: &Traces, names: &[String], cell: &EngineCell) -> Vec<F
                     t.lock()
                         .map_err(|_| host_exception("RuntimeError", "builtins", "poisoned"))?
                         .push(Value::str("yield"));
-                    if let Some(engine) = cell.get() {
+                    if let Some(engine) = cell.get().and_then(|w| w.upgrade()) {
                         engine.yield_point()?;
                     }
                     Ok(Value::Null)
@@ -250,13 +250,11 @@ fn run(classes: &Arc<ClassSet>, test: &Json, steps: &[Json], compare: bool) -> R
                     })
                     .unwrap_or_default();
                 let cell: EngineCell = Arc::new(std::sync::OnceLock::new());
-                let engine = Engine::with_natives(
-                    classes.clone(),
-                    Limits::default(),
-                    host_functions(&traces, &names, &cell),
-                    python_natives(),
-                );
-                let _ = cell.set(engine.clone());
+                let engine = EngineBuilder::new(classes.clone())
+                    .functions(host_functions(&traces, &names, &cell))
+                    .natives(python_natives())
+                    .build();
+                let _ = cell.set(engine.downgrade());
                 if let Some(cfg) = step["class_configs"].as_object() {
                     for (class, props) in cfg {
                         if let Value::Dict(d) = to_value(&engine, props) {

@@ -501,7 +501,7 @@ message: {Contract: $, Usage: Runtime}, cause: {Contract: $, Usage: Runtime}}\n"
 /// class and has a message; every warning is a muted exception.
 pub fn engine_run(data: &[u8]) {
     use murano_dsl::version::Version;
-    use murano_engine::{ClassSetBuilder, Engine, Limits, Receiver};
+    use murano_engine::{ClassSetBuilder, EngineBuilder, Limits, Receiver};
     use murano_yaql::eval::{Dict, Value};
     use std::sync::Arc;
 
@@ -553,7 +553,9 @@ pub fn engine_run(data: &[u8]) {
             .definition(class)
             .map(|d| d.methods.iter().take(8).map(|m| m.name.clone()).collect())
             .unwrap_or_default();
-        let engine = Engine::new(classes.clone(), limits.clone(), Vec::new());
+        let engine = EngineBuilder::new(classes.clone())
+            .limits(limits.clone())
+            .build();
         let mut header = Dict::default();
         header.insert(Value::str("type"), Value::str(name));
         header.insert(Value::str("id"), Value::str("root"));

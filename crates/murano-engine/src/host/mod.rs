@@ -21,15 +21,15 @@
 //! Heat operation, agent plan and report ([`Recording`]).
 
 mod agent;
-mod natives;
 mod offline;
 mod record;
+mod system;
 
 use murano_yaql::eval::Value;
 
-pub use natives::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};
 pub use offline::{OfflineHost, OfflineOptions};
 pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
+pub use system::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};
 
 /// An error a host raises: a Python-like exception class (`KeyError`,
 /// `HTTPNotFound`, `AgentException`) with its module and message. It
@@ -213,5 +213,16 @@ pub trait Host: Send + Sync {
             "builtins",
             format!("[Errno 2] No such file or directory: '{path}'"),
         ))
+    }
+}
+
+impl crate::EngineBuilder {
+    /// Runs the system classes over `host` (see [`SystemClasses`]), with
+    /// the resources of the builder's packages; the session's recording
+    /// is not kept (a caller that wants it makes the [`SystemClasses`]
+    /// and [`SystemClasses::install`]s it).
+    pub fn host(self, host: impl Host + 'static) -> crate::EngineBuilder {
+        let system = SystemClasses::new(std::sync::Arc::new(host), self.resources());
+        system.install(self)
     }
 }

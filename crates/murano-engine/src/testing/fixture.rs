@@ -5,9 +5,7 @@
 
 use murano_yaql::eval::Value;
 
-use crate::engine::Core;
 use crate::error::{EngineError, ErrorKind};
-use crate::mock::CoreCell;
 use crate::NativeMethod;
 
 /// The test base class.
@@ -33,12 +31,6 @@ Methods:
   assertNotIn:
     Arguments: [{needle: {Contract: $}}, {haystack: {Contract: $}}, {message: {Contract: $, Default: null}}]
 ";
-
-fn core(cell: &CoreCell) -> Result<std::sync::Arc<Core>, EngineError> {
-    cell.get()
-        .and_then(std::sync::Weak::upgrade)
-        .ok_or_else(|| host_error("RuntimeError", "builtins", "the engine is gone"))
-}
 
 fn host_error(type_name: &str, module: &str, message: &str) -> EngineError {
     EngineError::new(
@@ -110,14 +102,11 @@ fn native(
 }
 
 /// The bodies of the native methods of an engine.
-pub(crate) fn natives(cell: &CoreCell) -> Vec<NativeMethod> {
-    let c = cell.clone();
+pub(crate) fn natives() -> Vec<NativeMethod> {
     vec![
-        native("load", move |call| {
-            let core = core(&c)?;
+        native("load", |call| {
             let model = call.arg("model").cloned().unwrap_or_default();
-            let engine = crate::Engine::from_core(core);
-            Ok(engine.load_model(&model)?.unwrap_or_default())
+            Ok(call.engine.load_model(&model)?.unwrap_or_default())
         }),
         native("startEnv", |_| Ok(Value::Null)),
         native("finishEnv", |_| Ok(Value::Null)),

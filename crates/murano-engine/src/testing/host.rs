@@ -15,11 +15,9 @@ use murano_dsl::yaml::convert::{self, ToYaql};
 use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
 
-use crate::engine::Core;
 use crate::error::{EngineError, ErrorKind};
-use crate::mock::CoreCell;
 use crate::object::lock;
-use crate::NativeMethod;
+use crate::{Engine, NativeMethod};
 
 /// The declarations merged into the core library's system classes.
 pub(crate) const HOST_DECLARATIONS: &str = "
@@ -167,31 +165,14 @@ fn no_cloud(service: &str, class: &str, method: &str) -> EngineError {
     )
 }
 
-fn core(cell: &CoreCell) -> Result<Arc<Core>, EngineError> {
-    cell.get()
-        .and_then(std::sync::Weak::upgrade)
-        .ok_or_else(|| host_error("RuntimeError", "builtins", "the engine is gone"))
-}
-
-fn object_id(core: &Core, v: Option<&Value>) -> Option<String> {
-    v.and_then(|v| core.obj_of(v)).map(|o| o.id.clone())
+fn object_id(engine: &Engine, v: Option<&Value>) -> Option<String> {
+    v.and_then(|v| engine.object_id(v))
 }
 
 /// The package of the class of the MuranoPL frame below the native one
 /// (the caller's).
-fn caller_package(core: &Core) -> Option<String> {
-    let st = lock(&core.state);
-    let n = st.stack.len();
-    let frame = st.stack.get(n.checked_sub(2)?)?;
-    package_of(core, frame.class)
-}
-
-fn package_of(core: &Core, class: murano_dsl::registry::ClassId) -> Option<String> {
-    let registry = core.classes.registry();
-    registry
-        .package_of(class)
-        .and_then(|p| registry.package(p))
-        .map(|p| p.name.clone())
+fn caller_package(engine: &Engine) -> Option<String> {
+    engine.package_of(engine.frame_class(1)?)
 }
 
 /// Murano's `helpers.merge_dicts`: dicts merged key by key (recursively),
@@ -223,7 +204,7 @@ fn merge(a: &Value, b: &Value) -> Value {
 }
 
 fn read_resource(
-    core: &Core,
+    engine: &Engine,
     resources: &PackageResources,
     state: &Mutex<HostState>,
     call: &crate::NativeCall<'_>,
@@ -236,20 +217,20 @@ fn read_resource(
     let owner = call.arg("owner").filter(|v| !v.is_null());
     let package = match owner {
         Some(o) => {
-            let class = match core.type_of_value(o) {
-                Some(t) => t.class,
-                None => match (o, core.current_frame()) {
-                    (Value::Str(s), f) => core.classes.resolve(f.map(|f| f.class), s)?,
+            let class = match engine.type_class(o) {
+                Some(c) => c,
+                None => match o {
+                    Value::Str(s) => engine.resolve_class(s)?,
                     _ => return Err(host_error("TypeError", "builtins", "owner is not a class")),
                 },
             };
-            package_of(core, class)
+            engine.package_of(class)
         }
-        None => match object_id(core, call.receiver) {
+        None => match object_id(engine, call.receiver) {
             Some(id) => lock(state).resource_packages.get(&id).cloned(),
             None => None,
         }
-        .or_else(|| caller_package(core)),
+        .or_else(|| caller_package(engine)),
     }
     .unwrap_or_default();
     let bytes = resources
@@ -277,7 +258,7 @@ fn parse(bytes: &[u8], flavor: Flavor, name: &str) -> Result<Value, EngineError>
 }
 
 /// The bodies of the host's native methods for one engine.
-pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<NativeMethod> {
+pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
     let state = Arc::new(Mutex::new(HostState::default()));
     let mut out = Vec::new();
     let mut add = |class: &str, method: &str, body: Box<crate::NativeBody>| {
@@ -352,13 +333,12 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
             add(class, method, Box::new(|_| Ok(Value::Null)));
         }
     }
-    let c = cell.clone();
     add(
         "Agent",
         "queueName",
         Box::new(move |call| {
-            let core = core(&c)?;
-            let id = object_id(&core, call.receiver).unwrap_or_default();
+            let engine = call.engine;
+            let id = object_id(engine, call.receiver).unwrap_or_default();
             Ok(Value::str(&format!("e-h{id}").to_lowercase()))
         }),
     );
@@ -368,66 +348,64 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
         "buildExecutionPlan",
         Box::new(|call| Ok(call.arg("template").cloned().unwrap_or_default())),
     );
-    let c = cell.clone();
     add(
         "AgentListener",
         "queueName",
         Box::new(move |call| {
-            let core = core(&c)?;
+            let engine = call.engine;
             Ok(Value::str(
-                &object_id(&core, call.receiver).unwrap_or_default(),
+                &object_id(engine, call.receiver).unwrap_or_default(),
             ))
         }),
     );
     // Heat stacks: the template is kept in memory; reading it before one
     // was set asks Heat.
-    let template_of =
-        |cell: &CoreCell, state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
-            let core = core(cell)?;
-            let id = object_id(&core, call.receiver).unwrap_or_default();
-            let t = lock(state).templates.get(&id).cloned().flatten();
-            Ok::<_, EngineError>((id, t))
-        };
+    let template_of = |state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
+        let engine = call.engine;
+        let id = object_id(engine, call.receiver).unwrap_or_default();
+        let t = lock(state).templates.get(&id).cloned().flatten();
+        Ok::<_, EngineError>((id, t))
+    };
     for method in ["current", "parameters"] {
-        let (c, s) = (cell.clone(), state.clone());
+        let s = state.clone();
         add(
             "HeatStack",
             method,
-            Box::new(move |call| match template_of(&c, &s, call)? {
+            Box::new(move |call| match template_of(&s, call)? {
                 (_, Some(t)) if method == "current" => Ok(t),
                 (_, Some(_)) => Ok(Value::Dict(Arc::new(Dict::default()))),
                 (_, None) => Err(no_cloud("Heat", "io.murano.system.HeatStack", method)),
             }),
         );
     }
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "HeatStack",
         ".init",
         Box::new(move |call| {
-            let core = core(&c)?;
-            let id = object_id(&core, call.receiver).unwrap_or_default();
+            let engine = call.engine;
+            let id = object_id(engine, call.receiver).unwrap_or_default();
             lock(&s).templates.insert(id, None);
             Ok(Value::Null)
         }),
     );
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "HeatStack",
         "setTemplate",
         Box::new(move |call| {
-            let (id, _) = template_of(&c, &s, call)?;
+            let (id, _) = template_of(&s, call)?;
             let t = call.arg("template").cloned().unwrap_or_default();
             lock(&s).templates.insert(id, Some(t));
             Ok(Value::Null)
         }),
     );
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "HeatStack",
         "updateTemplate",
         Box::new(move |call| {
-            let (id, current) = template_of(&c, &s, call)?;
+            let (id, current) = template_of(&s, call)?;
             let Some(current) = current else {
                 return Err(no_cloud(
                     "Heat",
@@ -444,13 +422,14 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
         add("HeatStack", method, Box::new(|_| Ok(Value::Null)));
     }
     // Resources.
-    let (c, s) = (cell.clone(), state.clone());
+    let s = state.clone();
     add(
         "Resources",
         ".init",
         Box::new(move |call| {
-            let core = core(&c)?;
-            if let (Some(id), Some(pkg)) = (object_id(&core, call.receiver), caller_package(&core))
+            let engine = call.engine;
+            if let (Some(id), Some(pkg)) =
+                (object_id(engine, call.receiver), caller_package(engine))
             {
                 lock(&s).resource_packages.insert(id, pkg);
             }
@@ -458,13 +437,13 @@ pub(crate) fn natives(cell: &CoreCell, resources: Arc<PackageResources>) -> Vec<
         }),
     );
     for method in ["string", "json", "yaml"] {
-        let (c, s, r) = (cell.clone(), state.clone(), resources.clone());
+        let (s, r) = (state.clone(), resources.clone());
         add(
             "Resources",
             method,
             Box::new(move |call| {
-                let core = core(&c)?;
-                let (name, bytes) = read_resource(&core, &r, &s, call)?;
+                let engine = call.engine;
+                let (name, bytes) = read_resource(engine, &r, &s, call)?;
                 match method {
                     "json" => parse(&bytes, Flavor::Plain, &name),
                     "yaml" => parse(&bytes, Flavor::Engine, &name),

@@ -34,7 +34,7 @@ pub mod fixture;
 mod host;
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use murano_dsl::model::ClassDefinition;
 use murano_dsl::version::Version;
@@ -42,7 +42,7 @@ use murano_yaql::eval::{Dict, Value};
 
 use crate::classes::{ClassSet, ClassSetBuilder};
 use crate::error::{EngineError, StackFrame};
-use crate::{Engine, Limits, LogRecord};
+use crate::{CallOptions, Engine, EngineBuilder, Limits, LogRecord, Receiver};
 
 pub use fixture::FIXTURE_CLASS as TEST_FIXTURE_CLASS;
 
@@ -465,18 +465,14 @@ impl Runner {
     /// A fresh engine with the fixture's natives, the host and the mock
     /// functions.
     pub fn engine(&self) -> Engine {
-        let cell: crate::mock::CoreCell = Arc::new(OnceLock::new());
-        let mut natives = fixture::natives(&cell);
-        natives.extend(host::natives(&cell, self.resources.clone()));
-        let engine = Engine::with_natives(
-            self.classes.clone(),
-            self.options.limits.clone(),
-            crate::mock::functions(&cell),
-            natives,
-        );
-        engine.set_config(host::config());
-        let _ = cell.set(Arc::downgrade(engine.core()));
-        engine
+        let mut natives = fixture::natives();
+        natives.extend(host::natives(self.resources.clone()));
+        EngineBuilder::new(self.classes.clone())
+            .limits(self.options.limits.clone())
+            .functions(crate::mock::functions())
+            .natives(natives)
+            .config(host::config())
+            .build()
     }
 
     /// Runs one test: a fresh engine, a new test object, `setUp`, the
@@ -508,21 +504,14 @@ impl Runner {
             (Phase::Test, method),
             (Phase::TearDown, "tearDown"),
         ] {
-            let core = engine.core();
-            let Some(obj) = core.obj_of(&object) else {
+            if !engine.is_object(&object) {
                 break;
-            };
-            if phase != Phase::Test && !core.has_method(obj.class, name) {
+            }
+            if phase != Phase::Test && !engine.has_method(&object, name) {
                 continue;
             }
             result.calls.push(name.to_owned());
-            {
-                let mut st = crate::object::lock(&core.state);
-                st.stack.clear();
-                st.pending = None;
-            }
-            if let Err(e) = core.invoke(Some(&obj), obj.class, name, Vec::new(), Vec::new(), false)
-            {
+            if let Err(e) = self.call(&engine, &object, name, Vec::new(), Vec::new()) {
                 return fail(result, phase, e, &engine);
             }
         }
@@ -541,16 +530,19 @@ impl Runner {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, EngineError> {
-        let core = engine.core();
-        let obj = core.obj_of(object).ok_or_else(|| {
-            EngineError::dsl("NoObjectFoundError", "the receiver is not an object")
-        })?;
-        {
-            let mut st = crate::object::lock(&core.state);
-            st.stack.clear();
-            st.pending = None;
+        if !engine.is_object(object) {
+            return Err(EngineError::dsl(
+                "NoObjectFoundError",
+                "the receiver is not an object",
+            ));
         }
-        core.invoke(Some(&obj), obj.class, method, args, kwargs, false)
+        engine.call_with(
+            &Receiver::Object(object.clone()),
+            method,
+            args,
+            kwargs,
+            &CallOptions::test_runner(),
+        )
     }
 
     /// A new object of `class` from an empty model (Murano's
@@ -559,7 +551,7 @@ impl Runner {
     pub fn create(&self, engine: &Engine, class: &str) -> Result<Value, EngineError> {
         let mut header = Dict::default();
         header.insert(Value::str("type"), Value::str(class));
-        header.insert(Value::str("id"), Value::str(&engine.core().generate_id()));
+        header.insert(Value::str("id"), Value::str(&engine.generate_id()));
         let mut object = Dict::default();
         object.insert(Value::str("?"), Value::Dict(Arc::new(header)));
         let mut model = Dict::default();
@@ -604,33 +596,11 @@ pub fn render_trace(
     package_of: &dyn Fn(&str) -> Option<String>,
     source: &dyn Fn(&str, &str) -> Option<String>,
 ) -> String {
-    let mut out = String::new();
-    for f in frames.iter().rev() {
-        if f.is_unknown() {
-            out.push_str("  at <native call>\n");
-            continue;
-        }
-        let file = f.file.as_deref().unwrap_or("<unknown>");
-        let package = package_of(&f.class).unwrap_or_default();
-        out.push_str(&format!(
-            "  at {package}/{file}:{}:{} in method {} of class {}\n",
-            f.line, f.column, f.method, f.class
-        ));
-        if let Some(text) = source(&package, file) {
-            if let Some(line) = text.lines().nth(f.line.saturating_sub(1) as usize) {
-                // The line as written, a caret under the column.
-                let line = line.trim_end();
-                let indent = line.len() - line.trim_start().len();
-                let column = (f.column as usize).saturating_sub(1);
-                let caret = line
-                    .get(indent..column.max(indent))
-                    .map_or(0, |s| s.chars().count());
-                out.push_str(&format!("      {}\n", &line[indent..]));
-                out.push_str(&format!("      {}^\n", " ".repeat(caret)));
-            }
-        }
-    }
-    out
+    crate::api::trace::render_frames(
+        frames,
+        &|f, file| format!("{}/{file}", package_of(&f.class).unwrap_or_default()),
+        &|f, file| source(&package_of(&f.class).unwrap_or_default(), file),
+    )
 }
 
 #[cfg(test)]

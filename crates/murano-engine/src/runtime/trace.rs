@@ -32,10 +32,7 @@ pub(crate) fn capture(core: &Core) -> Vec<StackFrame> {
 
 /// Whether a frame runs a host body rather than MuranoPL instructions.
 fn is_native(core: &Core, f: &Frame) -> bool {
-    let class = core.classes.name(f.class);
-    (class == crate::gc::GC_CLASS_NAME
-        && core.classes.file(f.class) == Some(crate::gc::GC_CLASS_NAME))
-        || core
-            .natives
-            .contains_key(&(class.to_owned(), f.method.clone()))
+    core.natives
+        .get(&(f.class, f.method.clone()))
+        .is_some_and(|n| n.host_frame)
 }

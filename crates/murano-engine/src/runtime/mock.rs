@@ -27,7 +27,7 @@
 //! `Core::invoke`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Arc;
 
 use murano_yaql::eval::{Arg, Context, Error as YaqlError, FunctionDef, Lambda, Value};
 
@@ -155,15 +155,6 @@ pub(crate) fn invoke(
     }
 }
 
-/// The engine a mock function belongs to (set once it exists).
-pub(crate) type CoreCell = Arc<OnceLock<Weak<Core>>>;
-
-fn core_of(cell: &CoreCell) -> Result<Arc<Core>, YaqlError> {
-    cell.get()
-        .and_then(Weak::upgrade)
-        .ok_or_else(|| crate::host_exception("RuntimeError", "builtins", "no engine"))
-}
-
 /// The class a mock target names: an object's class, a class value, or a
 /// class name resolved in the calling method's class.
 fn target_class(core: &Core, target: &Value) -> Result<ClassId, EngineError> {
@@ -188,13 +179,12 @@ fn target_class(core: &Core, target: &Value) -> Result<ClassId, EngineError> {
 
 /// `inject` and `withOriginal`, the functions Murano's mock context
 /// manager adds to the root context of a test run.
-pub(crate) fn functions(cell: &CoreCell) -> Vec<FunctionDef> {
-    let c = cell.clone();
+pub(crate) fn functions() -> Vec<FunctionDef> {
     let inject = FunctionDef::native(
         "inject",
         "target, target_method, ~mock, mock_name=",
         move |call| {
-            let core = core_of(&c)?;
+            let core = crate::engine::core_of(call)?;
             let target = call.value(0)?.clone();
             let method = call.string(1)?.to_owned();
             let mock_name = match call.opt(3)? {
@@ -255,9 +245,8 @@ pub(crate) fn functions(cell: &CoreCell) -> Vec<FunctionDef> {
             Ok(Value::Null)
         },
     );
-    let c = cell.clone();
     let with_original = FunctionDef::native("withOriginal", "*args", move |call| {
-        let core = core_of(&c)?;
+        let core = crate::engine::core_of(call)?;
         let original = lock(&core.state).mocks.originals.last().cloned();
         let Some(original) = original else {
             return Err(crate::host_exception(

@@ -19,8 +19,8 @@
 use murano_dsl::model::ClassDefinition;
 use murano_yaql::eval::Value;
 
-use crate::engine::Core;
 use crate::error::{EngineError, ErrorKind};
+use crate::Engine;
 
 /// The declarations of the native methods, by class (Murano's defaults
 /// for imported methods: `Usage: Runtime`, `Scope: Session`).
@@ -71,11 +71,26 @@ pub(crate) fn merge_into(def: &mut ClassDefinition) -> Result<Vec<String>, Engin
     Ok(added)
 }
 
+/// The body of every principal native: [`call`] with the object it runs
+/// on and the class of the method that called it.
+pub(crate) fn native(call: &crate::NativeCall<'_>) -> Result<Value, EngineError> {
+    let engine = call.engine;
+    let this = call.receiver.and_then(|r| engine.object_id(r));
+    self::call(
+        engine,
+        call.class,
+        call.method,
+        this.as_deref(),
+        engine.frame_class(1),
+        call.args,
+    )
+}
+
 /// Runs a native method of a principal class on `this` (arguments by
 /// name, after their contracts); `caller` is the class of the method that
 /// called it.
 pub(crate) fn call(
-    core: &Core,
+    engine: &Engine,
     class: &str,
     method: &str,
     this: Option<&str>,
@@ -96,19 +111,19 @@ pub(crate) fn call(
     })?;
     match (class, method) {
         ("io.murano.Object", "setAttr") => {
-            let owner = attribute_owner(core, method, &arg("owner"), caller)?;
+            let owner = attribute_owner(engine, method, &arg("owner"), caller)?;
             let value = arg("value");
             // An object is stored by its id.
-            let value = match core.obj_of(&value) {
-                Some(o) => Value::str(&o.id),
+            let value = match engine.object_id(&value) {
+                Some(id) => Value::str(&id),
                 None => value,
             };
-            core.set_attribute(this, &owner, &attribute_name(&arg("name")), value);
+            engine.add_attribute(this, &owner, &attribute_name(&arg("name")), value);
             Ok(Value::Null)
         }
         ("io.murano.Object", "getAttr") => {
-            let owner = attribute_owner(core, method, &arg("owner"), caller)?;
-            let found = core.attribute(this, &owner, &attribute_name(&arg("name")));
+            let owner = attribute_owner(engine, method, &arg("owner"), caller)?;
+            let found = engine.attribute(this, &owner, &attribute_name(&arg("name")));
             // `default if result is None else result`.
             Ok(match found {
                 Some(v) if !v.is_null() => v,
@@ -144,14 +159,14 @@ fn attribute_name(v: &Value) -> String {
 /// a class, a type reference or a class name (resolved from the calling
 /// class), by default the calling method's class.
 fn attribute_owner(
-    core: &Core,
+    engine: &Engine,
     method: &str,
     owner: &Value,
     caller: Option<murano_dsl::registry::ClassId>,
 ) -> Result<String, EngineError> {
     if owner.is_null() {
         return caller
-            .map(|c| core.classes.name(c).to_owned())
+            .map(|c| engine.classes().name(c).to_owned())
             .ok_or_else(|| {
                 EngineError::dsl(
                     "DslInvalidOperationError",
@@ -159,12 +174,12 @@ fn attribute_owner(
                 )
             });
     }
-    if let Some(t) = core.type_of_value(owner) {
-        return Ok(core.classes.name(t.class).to_owned());
+    if let Some(class) = engine.type_class(owner) {
+        return Ok(engine.classes().name(class).to_owned());
     }
     if let Value::Str(s) = owner {
-        let c = core.classes.resolve(caller, s)?;
-        return Ok(core.classes.name(c).to_owned());
+        let c = engine.classes().resolve(caller, s)?;
+        return Ok(engine.classes().name(c).to_owned());
     }
     Err(EngineError::new(
         ErrorKind::Yaql(murano_yaql::eval::ErrorKind::NoMatchingMethod),

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use indexmap::IndexMap;
 use murano_dsl::registry::ClassId;
@@ -10,14 +10,9 @@ use murano_yaql::eval::{HostObject, Value};
 
 use crate::engine::Core;
 
-/// Locks a mutex, recovering from poisoning (the data stays consistent:
-/// every critical section is a plain read or write).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
+/// The lock helper, a leaf of the crate (`crate::base::sync`), by its
+/// old path.
+pub(crate) use crate::base::sync::lock;
 
 /// A MuranoPL object: an id, a class, an owner and a property store.
 pub(crate) struct Obj {

@@ -2,6 +2,8 @@
 //! registry of `murano-dsl`, with the package lookup order and the file
 //! each class comes from (for stack traces).
 
+pub(crate) mod init_order;
+
 use std::collections::HashMap;
 
 use murano_dsl::model::ClassDefinition;
@@ -242,10 +244,9 @@ impl ClassSet {
         })
     }
 
-    /// Whether method `name` of `class` is a native method of a principal
-    /// class (`crate::principal`).
-    pub(crate) fn is_principal_native(&self, class: ClassId, name: &str) -> bool {
-        self.principal.contains(&(class, name.to_owned()))
+    /// The native methods of the principal classes (`crate::principal`).
+    pub(crate) fn principal_natives(&self) -> impl Iterator<Item = &(ClassId, String)> {
+        self.principal.iter()
     }
 
     /// Whether a package declared format 1.2 or later.

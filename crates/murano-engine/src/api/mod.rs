@@ -1,0 +1,12 @@
+//! The public API: how an engine is built ([`EngineBuilder`]) and called
+//! ([`CallOptions`]). Hosts, the test runner and deploy are clients of
+//! this layer.
+
+pub(crate) mod builder;
+pub(crate) mod call;
+pub(crate) mod json;
+pub(crate) mod package;
+pub(crate) mod trace;
+
+#[cfg(test)]
+mod tests;

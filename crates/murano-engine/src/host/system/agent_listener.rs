@@ -1,0 +1,73 @@
+//! `io.murano.system.AgentListener`: the listener of an agent's results queue.
+
+use super::*;
+
+/// The MuranoPL declaration of the class's native methods.
+pub(super) const DECLARATION: (&str, &str) = (
+    "io.murano.system.AgentListener",
+    "Methods:
+  .init:
+    Arguments: [{name: {Contract: $}}]
+  queueName: {Scope: Public}
+  start: {Scope: Public}
+  stop: {Scope: Public}
+  subscribe: {Scope: Public, Arguments: [{messageId: {Contract: $}}, {event: {Contract: $}}]}
+  unsubscribe: {Scope: Public, Arguments: [{messageId: {Contract: $}}]}
+",
+);
+
+/// The native methods.
+pub(super) static SPECS: &[Spec] = &[
+    Spec {
+        class: "io.murano.system.AgentListener",
+        method: ".init",
+        kwargs: &[],
+        body: |sys, engine, call| {
+            let id = SystemClasses::this_id(engine, call)?;
+            let name = call.arg("name").map(Value::py_str).unwrap_or_default();
+            sys.set_state(
+                &id,
+                NativeState::Listener {
+                    queue: format!("-execution-results-{}", name.to_lowercase()),
+                },
+            );
+            Ok(Value::Null)
+        },
+    },
+    Spec {
+        class: "io.murano.system.AgentListener",
+        method: "queueName",
+        kwargs: &[],
+        body: |sys, engine, call| {
+            let id = SystemClasses::this_id(engine, call)?;
+            match sys.state(&id) {
+                Some(NativeState::Listener { queue }) => Ok(s(&queue)),
+                _ => Ok(Value::Null),
+            }
+        },
+    },
+    Spec {
+        class: "io.murano.system.AgentListener",
+        method: "start",
+        kwargs: &[],
+        body: unit,
+    },
+    Spec {
+        class: "io.murano.system.AgentListener",
+        method: "stop",
+        kwargs: &[],
+        body: unit,
+    },
+    Spec {
+        class: "io.murano.system.AgentListener",
+        method: "subscribe",
+        kwargs: &[],
+        body: unit,
+    },
+    Spec {
+        class: "io.murano.system.AgentListener",
+        method: "unsubscribe",
+        kwargs: &[],
+        body: unit,
+    },
+];

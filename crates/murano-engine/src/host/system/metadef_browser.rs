@@ -1,0 +1,46 @@
+//! `io.murano.system.MetadefBrowser`: Glance's metadata definitions,
+//! through the host.
+
+use super::*;
+
+/// The MuranoPL declaration of the class's native methods.
+pub(super) const DECLARATION: (&str, &str) = (
+    "io.murano.system.MetadefBrowser",
+    "Methods:
+  .init: {}
+  getNamespaces: {Scope: Public, Arguments: [{resourceType: {Contract: $}}]}
+  getObjects: {Scope: Public, Arguments: [{namespace: {Contract: $}}]}
+",
+);
+
+/// The native methods.
+pub(super) static SPECS: &[Spec] = &[
+    Spec {
+        class: "io.murano.system.MetadefBrowser",
+        method: ".init",
+        kwargs: &[],
+        body: unit,
+    },
+    Spec {
+        class: "io.murano.system.MetadefBrowser",
+        method: "getNamespaces",
+        kwargs: &[],
+        body: |sys, _, call| {
+            sys.inner
+                .host
+                .metadef("namespaces", arg_or_null(call, "resourceType"))
+                .map_err(host_error)
+        },
+    },
+    Spec {
+        class: "io.murano.system.MetadefBrowser",
+        method: "getObjects",
+        kwargs: &[],
+        body: |sys, _, call| {
+            sys.inner
+                .host
+                .metadef("objects", arg_or_null(call, "namespace"))
+                .map_err(host_error)
+        },
+    },
+];

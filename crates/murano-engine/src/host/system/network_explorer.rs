@@ -1,0 +1,118 @@
+//! `io.murano.system.NetworkExplorer`: Neutron questions, answered by the host.
+
+use super::*;
+
+/// The MuranoPL declaration of the class's native methods.
+pub(super) const DECLARATION: (&str, &str) = (
+    "io.murano.system.NetworkExplorer",
+    "Methods:
+  .init:
+    Arguments: [{regionName: {Contract: $, Default: \"\\0murano-host:unset\"}}]
+  getDefaultRouter: {Scope: Public}
+  getAvailableCidr:
+    Scope: Public
+    Arguments:
+      - routerId: {Contract: $}
+      - netId: {Contract: $}
+      - ipVersion: {Contract: $, Default: \"\\0murano-host:unset\"}
+  getDefaultDns: {Scope: Public, Arguments: [{ipVersion: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
+  getExternalNetworkIdForRouter: {Scope: Public, Arguments: [{routerId: {Contract: $}}]}
+  getExternalNetworkIdForNetwork: {Scope: Public, Arguments: [{networkId: {Contract: $}}]}
+  listNetworks: {Scope: Public}
+  listSubnetworks: {Scope: Public}
+  listPorts: {Scope: Public}
+  listNeutronExtensions: {Scope: Public}
+",
+);
+
+/// The native methods.
+pub(super) static SPECS: &[Spec] = &[
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: ".init",
+        kwargs: &[],
+        body: unit,
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "getDefaultRouter",
+        kwargs: &[],
+        body: |sys, _, _| network(sys, NetworkQuery::DefaultRouter),
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "getAvailableCidr",
+        kwargs: &[],
+        body: |sys, _, call| {
+            let four = Value::Int(4);
+            network(
+                sys,
+                NetworkQuery::AvailableCidr {
+                    router: arg_or_null(call, "routerId"),
+                    network: arg_or_null(call, "netId"),
+                    ip_version: given(call, "ipVersion").unwrap_or(&four),
+                },
+            )
+        },
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "getDefaultDns",
+        kwargs: &[],
+        body: |sys, _, call| {
+            let four = Value::Int(4);
+            network(
+                sys,
+                NetworkQuery::DefaultDns {
+                    ip_version: given(call, "ipVersion").unwrap_or(&four),
+                },
+            )
+        },
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "getExternalNetworkIdForRouter",
+        kwargs: &[],
+        body: |sys, _, call| {
+            network(
+                sys,
+                NetworkQuery::ExternalNetworkForRouter(arg_or_null(call, "routerId")),
+            )
+        },
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "getExternalNetworkIdForNetwork",
+        kwargs: &[],
+        body: |sys, _, call| {
+            network(
+                sys,
+                NetworkQuery::ExternalNetworkForNetwork(arg_or_null(call, "networkId")),
+            )
+        },
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "listNetworks",
+        kwargs: &[],
+        body: |sys, _, _| network(sys, NetworkQuery::Networks),
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "listSubnetworks",
+        kwargs: &[],
+        body: |sys, _, _| network(sys, NetworkQuery::Subnetworks),
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "listPorts",
+        kwargs: &[],
+        body: |sys, _, _| network(sys, NetworkQuery::Ports),
+    },
+    Spec {
+        class: "io.murano.system.NetworkExplorer",
+        method: "listNeutronExtensions",
+        kwargs: &[],
+        body: |sys, _, _| network(sys, NetworkQuery::NeutronExtensions),
+    },
+];

@@ -1,0 +1,122 @@
+//! Fuel, the frame stack, nesting and the errors the runtime raises and parks.
+
+use super::*;
+
+impl Core {
+    /// Spends one unit of fuel.
+    pub(crate) fn spend(&self) -> Result<(), EngineError> {
+        let mut st = lock(&self.state);
+        st.fuel_used += 1;
+        if let Some(limit) = self.limits.fuel {
+            if st.fuel_used > limit {
+                return Err(EngineError::limit(
+                    LimitKind::Fuel,
+                    format!("execution used more than {limit} units of fuel"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Enters the engine once more: a method call about to push its frame
+    /// (while its arguments bind), an object's property defaults and
+    /// contracts, an object a contract loads. Each counts against
+    /// [`crate::Limits::max_call_depth`] with the frames of the running
+    /// green thread, until the guard drops: every path by which
+    /// MuranoPL recurses passes here, so recursion ends with the
+    /// call-depth error before the native stack runs out.
+    pub(crate) fn enter(&self) -> Result<Nesting<'_>, EngineError> {
+        let mut st = lock(&self.state);
+        if st.stack.len() + st.nesting >= self.limits.max_call_depth {
+            return Err(EngineError::limit(
+                LimitKind::CallDepth,
+                format!("call depth exceeds {}", self.limits.max_call_depth),
+            ));
+        }
+        st.nesting += 1;
+        Ok(Nesting(self))
+    }
+
+    /// Records the current instruction of the running frame: a block
+    /// construct (`None`) or the expression being evaluated, as Murano's
+    /// `CTX_CURRENT_INSTRUCTION` (what stack traces show).
+    pub(crate) fn set_position(
+        &self,
+        at: Mark,
+        instruction: Option<&Arc<murano_yaql::Expression>>,
+    ) {
+        if let Some(f) = lock(&self.state).stack.last_mut() {
+            f.at = at;
+            f.instruction = instruction.cloned();
+        }
+    }
+
+    pub(crate) fn current_frame(&self) -> Option<Frame> {
+        lock(&self.state).stack.last().cloned()
+    }
+
+    /// A stack frame record for an error raised at the current position.
+    pub(crate) fn frame_record(&self, f: &Frame) -> StackFrame {
+        StackFrame {
+            file: self.classes.file(f.class).map(str::to_owned),
+            line: f.at.line + 1,
+            column: f.at.column + 1,
+            method: f.method.clone(),
+            class: self.classes.name(f.class).to_owned(),
+            instruction: f.instruction.as_ref().map(|e| e.source().to_owned()),
+        }
+    }
+
+    /// Parks an engine error and returns the YAQL error that stands for it.
+    pub(crate) fn park(&self, e: EngineError) -> YaqlError {
+        lock(&self.state).pending = Some(e);
+        YaqlError::new(YaqlErrorKind::Host, PENDING)
+    }
+
+    /// The engine error behind a YAQL error.
+    pub(crate) fn unpark_yaql(&self, e: &YaqlError) -> EngineError {
+        if e.kind() == YaqlErrorKind::Host || e.kind() == YaqlErrorKind::AttributeError {
+            if let Some(p) = lock(&self.state).pending.take() {
+                return p;
+            }
+        }
+        if e.kind() == YaqlErrorKind::Host {
+            if let Some(rest) = e.message().strip_prefix(HOST_PREFIX) {
+                let mut parts = rest.splitn(3, '\u{0}');
+                let module = parts.next().unwrap_or("builtins").to_owned();
+                let type_name = parts.next().unwrap_or("Exception").to_owned();
+                let message = parts.next().unwrap_or("");
+                return EngineError::new(ErrorKind::Host { type_name, module }, message);
+            }
+        }
+        EngineError::from_yaql(e)
+    }
+
+    pub(crate) fn unpark_contract(&self, e: ContractError) -> EngineError {
+        // A limit an engine call inside the contract raised wins over
+        // whatever the contract made of it (a missing attribute, ...).
+        {
+            let mut st = lock(&self.state);
+            if st.pending.as_ref().is_some_and(|p| !p.catchable()) {
+                if let Some(p) = st.pending.take() {
+                    return p;
+                }
+            }
+        }
+        if e.message.contains(PENDING) || e.message.contains(HOST_PREFIX) {
+            let y = YaqlError::new(YaqlErrorKind::Host, e.message.clone());
+            let mut out = self.unpark_yaql(&y);
+            if out.message.contains(PENDING) {
+                out.message.clear();
+            }
+            return out;
+        }
+        EngineError::new(
+            ErrorKind::Engine {
+                type_name: e.python_type().to_owned(),
+                module: e.python_module().to_owned(),
+            },
+            e.message.clone(),
+        )
+    }
+}

@@ -1,0 +1,5 @@
+//! Green threads: the scheduler's run queue and eventlet's `GreenPool`
+//! as a state machine. Knows nothing of MuranoPL.
+
+pub(crate) mod greenpool;
+pub(crate) mod sched;
