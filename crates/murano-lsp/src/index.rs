@@ -215,6 +215,8 @@ pub(crate) fn index_class_file(text: &str, load: &LoadOptions) -> Vec<ClassInfo>
 pub(crate) struct ManifestInfo {
     pub(crate) full_name: Option<String>,
     pub(crate) version: Option<String>,
+    /// The packages of `Require`.
+    pub(crate) requires: Vec<String>,
 }
 
 /// Reads the manifest facts; defaults when it does not load.
@@ -226,6 +228,12 @@ pub(crate) fn index_manifest(text: &str, load: &LoadOptions) -> ManifestInfo {
     ManifestInfo {
         full_name: get("FullName"),
         version: get("Version"),
+        requires: node
+            .value
+            .get("Require")
+            .and_then(|r| r.value.as_map())
+            .map(|m| m.iter().filter_map(|(k, _)| str_of(k)).collect())
+            .unwrap_or_default(),
     }
 }
 

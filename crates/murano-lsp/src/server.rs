@@ -12,8 +12,8 @@ use lsp_types::notification::{
     Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, References, Rename,
-    Request as _,
+    CodeActionRequest, CodeLensRequest, Completion, DocumentSymbolRequest, ExecuteCommand,
+    GotoDefinition, HoverRequest, References, Rename, Request as _, SemanticTokensFullRequest,
 };
 use lsp_types::{
     CompletionOptions, CompletionResponse, DocumentSymbolResponse, GotoDefinitionResponse,
@@ -62,6 +62,22 @@ fn capabilities() -> ServerCapabilities {
         document_symbol_provider: Some(OneOf::Left(true)),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(vec![".".into(), ":".into()]),
+            ..Default::default()
+        }),
+        semantic_tokens_provider: Some(
+            lsp_types::SemanticTokensOptions {
+                legend: crate::tokens::legend(),
+                full: Some(lsp_types::SemanticTokensFullOptions::Bool(true)),
+                ..Default::default()
+            }
+            .into(),
+        ),
+        code_action_provider: Some(lsp_types::CodeActionProviderCapability::Simple(true)),
+        code_lens_provider: Some(lsp_types::CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        execute_command_provider: Some(lsp_types::ExecuteCommandOptions {
+            commands: vec![crate::lens::RUN_TEST.to_owned()],
             ..Default::default()
         }),
         ..Default::default()
@@ -279,6 +295,35 @@ impl Server<'_> {
                     Some(DocumentSymbolResponse::Nested(features::symbols(ws, doc)))
                 })
             }),
+            SemanticTokensFullRequest::METHOD => {
+                self.on::<SemanticTokensFullRequest>(req, |s, p| {
+                    let load = s.ws.load.clone();
+                    s.doc(&p.text_document.uri, |_, _, doc| {
+                        let data = crate::tokens::semantic_tokens(doc, &load);
+                        Some(lsp_types::SemanticTokensResult::Tokens(
+                            lsp_types::SemanticTokens {
+                                result_id: None,
+                                data,
+                            },
+                        ))
+                    })
+                })
+            }
+            CodeActionRequest::METHOD => self.on::<CodeActionRequest>(req, |s, p| {
+                let uri = p.text_document.uri.clone();
+                s.doc(&p.text_document.uri, |ws, _, doc| {
+                    let actions =
+                        crate::actions::code_actions(ws, &uri, doc, &p.context.diagnostics);
+                    Some(actions.into_iter().map(Into::into).collect())
+                })
+            }),
+            CodeLensRequest::METHOD => self.on::<CodeLensRequest>(req, |s, p| {
+                let uri = p.text_document.uri.clone();
+                s.doc(&p.text_document.uri, |ws, _, doc| {
+                    Some(crate::lens::code_lenses(ws, &uri, doc))
+                })
+            }),
+            ExecuteCommand::METHOD => self.on::<ExecuteCommand>(req, |s, p| s.execute(p)),
             other => Err((
                 ErrorCode::MethodNotFound,
                 format!("unknown request {other}"),
@@ -297,6 +342,79 @@ impl Server<'_> {
             .map_err(|e| (ErrorCode::InvalidParams, format!("invalid params: {e}")))?;
         let result = handler(self, params)?;
         serde_json::to_value(result).map_err(|e| (ErrorCode::InternalError, e.to_string()))
+    }
+
+    /// Runs `f` on a document; `None` when the file is in no package.
+    fn doc<T>(
+        &self,
+        uri: &Uri,
+        f: impl FnOnce(&Workspace, &murano_yaql::eval::Library, &Doc) -> Option<T>,
+    ) -> Result<Option<T>, Failure> {
+        let Some((pi, rel)) = uri_to_path(uri).and_then(|p| self.ws.locate(&p)) else {
+            return Ok(None);
+        };
+        let Some(doc) = Doc::new(&self.ws, pi, &rel) else {
+            return Ok(None);
+        };
+        Ok(f(&self.ws, &self.lib, &doc))
+    }
+
+    /// `workspace/executeCommand`: runs a test method (the code lens's
+    /// command); the result is shown as a message and returned.
+    fn execute(
+        &mut self,
+        params: lsp_types::ExecuteCommandParams,
+    ) -> Result<Option<serde_json::Value>, Failure> {
+        if params.command != crate::lens::RUN_TEST {
+            return Err((
+                ErrorCode::InvalidParams,
+                format!("unknown command {}", params.command),
+            ));
+        }
+        let arg = |i: usize| {
+            params
+                .arguments
+                .get(i)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let (Some(uri), Some(class), Some(method)) = (arg(0), arg(1), arg(2)) else {
+            return Err((
+                ErrorCode::InvalidParams,
+                "expected the arguments file URI, class, method".to_owned(),
+            ));
+        };
+        let located = uri
+            .parse::<Uri>()
+            .ok()
+            .and_then(|u| uri_to_path(&u))
+            .and_then(|p| self.ws.locate(&p));
+        let Some((pi, _)) = located else {
+            return Err((
+                ErrorCode::InvalidParams,
+                "the file is in no package of the workspace".to_owned(),
+            ));
+        };
+        let outcome = crate::lens::run_test(&self.ws, pi, &class, &method);
+        let (kind, message) = match &outcome {
+            Ok(m) => (lsp_types::MessageType::INFO, m.clone()),
+            Err(m) => (lsp_types::MessageType::ERROR, m.clone()),
+        };
+        let show = lsp_types::ShowMessageParams {
+            typ: kind,
+            message: message.clone(),
+        };
+        self.send(
+            Notification::new(
+                <lsp_types::notification::ShowMessage as lsp_types::notification::Notification>::METHOD
+                    .to_owned(),
+                show,
+            )
+            .into(),
+        );
+        Ok(Some(
+            serde_json::json!({"passed": outcome.is_ok(), "message": message}),
+        ))
     }
 
     /// Runs `f` on the document and byte offset of a position; `None`

@@ -593,3 +593,227 @@ fn bad_requests_get_error_answers() {
     );
     assert_eq!(r.unwrap(), Value::Null);
 }
+
+/// A package folder with one class.
+fn write_package(dir: &Path, n: usize) {
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        format!("Format: MuranoPL/1.4\nType: Library\nFullName: p.P{n}\nDescription: d\nClasses:\n  p.C{n}: C.yaml\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("Classes/C.yaml"), format!("Name: p.C{n}\n")).unwrap();
+}
+
+#[test]
+fn hostile_workspaces_stay_within_the_limits() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("murano-lsp/hostile");
+    let _ = std::fs::remove_dir_all(&root);
+    for n in 0..30 {
+        write_package(&root.join(format!("many/p{n}")), n);
+    }
+    // A package below the walk's depth limit is not looked for.
+    let mut deep = root.join("deep");
+    for i in 0..20 {
+        deep = deep.join(format!("d{i}"));
+    }
+    write_package(&deep, 99);
+    // A link back to the root: a loop if links were followed.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&root, root.join("many/loop")).unwrap();
+    let mut options = ServerOptions::default();
+    options.max_packages = 10;
+    let ws = murano_lsp::Workspace::load(&[root.clone()], options.clone());
+    assert_eq!(ws.package_count(), 10);
+    options.max_packages = 1000;
+    let ws = murano_lsp::Workspace::load(&[root.clone()], options.clone());
+    assert_eq!(
+        ws.package_count(),
+        30,
+        "the loop adds nothing, the deep package is too deep"
+    );
+    options.max_walk_depth = 30;
+    let ws = murano_lsp::Workspace::load(&[root.clone()], options.clone());
+    assert_eq!(ws.package_count(), 31);
+}
+
+#[test]
+fn huge_and_deep_files_do_not_stop_the_server() {
+    let root = workspace("huge");
+    let mut options = ServerOptions::default();
+    options.max_file_size = 64 << 10;
+    // A file over the limit on disk is left out...
+    let big = root.join("shop/Classes/Big.yaml");
+    std::fs::write(&big, format!("Name: Big\n# {}\n", "x".repeat(100 << 10))).unwrap();
+    let (s, _) = TestServer::start(&root, options);
+    let (r, _) = s.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&big)}}),
+    );
+    assert_eq!(r.unwrap(), Value::Null, "not indexed");
+    // ...and so is an editor's text over it.
+    let notes = s.change("shop/Classes/Shop.yaml", &"a".repeat(100 << 10));
+    assert!(published(&notes, &s.path("shop/Classes/Shop.yaml")).is_none());
+    // YAML nested far deeper than any limit: a finding, no crash.
+    let deep = format!(
+        "Name: Shop\nProperties: {}{}\n",
+        "[".repeat(20_000),
+        "]".repeat(20_000)
+    );
+    let notes = s.change("shop/Classes/Shop.yaml", &deep);
+    let found = published(&notes, &s.path("shop/Classes/Shop.yaml")).expect("checked");
+    assert!(!found.is_empty());
+    let (r, _) = s.request(
+        "textDocument/hover",
+        s.at("shop/Classes/Database.yaml", "class(res:Instance)", 0, 1),
+    );
+    assert!(r.is_ok());
+    let (r, _) = s.request("textDocument/completion", json!({"textDocument": {"uri": uri(&s.path("shop/Classes/Shop.yaml"))}, "position": {"line": 1, "character": 20}}));
+    assert!(r.is_ok());
+}
+
+#[test]
+fn semantic_tokens_mark_yaql_in_scalars() {
+    let root = workspace("tokens");
+    let (s, _) = TestServer::start(&root, ServerOptions::default());
+    let (r, _) = s.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri(&s.path("shop/Classes/Database.yaml"))}}),
+    );
+    let data: Vec<u64> = r.unwrap()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(data.len() % 5, 0);
+    // Decode: absolute (line, column, length, type).
+    let (mut line, mut col) = (0, 0);
+    let mut tokens = Vec::new();
+    for t in data.chunks(5) {
+        if t[0] > 0 {
+            col = 0;
+        }
+        line += t[0];
+        col += t[1];
+        tokens.push((line, col, t[2], t[3]));
+    }
+    let text = std::fs::read_to_string(s.path("shop/Classes/Database.yaml")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let word = |t: &(u64, u64, u64, u64)| {
+        lines[t.0 as usize][t.1 as usize..(t.1 + t.2) as usize].to_owned()
+    };
+    let of_type = |ty: u64| {
+        tokens
+            .iter()
+            .filter(|t| t.3 == ty)
+            .map(word)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        of_type(0).contains(&"$user".to_owned()),
+        "variables {:?}",
+        of_type(0)
+    );
+    assert!(
+        of_type(1).contains(&"len".to_owned()),
+        "functions {:?}",
+        of_type(1)
+    );
+    assert!(
+        of_type(2).contains(&"createUser".to_owned()),
+        "methods {:?}",
+        of_type(2)
+    );
+    assert!(
+        of_type(3).contains(&"instance".to_owned()),
+        "properties {:?}",
+        of_type(3)
+    );
+}
+
+#[test]
+fn quick_fixes_for_a_near_miss_key_and_an_undeclared_prefix() {
+    let root = workspace("actions");
+    let db = root.join("shop/Classes/Database.yaml");
+    let text = std::fs::read_to_string(&db)
+        .unwrap()
+        .replace("    Default: []\n", "    Defualt: []\n")
+        .replace("$.instance.deploy()", "$.instance.deploy(new(conf:Linux))");
+    std::fs::write(&db, &text).unwrap();
+    let (s, notes) = TestServer::start(&root, ServerOptions::default());
+    let diagnostics: Vec<Value> = notes
+        .iter()
+        .filter(|n| n.params["uri"] == json!(uri(&db)))
+        .flat_map(|n| n.params["diagnostics"].as_array().unwrap().clone())
+        .filter(|d| d["code"] == "M204" || d["code"] == "M401")
+        .collect();
+    assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+    let (r, _) = s.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&db)}, "range": diagnostics[0]["range"],
+               "context": {"diagnostics": diagnostics}}),
+    );
+    let actions = r.unwrap();
+    let new_texts: Vec<String> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| a["edit"]["changes"][uri(&db)].as_array().unwrap().clone())
+        .map(|e| e["newText"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(new_texts.contains(&"Default".to_owned()), "{new_texts:?}");
+    assert!(
+        new_texts.contains(&"  conf: io.murano.configuration\n".to_owned()),
+        "{new_texts:?}"
+    );
+}
+
+#[test]
+fn a_code_lens_runs_a_test_method() {
+    let root = workspace("lens");
+    // The runner needs Murano's core library: the shared data's copy.
+    let shared = std::env::var_os("MURANO_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let core = shared.join("conformance/engine/meta/io.murano");
+    if !core.is_dir() {
+        eprintln!("shared core library absent: skipping");
+        return;
+    }
+    let mut options = ServerOptions::default();
+    options.catalog = vec![core];
+    let (s, _) = TestServer::start(&root, options);
+    let tests = s.path("greetings/Classes/GreeterTests.yaml");
+    let (r, _) = s.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri(&tests)}}),
+    );
+    let lenses = r.unwrap();
+    let titles: Vec<&str> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles.len(), 3, "{titles:?}");
+    let command = lenses[0]["command"].clone();
+    let (r, notes) = s.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    let r = r.unwrap();
+    assert_eq!(r["passed"], json!(true), "{r}");
+    assert!(notes.iter().any(|n| n.method == "window/showMessage"));
+    // Broken in the editor (not saved): the run sees the editor's text.
+    let text = std::fs::read_to_string(&tests)
+        .unwrap()
+        .replace("'Hello, Ada!'", "'Bye, Ada!'");
+    s.change("greetings/Classes/GreeterTests.yaml", &text);
+    let (r, _) = s.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": [uri(&tests), "com.example.GreeterTests", "testGreeting"]}),
+    );
+    let r = r.unwrap();
+    assert_eq!(r["passed"], json!(false), "{r}");
+}
