@@ -27,6 +27,7 @@ mod files;
 mod hot;
 mod hot_validate;
 mod inspect;
+mod lsp;
 mod output;
 mod parse;
 mod run_cmd;
@@ -67,6 +68,7 @@ enum Command {
     Deploy(deploy::DeployArgs),
     Test(test_cmd::TestArgs),
     Run(run_cmd::RunArgs),
+    Lsp(lsp::LspArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -90,6 +92,7 @@ fn main() -> ExitCode {
         Command::Deploy(args) => deploy::run(&args),
         Command::Test(args) => test_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Lsp(args) => lsp::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS
