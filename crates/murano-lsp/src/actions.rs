@@ -88,6 +88,8 @@ fn quoted(message: &str) -> Option<&str> {
 }
 
 /// The fixes for `diagnostics` (as the client sends them back) in `doc`.
+// lsp-types' Uri caches its parse inside; hashing reads only the text.
+#[allow(clippy::mutable_key_type)]
 pub(crate) fn code_actions(
     ws: &Workspace,
     uri: &Uri,

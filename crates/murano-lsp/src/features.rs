@@ -282,6 +282,8 @@ fn is_identifier(name: &str) -> bool {
 
 /// The edits renaming the thing at `offset` to `new_name`; `Err` with a
 /// message when it cannot be renamed safely.
+// lsp-types' Uri caches its parse inside; hashing reads only the text.
+#[allow(clippy::mutable_key_type)]
 pub(crate) fn rename(
     ws: &Workspace,
     lib: &Library,

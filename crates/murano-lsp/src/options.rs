@@ -22,7 +22,8 @@ pub struct ServerOptions {
     pub max_walk_depth: usize,
     /// Most folder entries looked at while searching for packages.
     pub max_walk_entries: usize,
-    /// Deepest YAML nesting loaded.
+    /// Deepest YAML nesting loaded (default: the loader's, as `murano
+    /// check` loads).
     pub max_yaml_depth: u32,
     /// Most results of a references or rename request.
     pub max_results: usize,
@@ -41,7 +42,7 @@ impl Default for ServerOptions {
             max_packages: 5_000,
             max_walk_depth: 12,
             max_walk_entries: 200_000,
-            max_yaml_depth: 200,
+            max_yaml_depth: murano_yaml::LoadOptions::default().max_depth,
             max_results: 10_000,
         }
     }

@@ -157,13 +157,12 @@ impl Server<'_> {
     /// Checks packages and publishes their diagnostics, clearing files
     /// that had some and have none now.
     fn publish(&mut self, packages: &[usize]) {
-        let options = self.ws.check_options();
         for &pi in packages {
             let package = &self.ws.packages[pi];
             if !package.checked || package.root().is_none() {
                 continue;
             }
-            let findings = self.ws.check(pi, &options);
+            let findings = self.ws.check(pi);
             let by_file = diagnostics::to_lsp(package, &findings);
             let before = self.published.remove(&pi).unwrap_or_default();
             let now: BTreeSet<String> = by_file.keys().cloned().collect();

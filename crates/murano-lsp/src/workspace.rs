@@ -97,6 +97,9 @@ pub struct Workspace {
     /// Whether a catalog was given (then the checker gets the merged
     /// class index, as `murano check --catalog` does).
     catalog_given: bool,
+    /// The checker's options, with the merged class index as catalog
+    /// (rebuilt when a package's part of it changes).
+    check_options: CheckOptions,
 }
 
 impl Workspace {
@@ -110,6 +113,7 @@ impl Workspace {
             load,
             packages: Vec::new(),
             classes: HashMap::new(),
+            check_options: CheckOptions::default(),
         };
         let mut seen = std::collections::HashSet::new();
         for (paths, checked) in [(roots.to_vec(), true), (ws.options.catalog.clone(), false)] {
@@ -136,6 +140,7 @@ impl Workspace {
             }
         }
         ws.rebuild_classes();
+        ws.rebuild_catalog();
         ws
     }
 
@@ -182,6 +187,7 @@ impl Workspace {
         let (pi, rel) = self.locate(path)?;
         let package = &mut self.packages[pi];
         package.files.insert(&rel, text.as_bytes().to_vec()).ok()?;
+        let index_before = package.class_index.clone();
         let before: Vec<_> = package
             .classes
             .values()
@@ -199,6 +205,9 @@ impl Workspace {
             self.rebuild_classes();
         } else {
             self.refresh_refs(pi);
+        }
+        if self.packages[pi].class_index != index_before {
+            self.rebuild_catalog();
         }
         Some(pi)
     }
@@ -226,34 +235,26 @@ impl Workspace {
 
     /// The checker's catalog: every package's classes, as `murano check
     /// --catalog` builds it (the checked packages are part of it).
-    fn catalog(&self) -> Option<ClassIndex> {
-        if !self.catalog_given {
-            return None;
-        }
-        let mut index = ClassIndex::new();
-        for package in &self.packages {
-            index.merge(&package.class_index);
-        }
-        Some(index)
-    }
-
-    /// The checker's options.
-    pub(crate) fn check_options(&self) -> CheckOptions {
+    fn rebuild_catalog(&mut self) {
         let mut options = CheckOptions::default();
         options.load = self.load.clone();
-        match self.catalog() {
-            Some(catalog) => options.with_catalog(catalog),
-            None => options,
+        if self.catalog_given {
+            let mut index = ClassIndex::new();
+            for package in &self.packages {
+                index.merge(&package.class_index);
+            }
+            options = options.with_catalog(index);
         }
+        self.check_options = options;
     }
 
     /// `murano check`'s diagnostics of one package.
-    pub(crate) fn check(&self, pi: usize, options: &CheckOptions) -> Vec<Diagnostic> {
+    pub(crate) fn check(&self, pi: usize) -> Vec<Diagnostic> {
         let files = &self.packages[pi].files;
         if files.read("manifest.yaml").is_none() {
             return Vec::new();
         }
-        check_package(files, options)
+        check_package(files, &self.check_options)
     }
 
     /// A class by full name.

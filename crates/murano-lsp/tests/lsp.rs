@@ -165,8 +165,7 @@ fn published(notes: &[Notification], path: &Path) -> Option<Vec<(String, u64, u6
     notes
         .iter()
         .filter(|n| n.method == lsp_types::notification::PublishDiagnostics::METHOD)
-        .filter(|n| n.params["uri"] == json!(uri))
-        .last()
+        .rfind(|n| n.params["uri"] == json!(uri))
         .map(|n| {
             n.params["diagnostics"]
                 .as_array()
@@ -623,17 +622,17 @@ fn hostile_workspaces_stay_within_the_limits() {
     std::os::unix::fs::symlink(&root, root.join("many/loop")).unwrap();
     let mut options = ServerOptions::default();
     options.max_packages = 10;
-    let ws = murano_lsp::Workspace::load(&[root.clone()], options.clone());
+    let ws = murano_lsp::Workspace::load(std::slice::from_ref(&root), options.clone());
     assert_eq!(ws.package_count(), 10);
     options.max_packages = 1000;
-    let ws = murano_lsp::Workspace::load(&[root.clone()], options.clone());
+    let ws = murano_lsp::Workspace::load(std::slice::from_ref(&root), options.clone());
     assert_eq!(
         ws.package_count(),
         30,
         "the loop adds nothing, the deep package is too deep"
     );
     options.max_walk_depth = 30;
-    let ws = murano_lsp::Workspace::load(&[root.clone()], options.clone());
+    let ws = murano_lsp::Workspace::load(std::slice::from_ref(&root), options.clone());
     assert_eq!(ws.package_count(), 31);
 }
 
