@@ -84,6 +84,14 @@ pub(crate) enum Target {
     FieldType(String),
     /// A top-level manifest key.
     ManifestKey(String),
+    /// A field of a UI form (`$.form.field` in `Application` or
+    /// `Templates`): the package and UI file, form and field names.
+    UiField {
+        package: usize,
+        file: String,
+        form: String,
+        field: String,
+    },
 }
 
 /// The class of a receiver, when known.
@@ -222,6 +230,11 @@ pub(crate) fn target_at(
             }
             let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
             let line = text[line_start..s].trim_start().trim_start_matches("- ");
+            if doc.kind == FileKind::Ui {
+                if let Some(found) = ui_field_at(ws, doc, offset) {
+                    return Some(found);
+                }
+            }
             if doc.kind == FileKind::Ui
                 && line.trim_end() == "type:"
                 && docs::lookup(docs::FIELD_TYPES, word).is_some()
@@ -389,4 +402,52 @@ fn typed_key_at(ws: &Workspace, doc: &Doc, offset: usize) -> Option<(Target, Spa
         ));
     }
     None
+}
+
+/// `$.form.field` at `offset` of a UI file, when the form declares the
+/// field.
+fn ui_field_at(ws: &Workspace, doc: &Doc, offset: usize) -> Option<(Target, Span)> {
+    let text = doc.text.as_str();
+    let (s, e) = ident_at(text, offset)?;
+    let before = text[..s].strip_suffix('.')?;
+    let form_start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let form = &before[form_start..];
+    if !before[..form_start].ends_with("$.") || form.is_empty() {
+        return None;
+    }
+    let field = &text[s..e];
+    ui_field_span(ws, doc, form, field)?;
+    Some((
+        Target::UiField {
+            package: doc.package,
+            file: doc.rel.clone(),
+            form: form.to_owned(),
+            field: field.to_owned(),
+        },
+        (s, e),
+    ))
+}
+
+/// The span of the `name:` value declaring `field` in form `form`.
+pub(crate) fn ui_field_span(ws: &Workspace, doc: &Doc, form: &str, field: &str) -> Option<Span> {
+    let root = murano_yaml::load_ui_file(doc.text.as_bytes(), &ws.load).ok()??;
+    let Some(Value::Seq(forms)) = root.value.get("Forms").map(|f| &f.value) else {
+        return None;
+    };
+    forms.iter().find_map(|f| {
+        let (_, body) = f
+            .value
+            .as_map()?
+            .iter()
+            .find(|(k, _)| k.value.as_str() == Some(form))?;
+        let Some(Value::Seq(fields)) = body.value.get("fields").map(|f| &f.value) else {
+            return None;
+        };
+        fields.iter().find_map(|item| {
+            let name = item.value.get("name")?;
+            (name.value.as_str() == Some(field)).then(|| span_of(&doc.text, &doc.lines, name))
+        })
+    })
 }

@@ -121,6 +121,9 @@ pub(crate) fn hover(ws: &Workspace, lib: &Library, doc: &Doc, offset: usize) -> 
             docs::lookup(docs::FIELD_TYPES, &name)?,
             docs::FIELD_ATTRIBUTES.join(", ")
         ),
+        Target::UiField { form, field, .. } => {
+            format!("**UI field** `{field}` of form `{form}`")
+        }
         Target::ManifestKey(name) => format!(
             "**manifest** `{name}`: {}",
             docs::lookup(docs::MANIFEST_KEYS, &name)?
@@ -155,6 +158,17 @@ fn declaration(ws: &Workspace, target: &Target) -> Option<(usize, String, Span)>
             let (decl, m) = find_method(ws, class, name)?;
             let (r, _) = ws.class(&decl.name)?;
             Some((r.package, r.file.clone(), m.span))
+        }
+        Target::UiField {
+            package,
+            file,
+            form,
+            field,
+        } => {
+            // The field is declared in the same UI file.
+            let doc = Doc::new(ws, *package, file)?;
+            let span = crate::analysis::ui_field_span(ws, &doc, form, field)?;
+            Some((*package, file.clone(), span))
         }
         _ => None,
     }

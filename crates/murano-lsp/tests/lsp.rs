@@ -416,6 +416,16 @@ fn definitions_and_references_cross_files() {
         s.at("greetings/Classes/GreeterTests.yaml", "greeting()", 0, 1),
     );
     assert_eq!(location(&r.unwrap()).0, "Greeter.yaml");
+    // A UI field used in the Application template: its declaration.
+    let ui = s.path("shop/UI/ui.yaml");
+    let (r, _) = s.request(
+        "textDocument/definition",
+        s.at("shop/UI/ui.yaml", "$.settings.port", 0, 12),
+    );
+    assert_eq!(
+        location(&r.unwrap()),
+        ("ui.yaml".into(), line_of(&ui, "- name: port"), 16)
+    );
     // The references of a property: declaration, uses, the UI template.
     let mut at = s.at(shop, "  port:", 0, 3);
     at["context"] = json!({"includeDeclaration": true});
