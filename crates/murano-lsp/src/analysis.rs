@@ -84,6 +84,9 @@ pub(crate) enum Target {
     FieldType(String),
     /// A top-level manifest key.
     ManifestKey(String),
+    /// A file under the package's `Resources/` named in a string
+    /// (`$resources.string('setup.sh')`): package and relative path.
+    Resource { package: usize, file: String },
     /// A field of a UI form (`$.form.field` in `Application` or
     /// `Templates`): the package and UI file, form and field names.
     UiField {
@@ -257,6 +260,9 @@ fn class_target(
     let own = classes.first().map(|c| c.name.as_str());
     let namespaces = classes.first().map_or(&[][..], |c| c.namespaces.as_slice());
     let inside = |span: Span| span.0 <= offset && offset <= span.1 && span.0 < span.1;
+    if let Some(found) = resource_at(ws, doc, offset) {
+        return Some(found);
+    }
     for class in classes {
         if let Some(p) = class.properties.iter().find(|p| inside(p.span)) {
             return Some((
@@ -450,4 +456,39 @@ pub(crate) fn ui_field_span(ws: &Workspace, doc: &Doc, form: &str, field: &str) 
             (name.value.as_str() == Some(field)).then(|| span_of(&doc.text, &doc.lines, name))
         })
     })
+}
+
+/// A quoted string at `offset` naming a file under `Resources/`.
+fn resource_at(ws: &Workspace, doc: &Doc, offset: usize) -> Option<(Target, Span)> {
+    let text = doc.text.as_str();
+    let line_start = text[..offset.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    let line = &text[line_start..line_end];
+    let at = offset - line_start;
+    // The quoted run around the cursor, on one line.
+    let open = line[..at.min(line.len())].rfind(['\'', '"'])?;
+    let quote = line.as_bytes()[open];
+    let close = open + 1 + line[open + 1..].find(quote as char)?;
+    if at <= open || at > close {
+        return None;
+    }
+    let name = &line[open + 1..close];
+    let file = format!("Resources/{name}");
+    if name.is_empty()
+        || murano_packages::source::PackageSource::read(&ws.packages[doc.package].files, &file)
+            .is_none()
+    {
+        return None;
+    }
+    Some((
+        Target::Resource {
+            package: doc.package,
+            file,
+        },
+        (line_start + open + 1, line_start + close),
+    ))
 }

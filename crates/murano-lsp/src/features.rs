@@ -124,6 +124,7 @@ pub(crate) fn hover(ws: &Workspace, lib: &Library, doc: &Doc, offset: usize) -> 
         Target::UiField { form, field, .. } => {
             format!("**UI field** `{field}` of form `{form}`")
         }
+        Target::Resource { file, .. } => format!("**resource** `{file}`"),
         Target::ManifestKey(name) => format!(
             "**manifest** `{name}`: {}",
             docs::lookup(docs::MANIFEST_KEYS, &name)?
@@ -159,6 +160,7 @@ fn declaration(ws: &Workspace, target: &Target) -> Option<(usize, String, Span)>
             let (r, _) = ws.class(&decl.name)?;
             Some((r.package, r.file.clone(), m.span))
         }
+        Target::Resource { package, file } => Some((*package, file.clone(), (0, 0))),
         Target::UiField {
             package,
             file,

@@ -379,6 +379,8 @@ fn line_of(path: &Path, needle: &str) -> u64 {
 #[test]
 fn definitions_and_references_cross_files() {
     let root = workspace("navigate");
+    std::fs::create_dir_all(root.join("shop/Resources")).unwrap();
+    std::fs::write(root.join("shop/Resources/setup.sh"), "echo\n").unwrap();
     let (s, _) = TestServer::start(&root, ServerOptions::default());
     let shop = "shop/Classes/Shop.yaml";
     let db = root.join("shop/Classes/Database.yaml");
@@ -416,6 +418,28 @@ fn definitions_and_references_cross_files() {
         s.at("greetings/Classes/GreeterTests.yaml", "greeting()", 0, 1),
     );
     assert_eq!(location(&r.unwrap()).0, "Greeter.yaml");
+    // A file of Resources/ named in a string: the file.
+    let db_text = std::fs::read_to_string(&db).unwrap();
+    s.change(
+        "shop/Classes/Database.yaml",
+        &db_text.replace(
+            "$.instance.deploy()",
+            "$.instance.deploy($res.string('setup.sh'))",
+        ),
+    );
+    let mut at = s.at("shop/Classes/Database.yaml", "$.instance.deploy()", 0, 0);
+    let line = line_of(&db, "$.instance.deploy()");
+    let col = std::fs::read_to_string(&db)
+        .unwrap()
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("$.instance")
+        .unwrap()
+        + 32;
+    at["position"] = json!({"line": line, "character": col});
+    let (r, _) = s.request("textDocument/definition", at);
+    assert_eq!(location(&r.unwrap()), ("setup.sh".into(), 0, 0));
     // A UI field used in the Application template: its declaration.
     let ui = s.path("shop/UI/ui.yaml");
     let (r, _) = s.request(
