@@ -42,17 +42,17 @@ Classes:\n  bench.Big: Big.yaml\n",
         "Namespaces:\n  =: bench\n  std: io.murano\n  res: io.murano.resources\n\
 Name: Big\nExtends: std:Application\nProperties:\n",
     );
-    for i in 0..150 {
+    for i in 0..185 {
         text.push_str(&format!(
             "  prop{i}:\n    Contract: $.string().notNull()\n    Default: value{i}\n"
         ));
     }
     text.push_str("Methods:\n");
-    for i in 0..150 {
+    for i in 0..185 {
         text.push_str(&format!(
             "  method{i}:\n    Arguments:\n      - count:\n          Contract: $.int().check($ >= 0)\n    Body:\n      - $x: $.prop{i}.toUpper()\n      - $this.method{}($count + 1)\n      - Return: format('{{0}}-{{1}}', $x, len($.prop{}))\n",
-            (i + 1) % 150,
-            (i + 7) % 150
+            (i + 1) % 185,
+            (i + 7) % 185
         ));
     }
     std::fs::write(dir.join("Classes/Big.yaml"), &text).unwrap();
