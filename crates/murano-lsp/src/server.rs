@@ -49,6 +49,8 @@ struct Server<'c> {
     lib: murano_yaql::eval::Library,
     /// Files each package has diagnostics published on.
     published: HashMap<usize, BTreeSet<String>>,
+    /// Files the editor holds open (their text is the editor's).
+    open: std::collections::HashSet<PathBuf>,
 }
 
 /// The capabilities announced to the client.
@@ -120,6 +122,7 @@ pub fn run(connection: Connection, options: ServerOptions) -> Result<(), ServerE
         ws,
         lib: murano_engine::yaql_library(),
         published: HashMap::new(),
+        open: std::collections::HashSet::new(),
     };
     let all: Vec<usize> = (0..server.ws.packages.len()).collect();
     server.publish(&all);
@@ -184,7 +187,10 @@ impl Server<'_> {
             DidOpenTextDocument::METHOD => {
                 serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(note.params)
                     .ok()
-                    .and_then(|p| self.set_text(&p.text_document.uri, &p.text_document.text))
+                    .and_then(|p| {
+                        self.open.extend(uri_to_path(&p.text_document.uri));
+                        self.set_text(&p.text_document.uri, &p.text_document.text)
+                    })
             }
             DidChangeTextDocument::METHOD => {
                 serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(note.params)
@@ -203,11 +209,32 @@ impl Server<'_> {
                 .and_then(|doc| {
                     let path = uri_to_path(&doc.uri)?;
                     if note.method == DidCloseTextDocument::METHOD {
+                        self.open.remove(&path);
                         self.ws.reload(&path).map(|pi| vec![pi])
                     } else {
                         None
                     }
                 })
+            }
+            "workspace/didChangeWatchedFiles" => {
+                // Files changed on disk (a checkout, another tool): read
+                // again, unless the editor holds them open.
+                serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(note.params)
+                    .ok()
+                    .map(|p| {
+                        let mut packages: Vec<usize> = p
+                            .changes
+                            .iter()
+                            .filter(|c| c.typ != lsp_types::FileChangeType::DELETED)
+                            .filter_map(|c| uri_to_path(&c.uri))
+                            .filter(|path| !self.open.contains(path))
+                            .filter_map(|path| self.ws.reload(&path))
+                            .collect();
+                        packages.sort_unstable();
+                        packages.dedup();
+                        packages
+                    })
+                    .filter(|p| !p.is_empty())
             }
             _ => None,
         };

@@ -259,6 +259,31 @@ fn diagnostics_are_the_checkers_and_follow_edits() {
 }
 
 #[test]
+fn files_changed_on_disk_are_read_again() {
+    let root = workspace("watched");
+    let (s, notes) = TestServer::start(&root, ServerOptions::default());
+    let db = root.join("shop/Classes/Database.yaml");
+    let before = published(&notes, &db).unwrap_or_default();
+    assert!(!before.iter().any(|d| d.0 == "M204"));
+    let text = std::fs::read_to_string(&db).unwrap();
+    std::fs::write(
+        &db,
+        text.replace("    Default: []\n", "    Default: []\n    Defualt: 1\n"),
+    )
+    .unwrap();
+    s.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&db), "type": 2}]}),
+    );
+    let (_, notes) = s.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&db)}}),
+    );
+    let after = published(&notes, &db).expect("checked again");
+    assert!(after.iter().any(|d| d.0 == "M204"), "{after:?}");
+}
+
+#[test]
 fn a_change_in_one_package_is_reported_in_another() {
     let root = workspace("cross");
     // A class of another package that uses a property its parent (in
