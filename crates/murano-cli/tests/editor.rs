@@ -13,7 +13,8 @@ use std::process::{Command, ExitCode};
 
 fn find_nvim() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("MURANO_NVIM") {
-        return Some(PathBuf::from(p));
+        // Named but missing is missing too.
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
