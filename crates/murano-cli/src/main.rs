@@ -65,10 +65,10 @@ enum Command {
     Schema(schema::SchemaArgs),
     Forms(serve::forms::FormsArgs),
     Parse(parse::ParseArgs),
+    Lsp(lsp::LspArgs),
     Deploy(deploy::DeployArgs),
     Test(test_cmd::TestArgs),
     Run(run_cmd::RunArgs),
-    Lsp(lsp::LspArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -89,10 +89,10 @@ fn main() -> ExitCode {
         Command::Schema(args) => schema::run(&args),
         Command::Forms(args) => serve::forms::run(&args),
         Command::Parse(args) => parse::run(&args),
+        Command::Lsp(args) => lsp::run(&args),
         Command::Deploy(args) => deploy::run(&args),
         Command::Test(args) => test_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),
-        Command::Lsp(args) => lsp::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS
