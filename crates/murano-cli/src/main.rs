@@ -30,6 +30,7 @@ mod forms;
 mod hot;
 mod init_cmd;
 mod inspect;
+mod lsp;
 mod output;
 mod package_cmd;
 mod parse;
@@ -71,6 +72,7 @@ enum Command {
     Schema(schema::SchemaArgs),
     Forms(forms::FormsArgs),
     Parse(parse::ParseArgs),
+    Lsp(lsp::LspArgs),
     Deploy(deploy::DeployArgs),
     Test(test_cmd::TestArgs),
     Run(run_cmd::RunArgs),
@@ -99,6 +101,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => schema::run(&args),
         Command::Forms(args) => forms::run(&args),
         Command::Parse(args) => parse::run(&args),
+        Command::Lsp(args) => lsp::run(&args),
         Command::Deploy(args) => deploy::run(&args),
         Command::Test(args) => test_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),

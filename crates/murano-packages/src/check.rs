@@ -179,6 +179,27 @@ impl ClassIndex {
         Some(name)
     }
 
+    /// Adds everything `other` holds (an index built per package and
+    /// merged, so that a change to one package re-reads only that one).
+    pub fn merge(&mut self, other: &ClassIndex) {
+        for (class, packages) in &other.classes {
+            self.classes
+                .entry(class.clone())
+                .or_default()
+                .extend(packages.iter().cloned());
+        }
+        for (class, shape) in &other.shapes {
+            self.shapes.insert(class.clone(), shape.clone());
+        }
+        self.packages.extend(other.packages.iter().cloned());
+        for (class, cardinality) in &other.meta {
+            self.meta.insert(class.clone(), *cardinality);
+        }
+        for (class, applies) in &other.applies {
+            self.applies.insert(class.clone(), applies.clone());
+        }
+    }
+
     /// Records what `class` declares.
     pub fn insert_shape(&mut self, class: &str, shape: ClassShape) {
         self.shapes.insert(class.to_owned(), shape);

@@ -717,3 +717,35 @@ fn optional_string_fields_mapped_to_properties_with_defaults_are_reported() {
     );
     assert!(found[0].message.contains("Default"), "{}", found[0].message);
 }
+
+#[test]
+fn merged_indexes_equal_one_index_of_every_package() {
+    let package = |name: &str, class: &str| {
+        let mut files = FileMap::new();
+        files
+            .insert(
+                "manifest.yaml",
+                format!("Format: MuranoPL/1.4\nFullName: {name}\nType: Library\nClasses:\n  {class}: C.yaml\n").into_bytes(),
+            )
+            .unwrap();
+        files
+            .insert(
+                "Classes/C.yaml",
+                format!("Name: {class}\nProperties:\n  p:\n    Contract: $\n").into_bytes(),
+            )
+            .unwrap();
+        files
+    };
+    let (a, b) = (package("p.a", "p.a.A"), package("p.b", "p.b.B"));
+    let mut whole = ClassIndex::new();
+    whole.add_package(&a);
+    whole.add_package(&b);
+    let (mut one, mut other) = (ClassIndex::new(), ClassIndex::new());
+    one.add_package(&a);
+    other.add_package(&b);
+    let mut merged = ClassIndex::new();
+    merged.merge(&one);
+    merged.merge(&other);
+    assert_eq!(merged, whole);
+    assert!(merged.shape("p.b.B").is_some() && merged.has_package("p.a"));
+}
