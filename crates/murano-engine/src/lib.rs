@@ -171,6 +171,7 @@ mod sched;
 mod serialize;
 mod settings;
 mod store;
+pub mod task;
 pub mod testing;
 #[cfg(test)]
 mod tests;
