@@ -60,6 +60,10 @@ pub(crate) struct Frame {
 
 #[derive(Default)]
 pub(crate) struct State {
+    /// Objects created by the running load whose model header has
+    /// `dependencies`, loaded again once the whole tree exists (a
+    /// subscriber may come later in the tree than its publisher).
+    pub(crate) deferred_dependencies: Vec<(Arc<Obj>, Value)>,
     pub(crate) objects: crate::store::ObjectStore,
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
@@ -1048,6 +1052,7 @@ impl Core {
     ) -> Result<Value, EngineError> {
         // Pass 1: create every object of the tree, so references resolve.
         let mut created = Vec::new();
+        let deferred_from = lock(&self.state).deferred_dependencies.len();
         let root = self.precreate(
             true,
             model,
@@ -1056,6 +1061,14 @@ impl Core {
             keep_ids,
             &mut created,
         )?;
+        let deferred: Vec<(Arc<Obj>, Value)> = {
+            let mut st = lock(&self.state);
+            let from = deferred_from.min(st.deferred_dependencies.len());
+            st.deferred_dependencies.drain(from..).collect()
+        };
+        for (o, deps) in &deferred {
+            crate::gc::load_dependencies(self, o, deps)?;
+        }
         // Pass 2: initialise from the root down.
         match root {
             Some((obj, params)) => {
@@ -1334,6 +1347,11 @@ impl Core {
                         let id = if keep_ids { def.id } else { None };
                         let o = self.create_object(def.class, id, owner, def.name, def.metadata)?;
                         crate::gc::load_dependencies(self, &o, &def.dependencies)?;
+                        if !def.dependencies.is_null() {
+                            lock(&self.state)
+                                .deferred_dependencies
+                                .push((o.clone(), def.dependencies.clone()));
+                        }
                         if let (false, Some(mid)) = (keep_ids, model_id) {
                             if let Some(scope) = lock(&self.state).aliases.last_mut() {
                                 scope.insert(mid, o.clone());

@@ -112,7 +112,7 @@ fn run_lifecycle(
             } else {
                 json!({"engine": "would run"})
             };
-            if api != t["api"] {
+            if api["environment"] != t["api"]["environment"] {
                 return Err(at(format!("api: expected {}, got {api}", t["api"])));
             }
             description = None;
