@@ -136,7 +136,9 @@ fn holds_object(v: &Json, depth: usize) -> bool {
         return false;
     }
     match v {
-        Json::Object(m) => m.contains_key("$object") || m.values().any(|x| holds_object(x, depth + 1)),
+        Json::Object(m) => {
+            m.contains_key("$object") || m.values().any(|x| holds_object(x, depth + 1))
+        }
         Json::Array(a) => a.iter().any(|x| holds_object(x, depth + 1)),
         _ => false,
     }
@@ -304,9 +306,7 @@ fn run(
     if let Some(r) = failed {
         return (r, out);
     }
-    let result = called
-        .map(|v| encode(engine, &v))
-        .unwrap_or(Json::Null);
+    let result = called.map(|v| encode(engine, &v)).unwrap_or(Json::Null);
     if holds_object(&result, 0) {
         // Serialised after finalisation: the object store is cleared, so
         // Murano's serializer meets no object there.

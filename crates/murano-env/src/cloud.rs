@@ -93,7 +93,9 @@ impl CloudState {
         let obj = value.as_object().ok_or_else(|| err("not a mapping"))?;
         let mut state = CloudState::default();
         if let Some(heat) = obj.get("heat") {
-            let heat = heat.as_object().ok_or_else(|| err("heat is not a mapping"))?;
+            let heat = heat
+                .as_object()
+                .ok_or_else(|| err("heat is not a mapping"))?;
             for (name, s) in heat {
                 let field = |k: &str| s.get(k).map(decode).unwrap_or_default();
                 state.heat.insert(

@@ -138,14 +138,15 @@ fn step<'a>(v: &'a mut Json, key: &Json) -> Option<&'a mut Json> {
 /// the lifecycle oracle's form: `path` from the model root).
 pub fn apply_edit(model: &mut Json, edit: &Json) -> Result<(), ModelError> {
     let bad = || ModelError::BadEdit(edit.to_string());
-    let path = edit
-        .get("path")
-        .and_then(Json::as_array)
-        .ok_or_else(bad)?;
+    let path = edit.get("path").and_then(Json::as_array).ok_or_else(bad)?;
     let (last, parent_path) = path.split_last().ok_or_else(bad)?;
     let op = edit.get("op").and_then(Json::as_str).ok_or_else(bad)?;
     let mut cur = &mut *model;
-    let target_path = if op == "append" { path.as_slice() } else { parent_path };
+    let target_path = if op == "append" {
+        path.as_slice()
+    } else {
+        parent_path
+    };
     for key in target_path {
         cur = step(cur, key).ok_or_else(|| ModelError::NoPath(path_text(path)))?;
     }
@@ -493,12 +494,28 @@ mod tests {
     #[test]
     fn edits_set_remove_and_append() {
         let mut m = initial_model(&env(), vec![json!({"?": {"id": "a"}, "n": 1})]);
-        apply_edit(&mut m, &json!({"op": "set", "path": ["Objects", "applications", 0, "n"], "value": 2})).unwrap();
+        apply_edit(
+            &mut m,
+            &json!({"op": "set", "path": ["Objects", "applications", 0, "n"], "value": 2}),
+        )
+        .unwrap();
         assert_eq!(m["Objects"]["applications"][0]["n"], 2);
-        apply_edit(&mut m, &json!({"op": "append", "path": ["Objects", "applications"], "value": {"x": 1}})).unwrap();
-        apply_edit(&mut m, &json!({"op": "remove", "path": ["Objects", "applications", 0]})).unwrap();
+        apply_edit(
+            &mut m,
+            &json!({"op": "append", "path": ["Objects", "applications"], "value": {"x": 1}}),
+        )
+        .unwrap();
+        apply_edit(
+            &mut m,
+            &json!({"op": "remove", "path": ["Objects", "applications", 0]}),
+        )
+        .unwrap();
         assert_eq!(m["Objects"]["applications"], json!([{"x": 1}]));
-        assert!(apply_edit(&mut m, &json!({"op": "remove", "path": ["Objects", "applications", 5]})).is_err());
+        assert!(apply_edit(
+            &mut m,
+            &json!({"op": "remove", "path": ["Objects", "applications", 5]})
+        )
+        .is_err());
         assert!(apply_edit(&mut m, &json!({"op": "frob", "path": ["Objects"]})).is_err());
     }
 
@@ -509,7 +526,10 @@ mod tests {
                        "ObjectsCopy": {"?": {"id": "old", "_actions": {"old_go": {"enabled": true, "name": "go"}}}}});
         assert_eq!(find_action(&d, "e_deploy").unwrap().object_id, "e");
         assert_eq!(find_action(&d, "old_go").unwrap().method, "go");
-        assert_eq!(find_action(&d, "a_stop"), Err(ModelError::DisabledAction("a_stop".into())));
+        assert_eq!(
+            find_action(&d, "a_stop"),
+            Err(ModelError::DisabledAction("a_stop".into()))
+        );
         assert!(find_action(&d, "nope").is_err());
         assert_eq!(list_actions(&d).len(), 2);
     }
@@ -520,13 +540,19 @@ mod tests {
         let r = process_result(&m, false, ["info"]);
         assert_eq!(r.to_json()["status_text"], "Deployment finished");
         let r = process_result(&m, false, ["warning"]);
-        assert_eq!(r.to_json()["status_text"], "Deployment finished with warnings");
+        assert_eq!(
+            r.to_json()["status_text"],
+            "Deployment finished with warnings"
+        );
         let r = process_result(&m, true, []);
         assert_eq!(r.to_json()["session_state"], "deploy failure");
         let gone = json!({"Objects": null, "ObjectsCopy": null});
         assert_eq!(process_result(&gone, false, []), ApiReaction::Removed);
         let failed_delete = json!({"Objects": null, "ObjectsCopy": {"?": {"id": "e"}}});
-        assert_eq!(process_result(&failed_delete, true, []).to_json()["environment_status"], "delete failure");
+        assert_eq!(
+            process_result(&failed_delete, true, []).to_json()["environment_status"],
+            "delete failure"
+        );
     }
 
     #[test]

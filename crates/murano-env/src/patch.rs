@@ -56,7 +56,11 @@ pub fn apply(doc: &mut Json, patch: &Json) -> Result<(), ModelError> {
         let Some((last, parents)) = toks.split_last() else {
             match (kind, value) {
                 ("add" | "replace", Some(v)) => *doc = v,
-                _ => return Err(ModelError::BadEdit(format!("cannot {kind} the whole document"))),
+                _ => {
+                    return Err(ModelError::BadEdit(format!(
+                        "cannot {kind} the whole document"
+                    )))
+                }
             }
             continue;
         };
@@ -66,7 +70,8 @@ pub fn apply(doc: &mut Json, patch: &Json) -> Result<(), ModelError> {
         }
         match (kind, cur) {
             ("add", Json::Object(m)) | ("replace", Json::Object(m)) => {
-                let v = value.ok_or_else(|| ModelError::BadEdit(format!("{kind} without value")))?;
+                let v =
+                    value.ok_or_else(|| ModelError::BadEdit(format!("{kind} without value")))?;
                 if kind == "replace" && !m.contains_key(last) {
                     return Err(ModelError::NoPath(pointer.to_owned()));
                 }
@@ -148,7 +153,11 @@ mod tests {
     fn bad_patches_are_errors() {
         let mut d = json!({"a": 1});
         assert!(apply(&mut d, &json!({"op": "add"})).is_err());
-        assert!(apply(&mut d, &json!([{"op": "replace", "path": "/zz", "value": 1}])).is_err());
+        assert!(apply(
+            &mut d,
+            &json!([{"op": "replace", "path": "/zz", "value": 1}])
+        )
+        .is_err());
         assert!(apply(&mut d, &json!([{"op": "move", "path": "/a"}])).is_err());
         assert!(apply(&mut d, &json!([{"op": "remove", "path": "a"}])).is_err());
     }

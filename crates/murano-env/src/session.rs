@@ -221,7 +221,11 @@ impl Environment {
     }
 
     /// Removes the application `app_id` from the session.
-    pub fn remove_application(&mut self, session: &str, app_id: &str) -> Result<Json, SessionError> {
+    pub fn remove_application(
+        &mut self,
+        session: &str,
+        app_id: &str,
+    ) -> Result<Json, SessionError> {
         let s = self.open_session(session)?;
         let i = Self::app_index(&s.description, app_id)?;
         let removed = match s.description["Objects"]["services"].as_array_mut() {
@@ -412,7 +416,8 @@ mod tests {
         let mut e = env();
         e.configure("s1").unwrap();
         e.configure("s2").unwrap();
-        e.add_application("s1", json!({"?": {"id": "a1", "type": "X"}})).unwrap();
+        e.add_application("s1", json!({"?": {"id": "a1", "type": "X"}}))
+            .unwrap();
         assert_eq!(e.status, EnvironmentStatus::Pending);
         let task = e.deploy("s1").unwrap();
         assert_eq!(task["model"]["Objects"]["applications"][0]["?"]["id"], "a1");
@@ -430,10 +435,18 @@ mod tests {
     fn applications_are_patched_and_removed() {
         let mut e = env();
         e.configure("s").unwrap();
-        e.add_application("s", json!({"?": {"id": "a1"}, "name": "x"})).unwrap();
-        e.edit_application("s", "a1", &json!([{"op": "replace", "path": "/name", "value": "y"}]))
+        e.add_application("s", json!({"?": {"id": "a1"}, "name": "x"}))
             .unwrap();
-        assert_eq!(e.sessions[0].description["Objects"]["services"][0]["name"], "y");
+        e.edit_application(
+            "s",
+            "a1",
+            &json!([{"op": "replace", "path": "/name", "value": "y"}]),
+        )
+        .unwrap();
+        assert_eq!(
+            e.sessions[0].description["Objects"]["services"][0]["name"],
+            "y"
+        );
         assert!(e.edit_application("s", "zz", &json!([])).is_err());
         e.remove_application("s", "a1").unwrap();
         assert_eq!(e.sessions[0].description["Objects"]["services"], json!([]));

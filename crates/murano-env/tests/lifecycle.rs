@@ -135,8 +135,8 @@ fn run_lifecycle(
                 (r, api)
             }
             _ => {
-                let task = engine_task(t, kind, dir, description.as_ref(), &built, env_id)
-                    .map_err(at)?;
+                let task =
+                    engine_task(t, kind, dir, description.as_ref(), &built, env_id).map_err(at)?;
                 let task = model::engine_task(
                     task.0,
                     task.1.as_ref().map(|(o, m, a)| (o.as_str(), m.as_str(), a)),
@@ -145,8 +145,7 @@ fn run_lifecycle(
                     user,
                 );
                 let r = run_task(&packages, &cloud, &offline, &task, &options);
-                let reaction =
-                    model::process_result(&r.final_model, r.raised(), r.report_levels());
+                let reaction = model::process_result(&r.final_model, r.raised(), r.report_levels());
                 let api = reaction.to_json();
                 description = match reaction {
                     ApiReaction::Stored { description, .. } => Some(description),
@@ -328,7 +327,11 @@ fn diff(e: &Json, a: &Json, path: &str) -> Option<String> {
                     "{path}: expected {} items, got {} (next: {})",
                     x.len(),
                     y.len(),
-                    short(x.get(y.len()).or_else(|| y.get(x.len())).unwrap_or(&Json::Null))
+                    short(
+                        x.get(y.len())
+                            .or_else(|| y.get(x.len()))
+                            .unwrap_or(&Json::Null)
+                    )
                 )
             })
         }
@@ -395,7 +398,13 @@ fn model_view(m: &Json) -> Json {
         return Json::Null;
     }
     let mut out = serde_json::Map::new();
-    for key in ["Objects", "ObjectsCopy", "Attributes", "project_id", "user_id"] {
+    for key in [
+        "Objects",
+        "ObjectsCopy",
+        "Attributes",
+        "project_id",
+        "user_id",
+    ] {
         out.insert(key.into(), m.get(key).cloned().unwrap_or(Json::Null));
     }
     Json::Object(out)
@@ -411,7 +420,11 @@ fn compare(
     let raised_e = t["outcome"].get("raised").is_some();
     let cloud = r.cloud_after.to_json();
     let fields: Vec<(&str, Json, Json)> = vec![
-        ("outcome", outcome_view(&t["outcome"]), outcome_view(&r.outcome)),
+        (
+            "outcome",
+            outcome_view(&t["outcome"]),
+            outcome_view(&r.outcome),
+        ),
         (
             "host_calls",
             calls_view(&t["host_calls"]),
@@ -434,7 +447,11 @@ fn compare(
             model_view(&t["final_model"]),
             model_view(&r.final_model),
         ),
-        ("cloud_after.heat", t["cloud_after"]["heat"].clone(), cloud["heat"].clone()),
+        (
+            "cloud_after.heat",
+            t["cloud_after"]["heat"].clone(),
+            cloud["heat"].clone(),
+        ),
         ("api", t["api"].clone(), api.clone()),
     ];
     for (name, e, a) in fields {
@@ -443,6 +460,7 @@ fn compare(
         if let Some(d) = diff(&ce, &ca, name) {
             if std::env::var_os("LIFECYCLE_VERBOSE").is_some() {
                 println!("expected {name}: {ce:#}\nactual {name}: {ca:#}");
+                println!("actual outcome: {}", r.outcome);
             }
             return Err(d);
         }
