@@ -40,7 +40,7 @@ pub const SYSTEM_DECLARATIONS: &[(&str, &str)] = &[
   setFiles: {Scope: Public, Arguments: [{files: {Contract: $}}]}
   setHotEnvironment: {Scope: Public, Arguments: [{hotEnvironment: {Contract: $}}]}
   updateTemplate: {Scope: Public, Arguments: [{template: {Contract: $}}]}
-  push: {Scope: Public, Arguments: [{isAsync: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
+  push: {Scope: Public, Arguments: [{isAsync: {Contract: $, Default: \"\\0murano-host:unset\"}}, {\"**\": {Usage: KwArgs}}]}
   output: {Scope: Public}
   delete: {Scope: Public}
 ",
@@ -547,8 +547,22 @@ impl SystemClasses {
         let init = spec.method == ".init";
         let mut args = Vec::new();
         let mut kwargs = Map::new();
+        // Keywords a Python method does not declare (gathered by a `**`
+        // catch-all): recorded as given, then refused as yaql refuses
+        // them (`push(async => true)`: Python 3.7 renamed the parameter
+        // `is_async`).
+        let mut undeclared = false;
         for (name, value) in call.args {
             if value.as_str() == Some(UNSET) {
+                continue;
+            }
+            if name == "**" {
+                if let Value::Dict(d) = value {
+                    for (k, v) in d.iter() {
+                        undeclared = true;
+                        kwargs.insert(k.py_str(), encode(&engine, v));
+                    }
+                }
                 continue;
             }
             let encoded = encode(&engine, value);
@@ -573,7 +587,17 @@ impl SystemClasses {
                 None
             }
         };
-        let out = (spec.body)(self, &engine, call);
+        let out = if undeclared {
+            Err(EngineError::new(
+                crate::ErrorKind::Engine {
+                    type_name: "ArgumentException".into(),
+                    module: "yaql.language.exceptions".into(),
+                },
+                "Invalid argument **",
+            ))
+        } else {
+            (spec.body)(self, &engine, call)
+        };
         if let Some(i) = index {
             let outcome = match &out {
                 Ok(v) if spec.class == "io.murano.system.Resources" && !init => {
