@@ -19,10 +19,12 @@ macro_rules! outln {
 }
 
 mod big_stack;
+mod catalog_store;
 mod check;
 mod core_library;
 mod deploy;
 mod engine_packages;
+mod env_cmd;
 mod files;
 mod hot;
 mod hot_validate;
@@ -67,6 +69,9 @@ enum Command {
     Deploy(deploy::DeployArgs),
     Test(test_cmd::TestArgs),
     Run(run_cmd::RunArgs),
+    Catalog(catalog_store::StoreCatalogArgs),
+    Env(env_cmd::EnvArgs),
+    StaticAction(env_cmd::StaticActionArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -90,6 +95,9 @@ fn main() -> ExitCode {
         Command::Deploy(args) => deploy::run(&args),
         Command::Test(args) => test_cmd::run(&args),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Catalog(args) => catalog_store::run(&args),
+        Command::Env(args) => env_cmd::run(&args),
+        Command::StaticAction(args) => env_cmd::run_static(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

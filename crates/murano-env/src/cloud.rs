@@ -147,12 +147,17 @@ struct Shared {
     counters: Counters,
 }
 
+/// Something told about every status report as it is made (a progress
+/// line on a terminal).
+pub type ReportObserver = Arc<dyn Fn(&Value) + Send + Sync>;
+
 /// A [`Host`] over a [`CloudState`]: the offline host's answers, with the
 /// stacks and counters taken from the state and kept in it.
 #[derive(Clone)]
 pub struct StatefulCloud {
     inner: OfflineHost,
     shared: Arc<Mutex<Shared>>,
+    observer: Option<ReportObserver>,
 }
 
 impl std::fmt::Debug for StatefulCloud {
@@ -178,7 +183,14 @@ impl StatefulCloud {
             shared: Arc::new(Mutex::new(Shared {
                 counters: state.counters,
             })),
+            observer: None,
         }
+    }
+
+    /// The cloud telling `observer` about every status report.
+    pub fn with_observer(mut self, observer: ReportObserver) -> StatefulCloud {
+        self.observer = Some(observer);
+        self
     }
 
     /// The state now.
@@ -265,6 +277,13 @@ impl Host for StatefulCloud {
 
     fn current_project(&self) -> Result<Value, HostError> {
         self.inner.current_project()
+    }
+
+    fn notify(&self, report: &Value) -> Result<(), HostError> {
+        if let Some(o) = &self.observer {
+            o(report);
+        }
+        Ok(())
     }
 }
 

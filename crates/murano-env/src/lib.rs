@@ -27,5 +27,5 @@ pub mod session;
 
 pub use cloud::{CloudState, StatefulCloud};
 pub use model::{ApiReaction, ModelError, NewEnvironment};
-pub use run::{run_static_task, run_task, TaskRecord};
+pub use run::{run_static_task, run_task, run_task_observed, TaskRecord};
 pub use session::{Environment, EnvironmentStatus, Session, SessionError, SessionState};

@@ -51,7 +51,23 @@ pub fn run_task(
     task: &Json,
     options: &DeployOptions,
 ) -> TaskRecord {
-    let host = StatefulCloud::new(cloud.clone(), offline.clone());
+    run_task_observed(packages, cloud, offline, task, options, None)
+}
+
+/// [`run_task`] telling `observer` about each status report as it is
+/// made.
+pub fn run_task_observed(
+    packages: &[PackageFiles],
+    cloud: &CloudState,
+    offline: &OfflineOptions,
+    task: &Json,
+    options: &DeployOptions,
+    observer: Option<crate::cloud::ReportObserver>,
+) -> TaskRecord {
+    let mut host = StatefulCloud::new(cloud.clone(), offline.clone());
+    if let Some(o) = observer {
+        host = host.with_observer(o);
+    }
     let model = task.get("model").cloned().unwrap_or(Json::Null);
     let env_id = task.get("id").and_then(Json::as_str).unwrap_or("");
     let action = task

@@ -484,6 +484,30 @@ impl Store {
         Ok(())
     }
 
+    /// Removes an environment murano-api deletes without an engine task
+    /// (never deployed); refused while it deploys.
+    pub fn remove_environment(&mut self, id: &str) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let running: bool = tx
+            .query_row(
+                "SELECT 1 FROM deployments WHERE environment = ?1 AND state = 'running'",
+                [id],
+                |_| Ok(true),
+            )
+            .optional()?
+            .unwrap_or(false);
+        if running {
+            return Err(StoreError::Conflict(format!(
+                "environment {id} is being deployed; wait for it to finish"
+            )));
+        }
+        tx.execute("DELETE FROM environments WHERE id = ?1", [id])?;
+        tx.commit()?;
+        Ok(())
+    }
+
     // ----- deployments -----------------------------------------------------
 
     /// Starts a deployment of `env`: committed as `running` by this
