@@ -89,7 +89,12 @@ fn go(args: &StoreCatalogArgs) -> Result<ExitCode, String> {
                         .import_package(&p.display().to_string(), &files)
                         .map_err(|e| format!("{}: {e}", p.display()))?;
                     if !json_out {
-                        outln!("imported {} {} ({} classes)", pkg.name, pkg.version, pkg.classes.len());
+                        outln!(
+                            "imported {} {} ({} classes)",
+                            pkg.name,
+                            pkg.version,
+                            pkg.classes.len()
+                        );
                     }
                     imported.push(json!({"name": pkg.name, "version": pkg.version}));
                 }

@@ -225,7 +225,9 @@ fn app_id(description: &Json, name: &str) -> Result<String, String> {
 }
 
 fn working(env: &StoredEnvironment) -> Json {
-    env.pending.clone().unwrap_or_else(|| env.description.clone())
+    env.pending
+        .clone()
+        .unwrap_or_else(|| env.description.clone())
 }
 
 /// Packages for the engine: the store's catalog, then Murano's core
@@ -237,7 +239,10 @@ fn engine_packages(store: &Store) -> Result<Vec<PackageFiles>, String> {
         p.root = p.name.clone();
         out.push(p);
     }
-    if !out.iter().any(|p| p.name == crate::core_library::CORE_PACKAGE) {
+    if !out
+        .iter()
+        .any(|p| p.name == crate::core_library::CORE_PACKAGE)
+    {
         for p in crate::deploy::packages(&[])? {
             if !out.iter().any(|q| q.name == p.name) {
                 out.push(p);
@@ -256,7 +261,11 @@ fn offline(cloud: Option<&Path>) -> Result<OfflineOptions, String> {
         .as_object()
         .ok_or_else(|| format!("{}: expected a JSON object", path.display()))?;
     for (k, v) in m {
-        let s = || v.as_str().map(str::to_owned).ok_or(format!("{k}: expected a string"));
+        let s = || {
+            v.as_str()
+                .map(str::to_owned)
+                .ok_or(format!("{k}: expected a string"))
+        };
         match k.as_str() {
             "project_id" => o.project_id = s()?,
             "user_id" => o.user_id = s()?,
@@ -313,7 +322,9 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
                 pending: None,
                 cloud: CloudState::default().to_json(),
             };
-            store.create_environment(&stored).map_err(|e| e.to_string())?;
+            store
+                .create_environment(&stored)
+                .map_err(|e| e.to_string())?;
             if json_out {
                 outln!("{}", env_json(&stored));
             } else {
@@ -336,7 +347,15 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
                 outln!("{}", env_json(&e));
             } else {
                 outln!("{} ({})", e.name, e.id);
-                outln!("status: {}{}", e.status, if e.status_text.is_empty() { String::new() } else { format!(" ({})", e.status_text) });
+                outln!(
+                    "status: {}{}",
+                    e.status,
+                    if e.status_text.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", e.status_text)
+                    }
+                );
                 for a in services(&working(&e)) {
                     outln!(
                         "  {} {} {}",
@@ -346,7 +365,10 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
                     );
                 }
                 if e.pending.is_some() {
-                    outln!("changes not deployed yet: run `murano env deploy {}`", e.name);
+                    outln!(
+                        "changes not deployed yet: run `murano env deploy {}`",
+                        e.name
+                    );
                 }
             }
         }
@@ -410,7 +432,9 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
                 Json::Array(a) => a.push(app),
                 _ => return Err("the environment's services are not a list".into()),
             }
-            store.set_pending(&e.id, Some(&desc)).map_err(|e| e.to_string())?;
+            store
+                .set_pending(&e.id, Some(&desc))
+                .map_err(|e| e.to_string())?;
             if json_out {
                 outln!("{}", json!({"added": id}));
             } else {
@@ -420,7 +444,9 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
         EnvCommand::Edit { env, app, patch } => {
             let e = find(&store, env)?;
             let text = match patch.strip_prefix('@') {
-                Some(file) => std::fs::read_to_string(file).map_err(|err| format!("{file}: {err}"))?,
+                Some(file) => {
+                    std::fs::read_to_string(file).map_err(|err| format!("{file}: {err}"))?
+                }
                 None => patch.clone(),
             };
             let patch: Json = serde_json::from_str(&text).map_err(|err| format!("patch: {err}"))?;
@@ -436,7 +462,9 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             let mut edited = target.clone();
             murano_env::patch::apply(&mut edited, &patch).map_err(|e| e.to_string())?;
             *target = edited;
-            store.set_pending(&e.id, Some(&desc)).map_err(|e| e.to_string())?;
+            store
+                .set_pending(&e.id, Some(&desc))
+                .map_err(|e| e.to_string())?;
             if json_out {
                 outln!("{}", json!({"edited": id}));
             } else {
@@ -450,7 +478,9 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             if let Some(a) = desc["Objects"]["services"].as_array_mut() {
                 a.retain(|x| x["?"]["id"] != id.as_str());
             }
-            store.set_pending(&e.id, Some(&desc)).map_err(|e| e.to_string())?;
+            store
+                .set_pending(&e.id, Some(&desc))
+                .map_err(|e| e.to_string())?;
             if json_out {
                 outln!("{}", json!({"removed": id}));
             } else {
@@ -463,7 +493,11 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             let action = (e.id.clone(), "deploy".to_owned(), json!({}));
             return execute(&mut store, args, &e, "deploy", Some(model), Some(action));
         }
-        EnvCommand::Action { env, action, args: pairs } => {
+        EnvCommand::Action {
+            env,
+            action,
+            args: pairs,
+        } => {
             let e = find(&store, env)?;
             let found = model::find_action(&e.description, action).map_err(|e| e.to_string())?;
             let mut kwargs = Map::new();
@@ -495,8 +529,10 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             if json_out {
                 let items: Vec<Json> = list
                     .iter()
-                    .map(|d| json!({"id": d.id, "kind": d.kind, "action": d.action,
-                                    "state": d.state, "outcome": d.outcome}))
+                    .map(|d| {
+                        json!({"id": d.id, "kind": d.kind, "action": d.action,
+                                    "state": d.state, "outcome": d.outcome})
+                    })
                     .collect();
                 outln!("{}", Json::Array(items));
             } else {
@@ -516,13 +552,25 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             .ok_or("no such deployment")?;
             let log = store.records(d.id, "log").map_err(|e| e.to_string())?;
             if json_out {
-                outln!("{}", json!({"id": d.id, "reports": d.reports, "log": log, "outcome": d.outcome}));
+                outln!(
+                    "{}",
+                    json!({"id": d.id, "reports": d.reports, "log": log, "outcome": d.outcome})
+                );
             } else {
                 for r in &d.reports {
-                    outln!("[{}] {}", r["level"].as_str().unwrap_or("info"), r["text"].as_str().unwrap_or(""));
+                    outln!(
+                        "[{}] {}",
+                        r["level"].as_str().unwrap_or("info"),
+                        r["text"].as_str().unwrap_or("")
+                    );
                 }
                 for l in &log {
-                    outln!("{} {}: {}", l["level"].as_str().unwrap_or(""), l["logger"].as_str().unwrap_or(""), l["message"].as_str().unwrap_or(""));
+                    outln!(
+                        "{} {}: {}",
+                        l["level"].as_str().unwrap_or(""),
+                        l["logger"].as_str().unwrap_or(""),
+                        l["message"].as_str().unwrap_or("")
+                    );
                 }
             }
         }
@@ -532,13 +580,19 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             if json_out {
                 let items: Vec<Json> = actions
                     .iter()
-                    .map(|(id, obj, a)| json!({"id": id, "object": obj, "name": a["name"],
-                                               "title": a["title"], "enabled": a["enabled"]}))
+                    .map(|(id, obj, a)| {
+                        json!({"id": id, "object": obj, "name": a["name"],
+                                               "title": a["title"], "enabled": a["enabled"]})
+                    })
                     .collect();
                 outln!("{}", Json::Array(items));
             } else {
                 for (id, _, a) in actions {
-                    let enabled = if a["enabled"] == json!(false) { " (disabled)" } else { "" };
+                    let enabled = if a["enabled"] == json!(false) {
+                        " (disabled)"
+                    } else {
+                        ""
+                    };
                     outln!("{id}\t{}{enabled}", a["title"].as_str().unwrap_or(""));
                 }
             }
@@ -561,9 +615,10 @@ fn execute(
     let packages = engine_packages(store)?;
     let options = offline(args.cloud.as_deref())?;
     let cloud = CloudState::from_json(&env.cloud).map_err(|e| e.to_string())?;
-    let action_json = action
-        .as_ref()
-        .map_or(Json::Null, |(o, m, a)| json!({"object_id": o, "method": m, "args": a}));
+    let action_json = action.as_ref().map_or(
+        Json::Null,
+        |(o, m, a)| json!({"object_id": o, "method": m, "args": a}),
+    );
     let deployment = store
         .begin_deployment(&env.id, kind, &action_json)
         .map_err(|e| e.to_string())?;
@@ -579,7 +634,11 @@ fn execute(
         Arc::new(move |r: &murano_yaql::eval::Value| {
             let j = murano_engine::deploy::value_to_json(r);
             let text = j["text"].as_str().map(str::to_owned).unwrap_or_else(|| {
-                format!("{} {}", j["event"].as_str().unwrap_or(""), j["payload"]["instance"].as_str().unwrap_or(""))
+                format!(
+                    "{} {}",
+                    j["event"].as_str().unwrap_or(""),
+                    j["payload"]["instance"].as_str().unwrap_or("")
+                )
             });
             let level = j["level"].as_str().unwrap_or("info");
             if progress {
@@ -597,7 +656,8 @@ fn execute(
         &DeployOptions::default(),
         observer,
     );
-    let reaction = model::process_result(&record.final_model, record.raised(), record.report_levels());
+    let reaction =
+        model::process_result(&record.final_model, record.raised(), record.report_levels());
     let failed = record.raised() || record.report_levels().contains(&"error");
     let environment = match &reaction {
         ApiReaction::Stored {
@@ -605,7 +665,11 @@ fn execute(
             environment_status,
             status_text,
             ..
-        } => Some((description.clone(), environment_status.clone(), status_text.clone())),
+        } => Some((
+            description.clone(),
+            environment_status.clone(),
+            status_text.clone(),
+        )),
         ApiReaction::Removed => None,
     };
     let summary = match &reaction {
@@ -635,13 +699,21 @@ fn execute(
         );
     } else {
         if let Some(r) = record.outcome.get("raised") {
-            outln!("error at {}: {}", r["stage"].as_str().unwrap_or("?"), r["message"].as_str().unwrap_or(""));
+            outln!(
+                "error at {}: {}",
+                r["stage"].as_str().unwrap_or("?"),
+                r["message"].as_str().unwrap_or("")
+            );
         } else if kind == "action" {
             outln!("result: {}", record.outcome["result"]);
         }
         outln!("{summary} (deployment {deployment})");
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 pub(crate) fn run_static(args: &StaticActionArgs) -> ExitCode {
@@ -678,13 +750,27 @@ pub(crate) fn run_static(args: &StaticActionArgs) -> ExitCode {
         );
         let status = model::static_http_status(&r.outcome);
         if args.format == Format::Json {
-            outln!("{}", json!({"outcome": r.outcome, "http_status": status, "log": r.log}));
+            outln!(
+                "{}",
+                json!({"outcome": r.outcome, "http_status": status, "log": r.log})
+            );
         } else if let Some(e) = r.outcome.get("raised") {
-            outln!("error: {} ({})", e["message"].as_str().unwrap_or(""), e["type"].as_str().unwrap_or(""));
+            outln!(
+                "error: {} ({})",
+                e["message"].as_str().unwrap_or(""),
+                e["type"].as_str().unwrap_or("")
+            );
         } else {
-            outln!("{}", serde_json::to_string_pretty(&r.outcome["result"]).unwrap_or_default());
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&r.outcome["result"]).unwrap_or_default()
+            );
         }
-        Ok(if status == 200 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        Ok(if status == 200 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
     };
     match go() {
         Ok(c) => c,
