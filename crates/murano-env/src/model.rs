@@ -285,9 +285,8 @@ pub fn list_actions(description: &Json) -> Vec<(String, String, Json)> {
 /// description has no `ObjectsCopy` (never loaded by the engine): then
 /// murano-api removes the environment without a task.
 pub fn deletion_model(description: &Json, environment_id: &str) -> Option<Json> {
-    if description.get("ObjectsCopy").is_none() {
-        return None;
-    }
+    // Never loaded by the engine: no task.
+    description.get("ObjectsCopy")?;
     let mut m = task_model(description, environment_id);
     if let Json::Object(o) = &mut m {
         o.insert("Objects".into(), Json::Null);

@@ -60,6 +60,9 @@ pub enum StoreError {
 /// A result of the store.
 pub type Result<T> = std::result::Result<T, StoreError>;
 
+/// A package's files by path inside the package.
+pub type Files = BTreeMap<String, Arc<Vec<u8>>>;
+
 /// A package of the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogPackage {
@@ -333,7 +336,7 @@ impl Store {
     }
 
     /// Every package's files (name, files), by name.
-    pub fn package_files(&self) -> Result<Vec<(String, BTreeMap<String, Arc<Vec<u8>>>)>> {
+    pub fn package_files(&self) -> Result<Vec<(String, Files)>> {
         let mut st = self
             .conn
             .prepare("SELECT package, path, bytes FROM package_files ORDER BY package, path")?;
@@ -344,7 +347,7 @@ impl Store {
                 r.get::<_, Vec<u8>>(2)?,
             ))
         })?;
-        let mut out: Vec<(String, BTreeMap<String, Arc<Vec<u8>>>)> = Vec::new();
+        let mut out: Vec<(String, Files)> = Vec::new();
         for row in rows {
             let (pkg, path, bytes) = row?;
             match out.last_mut() {
