@@ -76,7 +76,25 @@ fn resources_of(packages: &[PackageFiles]) -> HashMap<String, HashMap<String, Ar
 /// MuranoPL method body) rather than as itself (raised before any
 /// MuranoPL frame ran, e.g. an argument contract of the action).
 fn wrapped(e: &EngineError) -> bool {
-    matches!(e.kind, ErrorKind::Thrown { .. }) || !e.frames.is_empty()
+    matches!(e.kind, ErrorKind::Thrown { .. }) || (!e.frames.is_empty() && !entry_argument(e))
+}
+
+/// Whether the error comes from binding the arguments of the task's own
+/// method (its only frame is the engine's argument-contract frame):
+/// Murano's executor gets such an error before any MuranoPL frame runs.
+fn entry_argument(e: &EngineError) -> bool {
+    matches!(e.frames.as_slice(), [f] if f
+        .instruction
+        .as_deref()
+        .is_some_and(|i| i.starts_with("Contract of argument ")))
+}
+
+/// The error as the executor sees it (no frames for an entry argument).
+fn as_seen(mut e: EngineError) -> EngineError {
+    if entry_argument(&e) && !matches!(e.kind, ErrorKind::Thrown { .. }) {
+        e.frames.clear();
+    }
+    e
 }
 
 fn text(e: &EngineError, wrapped: bool) -> String {
@@ -279,7 +297,9 @@ fn run(
     // Murano's `_invoke`: an id the store does not hold runs nothing.
     let called = match engine.object(&action.object_id) {
         None => Ok(murano_yaql::eval::Value::Null),
-        Some(obj) => engine.call(&Receiver::Object(obj), &action.method, vec![], kwargs),
+        Some(obj) => engine
+            .call(&Receiver::Object(obj), &action.method, vec![], kwargs)
+            .map_err(as_seen),
     };
     let failed = called
         .as_ref()
@@ -372,7 +392,10 @@ pub fn run_static_action(
         kwargs,
     ) {
         Ok(v) => json!({"ok": true, "result": encode(&engine, &v)}),
-        Err(e) => raised("<static>", &e, wrapped(&e)),
+        Err(e) => {
+            let e = as_seen(e);
+            raised("<static>", &e, wrapped(&e))
+        }
     };
     let log = take_log(&engine);
     let _ = engine.finalize();
