@@ -374,3 +374,142 @@ fn a_missing_environment_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no environment nope"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_bundled_notes_examples_live_a_lifecycle() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = scratch("notes");
+    let db = dir.join("m.db");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/packages");
+    let core = shared.join("conformance/engine/meta/io.murano");
+    let (notes_db, notes) = (examples.join("notes-db"), examples.join("notes"));
+    ok(
+        &db,
+        &[
+            "catalog",
+            "import",
+            core.to_str().unwrap(),
+            notes_db.to_str().unwrap(),
+            notes.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        json_of(&db, &["catalog", "show", "com.example.Notes"])["classes"][0],
+        "com.example.Notes"
+    );
+    ok(&db, &["env", "create", "demo"]);
+    let vm = INSTANCE.replace("\"VM\"", "\"db-vm\"");
+    ok(
+        &db,
+        &[
+            "env",
+            "add",
+            "demo",
+            "com.example.NotesDb",
+            "--set",
+            "name=notes-db",
+            "--set",
+            &vm,
+        ],
+    );
+    let vm = INSTANCE.replace("\"VM\"", "\"web-vm\"");
+    ok(
+        &db,
+        &[
+            "env",
+            "add",
+            "demo",
+            "com.example.Notes",
+            "--set",
+            "name=notes",
+            "--set",
+            "database=@notes-db",
+            "--set",
+            &vm,
+        ],
+    );
+    let d = json_of(&db, &["env", "deploy", "demo"]);
+    assert_eq!(d["status"], "Deployment finished", "{d}");
+    let backup = json_of(&db, &["env", "actions", "demo"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "backup")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        json_of(&db, &["env", "action", "demo", &backup])["outcome"]["result"],
+        1
+    );
+    // The action's property change was stored: the next one counts on.
+    assert_eq!(
+        json_of(&db, &["env", "action", "demo", &backup])["outcome"]["result"],
+        2
+    );
+    ok(&db, &["env", "remove", "demo", "notes"]);
+    let d = json_of(&db, &["env", "deploy", "demo"]);
+    let texts: Vec<&str> = d["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["text"].as_str())
+        .collect();
+    assert!(texts.contains(&"Notes notes removed"), "{texts:?}");
+    assert_eq!(
+        json_of(&db, &["env", "delete", "demo"])["api"]["environment"],
+        "removed"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn static_actions_run_from_the_catalog() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = scratch("static");
+    let db = dir.join("m.db");
+    let core = shared.join("conformance/engine/meta/io.murano");
+    let pkg = shared.join("conformance/lifecycle/handwritten/pkg/io.oracle.lifecycle");
+    ok(
+        &db,
+        &[
+            "catalog",
+            "import",
+            core.to_str().unwrap(),
+            pkg.to_str().unwrap(),
+        ],
+    );
+    let out = json_of(
+        &db,
+        &[
+            "static-action",
+            "io.oracle.lifecycle.Tools",
+            "greet",
+            "--package",
+            "io.oracle.lifecycle",
+            "--arg",
+            "name=oracle",
+            "--arg",
+            "times=2",
+            "--arg",
+            "shout=true",
+        ],
+    );
+    assert_eq!(
+        out["outcome"]["result"],
+        serde_json::json!(["HELLO ORACLE", "HELLO ORACLE"])
+    );
+    let out = murano(&db)
+        .args(["static-action", "io.oracle.lifecycle.Tools", "internalOnly"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}

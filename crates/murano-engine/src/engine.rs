@@ -64,6 +64,10 @@ pub(crate) struct State {
     /// `dependencies`, loaded again once the whole tree exists (a
     /// subscriber may come later in the tree than its publisher).
     pub(crate) deferred_dependencies: Vec<(Arc<Obj>, Value)>,
+    /// Ids of model definitions a load did not make objects of (no
+    /// `class()` contract reached them): the same definition in
+    /// `ObjectsCopy` is not made an object either.
+    pub(crate) unreached_ids: std::collections::HashSet<String>,
     pub(crate) objects: crate::store::ObjectStore,
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
@@ -1080,6 +1084,18 @@ impl Core {
                 // are also in `Objects`) is not walked again here: the
                 // other objects of its model are then set up on their own.
                 let walked = !obj.initialized.load(Ordering::Relaxed);
+                let created = if walked {
+                    created
+                } else {
+                    let (skip, keep): (Vec<_>, Vec<_>) = {
+                        let st = lock(&self.state);
+                        created
+                            .into_iter()
+                            .partition(|(o, _)| st.unreached_ids.contains(&o.id))
+                    };
+                    crate::unreached::forget(self, skip.iter().map(|(o, _)| o));
+                    keep
+                };
                 let (pending, deferred) = self.with_deferred_inits(|| {
                     let mut pending = vec![(
                         obj.clone(),

@@ -98,7 +98,15 @@ fn run_lifecycle(
     let mut built: HashMap<String, Json> = HashMap::new();
     let mut expected_ids = Canon::default();
     let mut actual_ids = Canon::default();
+    let mut recorded_uuid = 0;
     for t in case["tasks"].as_array().into_iter().flatten() {
+        // README §6: the id counter continues from the previous task's
+        // `cloud_after.counters.uuid` (Murano's plumbing draws ids that
+        // never show, so the recorded count can be ahead of ours); ids
+        // hidden in base64 text (agent configuration in boot scripts)
+        // only match that way.
+        cloud.counters.uuid = cloud.counters.uuid.max(recorded_uuid);
+        recorded_uuid = t["cloud_after"]["counters"]["uuid"].as_u64().unwrap_or(0);
         let index = t["index"].as_u64().unwrap_or(0);
         let kind = t["kind"].as_str().unwrap_or("");
         let at = |m: String| format!("task {index} ({kind}, {}): {m}", t["label"]);
@@ -155,6 +163,18 @@ fn run_lifecycle(
             }
         };
         cloud = record.cloud_after.clone();
+        if let Some(dump) = std::env::var_os("LIFECYCLE_DUMP") {
+            let path = Path::new(&dump).join(format!("{index}.json"));
+            let got = json!({"host_calls": record.recording.host_calls, "final_model": record.final_model});
+            let _ = std::fs::write(path, got.to_string());
+        }
+        if std::env::var_os("LIFECYCLE_COUNTERS").is_some() {
+            println!(
+                "task {index}: counters expected {} got {}",
+                t["cloud_after"]["counters"],
+                cloud.to_json()["counters"]
+            );
+        }
         compare(t, &record, &api, &mut expected_ids, &mut actual_ids).map_err(at)?;
     }
     Ok(())
