@@ -12,8 +12,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use murano_engine::deploy::{DeployOptions, PackageFiles};
 use murano_engine::host::OfflineOptions;
 use murano_env::model::{self, ApiReaction, NewEnvironment};
-use murano_env::{run_static_task, run_task_observed, CloudState};
-use murano_store::{Store, StoredEnvironment, TaskResult};
+use murano_env::{run_static_task, CloudState};
+use murano_store::{EnvTask, Store, StoredEnvironment};
 use serde_json::{json, Map, Value as Json};
 
 /// Output formats.
@@ -489,9 +489,7 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
         }
         EnvCommand::Deploy { env } => {
             let e = find(&store, env)?;
-            let model = model::task_model(&working(&e), &e.id);
-            let action = (e.id.clone(), "deploy".to_owned(), json!({}));
-            return execute(&mut store, args, &e, "deploy", Some(model), Some(action));
+            return execute(&mut store, args, &e, EnvTask::deploy(&e));
         }
         EnvCommand::Action {
             env,
@@ -499,19 +497,18 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             args: pairs,
         } => {
             let e = find(&store, env)?;
-            let found = model::find_action(&e.description, action).map_err(|e| e.to_string())?;
             let mut kwargs = Map::new();
             for pair in pairs {
                 let (k, v) = split_pair(pair)?;
                 kwargs.insert(k.to_owned(), parse_value(v));
             }
-            let model = model::task_model(&e.description, &e.id);
-            let act = (found.object_id, found.method, Json::Object(kwargs));
-            return execute(&mut store, args, &e, "action", Some(model), Some(act));
+            let task =
+                EnvTask::action(&e, action, Json::Object(kwargs)).map_err(|e| e.to_string())?;
+            return execute(&mut store, args, &e, task);
         }
         EnvCommand::Delete { env } => {
             let e = find(&store, env)?;
-            match model::deletion_model(&e.description, &e.id) {
+            match EnvTask::delete(&e) {
                 None => {
                     store.remove_environment(&e.id).map_err(|e| e.to_string())?;
                     if json_out {
@@ -520,7 +517,7 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
                         outln!("environment {} removed (it was never deployed)", e.name);
                     }
                 }
-                Some(m) => return execute(&mut store, args, &e, "delete", Some(m), None),
+                Some(task) => return execute(&mut store, args, &e, task),
             }
         }
         EnvCommand::Deployments { env } => {
@@ -607,28 +604,11 @@ fn execute(
     store: &mut Store,
     args: &EnvArgs,
     env: &StoredEnvironment,
-    kind: &str,
-    model: Option<Json>,
-    action: Option<(String, String, Json)>,
+    task: EnvTask,
 ) -> Result<ExitCode, String> {
     let json_out = args.format == Format::Json;
     let packages = engine_packages(store)?;
     let options = offline(args.cloud.as_deref())?;
-    let cloud = CloudState::from_json(&env.cloud).map_err(|e| e.to_string())?;
-    let action_json = action.as_ref().map_or(
-        Json::Null,
-        |(o, m, a)| json!({"object_id": o, "method": m, "args": a}),
-    );
-    let deployment = store
-        .begin_deployment(&env.id, kind, &action_json)
-        .map_err(|e| e.to_string())?;
-    let task = model::engine_task(
-        model.unwrap_or(Json::Null),
-        action.as_ref().map(|(o, m, a)| (o.as_str(), m.as_str(), a)),
-        &env.id,
-        &options.project_id,
-        &options.user_id,
-    );
     let progress = !json_out && std::io::stdout().is_terminal();
     let observer: Option<murano_env::cloud::ReportObserver> = (!json_out).then(|| {
         Arc::new(move |r: &murano_yaql::eval::Value| {
@@ -648,54 +628,21 @@ fn execute(
             }
         }) as murano_env::cloud::ReportObserver
     });
-    let record = run_task_observed(
-        &packages,
-        &cloud,
-        &options,
-        &task,
-        &DeployOptions::default(),
-        observer,
-    );
-    let reaction =
-        model::process_result(&record.final_model, record.raised(), record.report_levels());
-    let failed = record.raised() || record.report_levels().contains(&"error");
-    let environment = match &reaction {
-        ApiReaction::Stored {
-            description,
-            environment_status,
-            status_text,
-            ..
-        } => Some((
-            description.clone(),
-            environment_status.clone(),
-            status_text.clone(),
-        )),
-        ApiReaction::Removed => None,
-    };
-    let summary = match &reaction {
+    let kind = task.kind.clone();
+    let run = store
+        .run_env_task(env, &task, &packages, &options, observer)
+        .map_err(|e| e.to_string())?;
+    let summary = match &run.reaction {
         ApiReaction::Stored { status_text, .. } => status_text.clone(),
         ApiReaction::Removed => "Deletion finished; environment removed".to_owned(),
     };
-    let result = TaskResult {
-        outcome: record.outcome.clone(),
-        reports: record.recording.reports.clone(),
-        heat: record.recording.heat.clone(),
-        agent_plans: record.recording.agent_plans.clone(),
-        log: record.log.clone(),
-        final_model: record.final_model.clone(),
-        failed,
-        environment,
-        cloud: record.cloud_after.to_json(),
-    };
-    store
-        .finish_deployment(deployment, &env.id, &result)
-        .map_err(|e| e.to_string())?;
+    let record = &run.record;
     if json_out {
         outln!(
             "{}",
-            json!({"deployment": deployment, "outcome": record.outcome,
+            json!({"deployment": run.deployment, "outcome": record.outcome,
                    "reports": record.recording.reports, "status": summary,
-                   "api": reaction.to_json()})
+                   "api": run.reaction.to_json()})
         );
     } else {
         if let Some(r) = record.outcome.get("raised") {
@@ -707,9 +654,9 @@ fn execute(
         } else if kind == "action" {
             outln!("result: {}", record.outcome["result"]);
         }
-        outln!("{summary} (deployment {deployment})");
+        outln!("{summary} (deployment {})", run.deployment);
     }
-    Ok(if failed {
+    Ok(if run.failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

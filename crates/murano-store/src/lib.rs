@@ -18,6 +18,7 @@
 
 #![forbid(unsafe_code)]
 
+mod ops;
 mod schema;
 
 use std::collections::BTreeMap;
@@ -28,6 +29,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::{json, Value as Json};
 
+pub use ops::{EnvTask, EnvTaskRun};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 
 /// Why the store failed.
