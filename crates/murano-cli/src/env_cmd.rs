@@ -74,8 +74,10 @@ pub(crate) struct EnvArgs {
     /// `~/.local/share/murano/murano.db`; also `MURANO_DB`).
     #[arg(long, global = true)]
     db: Option<PathBuf>,
-    /// The offline cloud's answers (a JSON object as `deploy --host`
-    /// reads: `fixed_ip`, `floating_ip`, `project_id`, `user_id`, ...).
+    /// The cloud description (YAML, shared with `murano ui --cloud`): its
+    /// `host` mapping sets the offline host's answers (`fixed_ip`,
+    /// `floating_ip`, `router`, `external_network`, `project_id`,
+    /// `user_id`).
     #[arg(long, global = true)]
     cloud: Option<PathBuf>,
     /// Output format.
@@ -252,28 +254,37 @@ fn engine_packages(store: &Store) -> Result<Vec<PackageFiles>, String> {
     Ok(out)
 }
 
+/// The offline cloud's answers from `--cloud`: the cloud description YAML
+/// (or JSON) that `murano ui --cloud` reads too; its `host` mapping sets
+/// what the engine's offline host answers (`project_id`, `user_id`,
+/// `fixed_ip`, `floating_ip`, `router`, `external_network`), the other
+/// keys (flavors, images, keypairs, zones, networks) are the forms'.
 fn offline(cloud: Option<&Path>) -> Result<OfflineOptions, String> {
     let mut o = OfflineOptions::default();
     let Some(path) = cloud else { return Ok(o) };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let j: Json = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let m = j
-        .as_object()
-        .ok_or_else(|| format!("{}: expected a JSON object", path.display()))?;
-    for (k, v) in m {
-        let s = || {
-            v.as_str()
-                .map(str::to_owned)
-                .ok_or(format!("{k}: expected a string"))
-        };
-        match k.as_str() {
-            "project_id" => o.project_id = s()?,
-            "user_id" => o.user_id = s()?,
-            "fixed_ip" => o.fixed_ip = s()?,
-            "floating_ip" => o.floating_ip = s()?,
-            "router" => o.router = s()?,
-            "external_network" => o.external_network = s()?,
-            other => return Err(format!("{}: unknown key {other}", path.display())),
+    let bytes = crate::files::read_capped(path, 16 << 20)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .ok_or_else(|| format!("{}: larger than 16 MiB", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let doc = murano_yaml::load_manifest(&text, &Default::default())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let Some(host) = doc.as_ref().and_then(|d| d.value.get("host")) else {
+        return Ok(o);
+    };
+    let Some(map) = host.value.as_map() else {
+        return Err(format!("{}: host: expected a mapping", path.display()));
+    };
+    for (k, v) in map {
+        let key = k.value.python_str();
+        let value = v.value.python_str();
+        match key.as_str() {
+            "project_id" => o.project_id = value,
+            "user_id" => o.user_id = value,
+            "fixed_ip" => o.fixed_ip = value,
+            "floating_ip" => o.floating_ip = value,
+            "router" => o.router = value,
+            "external_network" => o.external_network = value,
+            other => return Err(format!("{}: host: unknown key {other}", path.display())),
         }
     }
     Ok(o)

@@ -148,7 +148,16 @@ fn wordpress_mysql_and_apache_live_a_whole_lifecycle() {
         ],
     );
     assert_eq!(json_of(&db, &["env", "show", "shop"])["status"], "pending");
-    let d = json_of(&db, &["env", "deploy", "shop"]);
+    // The cloud description `murano ui --cloud` reads, with the offline
+    // host's addresses.
+    let cloud = dir.join("cloud.yaml");
+    std::fs::write(
+        &cloud,
+        "flavors: [{name: m1.small}]\nhost:\n  floating_ip: 172.24.4.99\n",
+    )
+    .unwrap();
+    let cloud_arg = cloud.to_str().unwrap();
+    let d = json_of(&db, &["env", "deploy", "shop", "--cloud", cloud_arg]);
     assert_eq!(d["status"], "Deployment finished", "{d}");
     let texts: Vec<&str> = d["reports"]
         .as_array()
@@ -156,7 +165,10 @@ fn wordpress_mysql_and_apache_live_a_whole_lifecycle() {
         .iter()
         .filter_map(|r| r["text"].as_str())
         .collect();
-    assert!(texts.iter().any(|t| t.contains("wordpress")), "{texts:?}");
+    assert!(
+        texts.contains(&"Running at http://172.24.4.99/wordpress"),
+        "{texts:?}"
+    );
     assert_eq!(json_of(&db, &["env", "show", "shop"])["status"], "ready");
     // An action of the deployed environment.
     let actions = json_of(&db, &["env", "actions", "shop"]);
