@@ -117,6 +117,16 @@ enum EnvCommand {
         /// property), by which `@name` and the other commands find it.
         #[arg(long)]
         name: Option<String>,
+        /// A model builder (`CLASS.METHOD`, `Usage: Static` with the
+        /// `io.murano.metadata.ModelBuilder` meta) whose result is the
+        /// application; it gets the environment's object model as `model`
+        /// and the `--arg` values.
+        #[arg(long)]
+        builder: Option<String>,
+        /// An argument of the model builder: `key=value` (JSON, else a
+        /// string).
+        #[arg(long = "arg")]
+        builder_args: Vec<String>,
     },
     /// Edit an application with a JSON patch (RFC 6902), as
     /// `environment-apps-edit`.
@@ -389,18 +399,21 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             set,
             model,
             name,
+            builder,
+            builder_args,
         } => {
             let e = find(&store, env)?;
             let mut desc = working(&e);
-            let mut app = match (model, class) {
-                (Some(path), _) => {
+            let mut app = match (model, class, builder) {
+                (_, _, Some(builder)) => build_application(&store, &desc, builder, builder_args)?,
+                (Some(path), _, None) => {
                     let text = std::fs::read_to_string(path)
                         .map_err(|err| format!("{}: {err}", path.display()))?;
                     serde_json::from_str::<Json>(&text)
                         .map_err(|err| format!("{}: {err}", path.display()))?
                 }
-                (None, Some(class)) => json!({"?": {"type": class}}),
-                (None, None) => return Err("give a class or --model".into()),
+                (None, Some(class), None) => json!({"?": {"type": class}}),
+                (None, None, None) => return Err("give a class, --model or --builder".into()),
             };
             let obj = app
                 .as_object_mut()
@@ -672,6 +685,41 @@ fn execute(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Runs a model builder (a static action given the environment's object
+/// model as `model`) and returns the application model it built.
+fn build_application(
+    store: &Store,
+    description: &Json,
+    builder: &str,
+    pairs: &[String],
+) -> Result<Json, String> {
+    let (class, method) = builder
+        .rsplit_once('.')
+        .ok_or_else(|| format!("{builder}: expected CLASS.METHOD"))?;
+    let mut others = Map::new();
+    for pair in pairs {
+        let (k, v) = split_pair(pair)?;
+        others.insert(k.to_owned(), parse_value(v));
+    }
+    let args = model::model_builder_args(description, "model", &Json::Object(others));
+    let task = model::static_task(class, method, None, "=0", &args, "", "");
+    let packages = engine_packages(store)?;
+    let r = run_static_task(
+        &packages,
+        &CloudState::default(),
+        &OfflineOptions::default(),
+        &task,
+        &DeployOptions::default(),
+    );
+    match r.outcome.get("raised") {
+        Some(e) => Err(format!(
+            "model builder {builder}: {}",
+            e["message"].as_str().unwrap_or("failed")
+        )),
+        None => Ok(r.outcome["result"].clone()),
+    }
 }
 
 pub(crate) fn run_static(args: &StaticActionArgs) -> ExitCode {

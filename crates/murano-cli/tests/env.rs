@@ -525,3 +525,52 @@ fn static_actions_run_from_the_catalog() {
     assert_eq!(out.status.code(), Some(1));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_model_builder_adds_an_application() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = scratch("builder");
+    let db = dir.join("m.db");
+    let core = shared.join("conformance/engine/meta/io.murano");
+    let pkg = shared.join("conformance/lifecycle/handwritten/pkg/io.oracle.lifecycle");
+    ok(
+        &db,
+        &[
+            "catalog",
+            "import",
+            core.to_str().unwrap(),
+            pkg.to_str().unwrap(),
+        ],
+    );
+    ok(&db, &["env", "create", "lab"]);
+    let added = json_of(
+        &db,
+        &[
+            "env",
+            "add",
+            "lab",
+            "--builder",
+            "io.oracle.lifecycle.Tools.buildCounter",
+            "--arg",
+            "appId=built-1",
+            "--arg",
+            "name=first",
+            "--arg",
+            "start=5",
+        ],
+    );
+    assert_eq!(added["added"], "built-1");
+    let show = json_of(&db, &["env", "show", "lab"]);
+    assert_eq!(
+        show["applications"][0]["type"], "io.oracle.lifecycle.Counter",
+        "{show}"
+    );
+    // The builder saw the environment's model: its name, no applications.
+    assert_eq!(show["applications"][0]["name"], "lab/first");
+    let d = json_of(&db, &["env", "deploy", "lab"]);
+    assert_eq!(d["status"], "Deployment finished", "{d}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
