@@ -17,10 +17,10 @@ use murano_engine::deploy::PackageFiles;
 use murano_engine::host::OfflineOptions;
 use murano_env::model::NewEnvironment;
 use murano_env::{CloudState, Environment};
-use murano_store::{EnvTask, Store, StoredEnvironment};
+use murano_store::{EnvTask, Files, Store, StoredEnvironment};
 use serde_json::{json, Value as Json};
 
-fn files_below(root: &Path) -> BTreeMap<String, Arc<Vec<u8>>> {
+fn files_below(root: &Path) -> Files {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_owned()];
     while let Some(dir) = stack.pop() {
@@ -45,7 +45,7 @@ fn instance(name: &str) -> Json {
            "assignFloatingIp": true, "availabilityZone": "nova"})
 }
 
-fn lifecycle(db: &Path, packages: &[(String, BTreeMap<String, Arc<Vec<u8>>>)]) {
+fn lifecycle(db: &Path, packages: &[(String, Files)]) {
     let _ = std::fs::remove_file(db);
     let mut store = Store::open(db).expect("store");
     for (name, files) in packages {
@@ -135,7 +135,7 @@ fn environment(c: &mut Criterion) {
         ),
         ("ZabbixServer", apps.join("ZabbixServer/package")),
     ];
-    let packages: Vec<(String, BTreeMap<String, Arc<Vec<u8>>>)> = dirs
+    let packages: Vec<(String, Files)> = dirs
         .iter()
         .map(|(n, d)| ((*n).to_owned(), files_below(d)))
         .collect();
