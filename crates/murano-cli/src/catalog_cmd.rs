@@ -1,5 +1,7 @@
-//! `murano catalog list`: the packages and classes of folders, zips and
-//! repositories, as a table, JSON, or the dependency graph in DOT.
+//! `murano catalog`: `list` of the packages and classes of folders, zips
+//! and repositories, as a table, JSON, or the dependency graph in DOT;
+//! `import`, `show`, `remove` and `list` without sources work on the
+//! store's catalog (`catalog_store`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -8,12 +10,22 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand, ValueEnum};
 use murano_packages::repository::{check_closures, PackageSummary};
 
+use crate::catalog_store::{self, StoreCatalogCommand, StoreOptions};
+use crate::env_cmd::Format as StoreFormat;
 use crate::files;
 use crate::package_cmd::PackLimits;
 use crate::pkg_source;
 
-/// List package catalogs.
+/// List package catalogs; manage the store's catalog environments deploy
+/// from.
+///
+/// Examples:
+///
+///   murano catalog list examples/packages
+///
+///   murano catalog import ./packages/io.murano.zip ./MySQL
 #[derive(Args)]
+#[command(verbatim_doc_comment)]
 pub(crate) struct CatalogArgs {
     #[command(subcommand)]
     command: CatalogCommand,
@@ -22,6 +34,29 @@ pub(crate) struct CatalogArgs {
 #[derive(Subcommand)]
 enum CatalogCommand {
     List(CatalogListArgs),
+    /// Import packages (folders, zips, or folders holding packages) into
+    /// the store's catalog.
+    Import {
+        /// The packages.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// Show one package of the store's catalog.
+    Show {
+        /// Its name (`FullName`).
+        name: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// Remove one package from the store's catalog.
+    Remove {
+        /// Its name (`FullName`).
+        name: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
 }
 
 /// List the packages and classes of package folders, zips and
@@ -39,13 +74,18 @@ enum CatalogCommand {
 /// repositories `murano repo build` wrote (a package published under
 /// several names is listed once). Requirements the sources do not serve
 /// are marked (`!` in the table, `"served": false` in JSON, dashed in the
-/// graph).
+/// graph). Without SOURCES, the packages of the store's catalog
+/// (`--db`).
 #[derive(Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct CatalogListArgs {
     /// Package folders, zips, folders of packages, repositories.
-    #[arg(required = true, value_name = "SOURCE")]
+    #[arg(value_name = "SOURCE")]
     sources: Vec<PathBuf>,
+    /// The store listed when no SOURCE is given (default:
+    /// `$XDG_DATA_HOME/murano/murano.db`; also `MURANO_DB`).
+    #[arg(long, conflicts_with_all = ["sources", "graph"])]
+    db: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -68,7 +108,26 @@ enum Format {
 
 pub(crate) fn run(args: &CatalogArgs) -> ExitCode {
     match &args.command {
+        CatalogCommand::List(list) if list.sources.is_empty() && !list.graph => {
+            catalog_store::run(
+                StoreCatalogCommand::List,
+                list.db.as_deref(),
+                list.format == Format::Json,
+            )
+        }
         CatalogCommand::List(list) => run_list(list),
+        CatalogCommand::Import { paths, store } => {
+            let json_out = store.format == StoreFormat::Json;
+            catalog_store::run(StoreCatalogCommand::Import(paths), store.db.as_deref(), json_out)
+        }
+        CatalogCommand::Show { name, store } => {
+            let json_out = store.format == StoreFormat::Json;
+            catalog_store::run(StoreCatalogCommand::Show(name), store.db.as_deref(), json_out)
+        }
+        CatalogCommand::Remove { name, store } => {
+            let json_out = store.format == StoreFormat::Json;
+            catalog_store::run(StoreCatalogCommand::Remove(name), store.db.as_deref(), json_out)
+        }
     }
 }
 

@@ -263,7 +263,7 @@ fn untyped_parts(model: &Json) -> Vec<String> {
 
 /// Every package of the catalogs (the first of a name wins), then the
 /// core library from the system catalog when still missing.
-fn packages(catalog: &[PathBuf]) -> Result<Vec<PackageFiles>, String> {
+pub(crate) fn packages(catalog: &[PathBuf]) -> Result<Vec<PackageFiles>, String> {
     let mut out: Vec<PackageFiles> = Vec::new();
     let add_all = |root: &Path, out: &mut Vec<PackageFiles>| {
         for path in find_packages(root) {

@@ -20,11 +20,13 @@ macro_rules! outln {
 
 mod big_stack;
 mod catalog_cmd;
+mod catalog_store;
 mod check;
 mod core_library;
 mod deploy;
 mod docs_cmd;
 mod engine_packages;
+mod env_cmd;
 mod files;
 mod forms;
 mod hot;
@@ -81,6 +83,8 @@ enum Command {
     Repo(repo_cmd::RepoArgs),
     Catalog(catalog_cmd::CatalogArgs),
     Docs(docs_cmd::DocsArgs),
+    Env(env_cmd::EnvArgs),
+    StaticAction(env_cmd::StaticActionArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -110,6 +114,8 @@ fn main() -> ExitCode {
         Command::Repo(args) => repo_cmd::run(&args),
         Command::Catalog(args) => catalog_cmd::run(&args),
         Command::Docs(args) => docs_cmd::run(&args),
+        Command::Env(args) => env_cmd::run(&args),
+        Command::StaticAction(args) => env_cmd::run_static(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

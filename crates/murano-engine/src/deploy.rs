@@ -237,7 +237,11 @@ pub fn dry_run_task(
 /// header's `classVersion` (`load_class_package(type, spec)`): a class
 /// whose package version does not fit is `NoPackageForClassFound`, before
 /// anything of the model is loaded.
-fn check_class_versions(engine: &Engine, value: &Json, depth: usize) -> Result<(), EngineError> {
+pub(crate) fn check_class_versions(
+    engine: &Engine,
+    value: &Json,
+    depth: usize,
+) -> Result<(), EngineError> {
     if depth > 256 {
         return Ok(());
     }

@@ -212,6 +212,7 @@ pub mod classes;
 pub mod deploy;
 pub mod host;
 mod runtime;
+pub mod task;
 pub mod testing;
 mod threads;
 

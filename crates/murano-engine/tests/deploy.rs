@@ -14,8 +14,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use murano_engine::deploy::{dry_run_task, DeployOptions, DeployPlan, PackageFiles};
+use murano_engine::deploy::{DeployOptions, DeployPlan, PackageFiles};
 use murano_engine::host::OfflineHost;
+use murano_engine::task::{run_engine_task, TaskAction};
 use murano_testkit::{conclude, read_json, read_jsonl, Suite};
 use serde_json::Value as Json;
 
@@ -69,12 +70,26 @@ fn run_case(
     let model_path = dir.join(case["model"].as_str().unwrap_or(""));
     let model = read_json(&model_path)?;
     let action = &case["task"]["action"];
-    let plan = dry_run_task(
+    // Through the engine-task path environments use (murano-env).
+    let env_id = action["object_id"]
+        .as_str()
+        .or_else(|| model.pointer("/Objects/?/id").and_then(Json::as_str))
+        .unwrap_or("")
+        .to_owned();
+    let task_action = TaskAction {
+        object_id: env_id.clone(),
+        method: action["method"].as_str().unwrap_or("deploy").to_owned(),
+        args: action
+            .get("args")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({})),
+    };
+    let plan = run_engine_task(
         &packages,
         Arc::new(OfflineHost::default()),
+        &env_id,
         &model,
-        action["object_id"].as_str(),
-        action["method"].as_str().unwrap_or("deploy"),
+        Some(&task_action),
         &DeployOptions::default(),
     );
     if verbose {

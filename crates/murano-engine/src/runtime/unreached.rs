@@ -21,6 +21,7 @@ pub(crate) fn forget<'a>(core: &Core, objects: impl Iterator<Item = &'a Arc<Obj>
     let mut gone = HashSet::new();
     for o in objects {
         st.objects.remove(&o.id);
+        st.unreached_ids.insert(o.id.clone());
         gone.insert(Arc::as_ptr(o));
     }
     if gone.is_empty() {

@@ -21,7 +21,7 @@ pub(super) const DECLARATION: (&str, &str) = (
   setFiles: {Scope: Public, Arguments: [{files: {Contract: $}}]}
   setHotEnvironment: {Scope: Public, Arguments: [{hotEnvironment: {Contract: $}}]}
   updateTemplate: {Scope: Public, Arguments: [{template: {Contract: $}}]}
-  push: {Scope: Public, Arguments: [{isAsync: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
+  push: {Scope: Public, Arguments: [{isAsync: {Contract: $, Default: \"\\0murano-host:unset\"}}, {\"**\": {Usage: KwArgs}}]}
   output: {Scope: Public}
   delete: {Scope: Public}
 ",

@@ -420,8 +420,22 @@ impl SystemClasses {
         let init = spec.method == ".init";
         let mut args = Vec::new();
         let mut kwargs = Map::new();
+        // Keywords a Python method does not declare (gathered by a `**`
+        // catch-all): recorded as given, then refused as yaql refuses
+        // them (`push(async => true)`: Python 3.7 renamed the parameter
+        // `is_async`).
+        let mut undeclared = false;
         for (name, value) in call.args {
             if value.as_str() == Some(UNSET) {
+                continue;
+            }
+            if name == "**" {
+                if let Value::Dict(d) = value {
+                    for (k, v) in d.iter() {
+                        undeclared = true;
+                        kwargs.insert(k.py_str(), encode(&engine, v));
+                    }
+                }
                 continue;
             }
             let encoded = encode(&engine, value);
@@ -446,7 +460,17 @@ impl SystemClasses {
                 None
             }
         };
-        let out = (spec.body)(self, &engine, call);
+        let out = if undeclared {
+            Err(EngineError::new(
+                crate::ErrorKind::Engine {
+                    type_name: "ArgumentException".into(),
+                    module: "yaql.language.exceptions".into(),
+                },
+                "Invalid argument **",
+            ))
+        } else {
+            (spec.body)(self, &engine, call)
+        };
         if let Some(i) = index {
             let outcome = match &out {
                 Ok(v) if spec.class == "io.murano.system.Resources" && !init => {

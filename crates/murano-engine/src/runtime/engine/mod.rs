@@ -68,6 +68,14 @@ pub(crate) struct Frame {
 
 #[derive(Default)]
 pub(crate) struct State {
+    /// Objects created by the running load whose model header has
+    /// `dependencies`, loaded again once the whole tree exists (a
+    /// subscriber may come later in the tree than its publisher).
+    pub(crate) deferred_dependencies: Vec<(Arc<Obj>, Value)>,
+    /// Ids of model definitions a load did not make objects of (no
+    /// `class()` contract reached them): the same definition in
+    /// `ObjectsCopy` is not made an object either.
+    pub(crate) unreached_ids: std::collections::HashSet<String>,
     pub(crate) objects: crate::store::ObjectStore,
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,

@@ -115,6 +115,7 @@ impl Core {
     ) -> Result<Value, EngineError> {
         // Pass 1: create every object of the tree, so references resolve.
         let mut created = Vec::new();
+        let deferred_from = lock(&self.state).deferred_dependencies.len();
         let root = self.precreate(
             true,
             model,
@@ -123,6 +124,14 @@ impl Core {
             keep_ids,
             &mut created,
         )?;
+        let deferred: Vec<(Arc<Obj>, Value)> = {
+            let mut st = lock(&self.state);
+            let from = deferred_from.min(st.deferred_dependencies.len());
+            st.deferred_dependencies.drain(from..).collect()
+        };
+        for (o, deps) in &deferred {
+            crate::gc::load_dependencies(self, o, deps)?;
+        }
         // Pass 2: initialise from the root down.
         match root {
             Some((obj, params)) => {
@@ -134,6 +143,18 @@ impl Core {
                 // are also in `Objects`) is not walked again here: the
                 // other objects of its model are then set up on their own.
                 let walked = !obj.initialized.load(Ordering::Relaxed);
+                let created = if walked {
+                    created
+                } else {
+                    let (skip, keep): (Vec<_>, Vec<_>) = {
+                        let st = lock(&self.state);
+                        created
+                            .into_iter()
+                            .partition(|(o, _)| st.unreached_ids.contains(&o.id))
+                    };
+                    crate::unreached::forget(self, skip.iter().map(|(o, _)| o));
+                    keep
+                };
                 let (pending, deferred) = self.with_deferred_inits(|| {
                     let mut pending = vec![(
                         obj.clone(),
@@ -401,6 +422,11 @@ impl Core {
                         let id = if keep_ids { def.id } else { None };
                         let o = self.create_object(def.class, id, owner, def.name, def.metadata)?;
                         crate::gc::load_dependencies(self, &o, &def.dependencies)?;
+                        if !def.dependencies.is_null() {
+                            lock(&self.state)
+                                .deferred_dependencies
+                                .push((o.clone(), def.dependencies.clone()));
+                        }
                         if let (false, Some(mid)) = (keep_ids, model_id) {
                             if let Some(scope) = lock(&self.state).aliases.last_mut() {
                                 scope.insert(mid, o.clone());

@@ -1,0 +1,143 @@
+//! Engine tasks of a stored environment, run through the store: the
+//! deployment committed as running, the task run against the
+//! environment's offline cloud, its records and the environment's new
+//! state committed together.
+
+use murano_engine::deploy::{DeployOptions, PackageFiles};
+use murano_engine::host::OfflineOptions;
+use murano_env::cloud::ReportObserver;
+use murano_env::model::{self, ApiReaction};
+use murano_env::{run_task_observed, CloudState, TaskRecord};
+use serde_json::{json, Value as Json};
+
+use crate::{Result, Store, StoreError, StoredEnvironment, TaskResult};
+
+/// An engine task to run for an environment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvTask {
+    /// `deploy`, `action` or `delete`.
+    pub kind: String,
+    /// The task model.
+    pub model: Json,
+    /// `(object id, method, arguments)`; `None` for a deletion.
+    pub action: Option<(String, String, Json)>,
+}
+
+impl EnvTask {
+    /// The deployment of the environment's pending changes (or of its
+    /// description again).
+    pub fn deploy(env: &StoredEnvironment) -> EnvTask {
+        let description = env.pending.as_ref().unwrap_or(&env.description);
+        EnvTask {
+            kind: "deploy".into(),
+            model: model::task_model(description, &env.id),
+            action: Some((env.id.clone(), "deploy".into(), json!({}))),
+        }
+    }
+
+    /// The action `action_id` (as `_actions` lists it) with `args`.
+    pub fn action(env: &StoredEnvironment, action_id: &str, args: Json) -> Result<EnvTask> {
+        let found = model::find_action(&env.description, action_id)
+            .map_err(|e| StoreError::NotFound(e.to_string()))?;
+        Ok(EnvTask {
+            kind: "action".into(),
+            model: model::task_model(&env.description, &env.id),
+            action: Some((found.object_id, found.method, args)),
+        })
+    }
+
+    /// The deletion task, `None` when the environment was never deployed
+    /// (then it is simply removed).
+    pub fn delete(env: &StoredEnvironment) -> Option<EnvTask> {
+        model::deletion_model(&env.description, &env.id).map(|m| EnvTask {
+            kind: "delete".into(),
+            model: m,
+            action: None,
+        })
+    }
+}
+
+/// What a task run through the store did.
+#[derive(Debug, Clone)]
+pub struct EnvTaskRun {
+    /// The deployment's number.
+    pub deployment: i64,
+    /// What the engine did.
+    pub record: TaskRecord,
+    /// murano-api's reaction.
+    pub reaction: ApiReaction,
+    /// Whether the deployment failed.
+    pub failed: bool,
+}
+
+impl Store {
+    /// Runs `task` for `env`: refused while another deployment of it
+    /// runs; `observer` hears each status report as it is made.
+    pub fn run_env_task(
+        &mut self,
+        env: &StoredEnvironment,
+        task: &EnvTask,
+        packages: &[PackageFiles],
+        offline: &OfflineOptions,
+        observer: Option<ReportObserver>,
+    ) -> Result<EnvTaskRun> {
+        let cloud =
+            CloudState::from_json(&env.cloud).map_err(|e| StoreError::Damaged(e.to_string()))?;
+        let action_json = task.action.as_ref().map_or(
+            Json::Null,
+            |(o, m, a)| json!({"object_id": o, "method": m, "args": a}),
+        );
+        let deployment = self.begin_deployment(&env.id, &task.kind, &action_json)?;
+        let wrapper = model::engine_task(
+            task.model.clone(),
+            task.action
+                .as_ref()
+                .map(|(o, m, a)| (o.as_str(), m.as_str(), a)),
+            &env.id,
+            &offline.project_id,
+            &offline.user_id,
+        );
+        let record = run_task_observed(
+            packages,
+            &cloud,
+            offline,
+            &wrapper,
+            &DeployOptions::default(),
+            observer,
+        );
+        let reaction =
+            model::process_result(&record.final_model, record.raised(), record.report_levels());
+        let failed = record.raised() || record.report_levels().contains(&"error");
+        let environment = match &reaction {
+            ApiReaction::Stored {
+                description,
+                environment_status,
+                status_text,
+                ..
+            } => Some((
+                description.clone(),
+                environment_status.clone(),
+                status_text.clone(),
+            )),
+            ApiReaction::Removed => None,
+        };
+        let result = TaskResult {
+            outcome: record.outcome.clone(),
+            reports: record.recording.reports.clone(),
+            heat: record.recording.heat.clone(),
+            agent_plans: record.recording.agent_plans.clone(),
+            log: record.log.clone(),
+            final_model: record.final_model.clone(),
+            failed,
+            environment,
+            cloud: record.cloud_after.to_json(),
+        };
+        self.finish_deployment(deployment, &env.id, &result)?;
+        Ok(EnvTaskRun {
+            deployment,
+            record,
+            reaction,
+            failed,
+        })
+    }
+}
