@@ -15,13 +15,68 @@
 //! (`SystemData`, `project_id`, `user_id` included).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{json, Map, Value as Json};
 
 use crate::deploy::{DeployOptions, DeployPlan, PackageFiles};
 use crate::host::{decode, encode, Host, SystemClasses};
 use crate::{Engine, EngineBuilder, EngineError, ErrorKind, Receiver};
+
+/// What a package's class set is built from: its manifest data and the
+/// contents of its class files.
+type PackageKey = (String, Vec<Arc<Vec<u8>>>);
+
+/// How many parsed class sets [`builder_for`] keeps.
+const CLASS_SETS_KEPT: usize = 4;
+
+/// Class sets parsed lately, most recent last: an environment runs
+/// task after task over the same packages, and parsing their classes
+/// each time was most of a task's cost.
+static CLASS_SETS: OnceLock<Mutex<Vec<(Vec<PackageKey>, Arc<crate::ClassSet>)>>> = OnceLock::new();
+
+fn package_key(p: &PackageFiles) -> PackageKey {
+    let meta = format!(
+        "{}\n{:?}\n{}\n{:?}\n{:?}\n{:?}",
+        p.name, p.version, p.root, p.format, p.requirements, p.classes
+    );
+    let files = p
+        .classes
+        .iter()
+        .filter_map(|(_, f)| p.files.get(&format!("Classes/{f}")).cloned())
+        .collect();
+    (meta, files)
+}
+
+/// An engine builder over the classes of `packages`, parsed once for
+/// packages whose manifests and class files are equal to those of a
+/// recent task (compared whole, not by a hash).
+fn builder_for(packages: &[PackageFiles]) -> Result<EngineBuilder, EngineError> {
+    let key: Vec<PackageKey> = packages.iter().map(package_key).collect();
+    let cache = CLASS_SETS.get_or_init(|| Mutex::new(Vec::new()));
+    let hit = {
+        let mut kept = cache.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.iter().position(|(k, _)| *k == key) {
+            Some(i) => {
+                let entry = kept.remove(i);
+                let classes = entry.1.clone();
+                kept.push(entry);
+                Some(classes)
+            }
+            None => None,
+        }
+    };
+    if let Some(classes) = hit {
+        return Ok(EngineBuilder::new(classes));
+    }
+    let classes = Arc::new(crate::deploy::class_set(packages)?);
+    let mut kept = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() >= CLASS_SETS_KEPT {
+        kept.remove(0);
+    }
+    kept.push((key, classes.clone()));
+    Ok(EngineBuilder::new(classes))
+}
 
 /// The action of an engine task (`task.action` of murano-api).
 #[derive(Debug, Clone, PartialEq)]
@@ -198,7 +253,7 @@ pub fn run_engine_task(
 ) -> DeployPlan {
     let system = SystemClasses::new(host, resources_of(packages));
     system.set_environment(environment_id);
-    let builder = match EngineBuilder::from_packages(packages) {
+    let builder = match builder_for(packages) {
         Ok(b) => b,
         Err(e) => {
             system.report(None, &text(&e, false), "error");
@@ -214,6 +269,7 @@ pub fn run_engine_task(
     let engine = system
         .install(builder.limits(options.limits.clone()))
         .build();
+    engine.collect_in_creation_order(true);
     let (outcome, final_model) = run(&engine, &system, model, action, options);
     let plan = DeployPlan {
         outcome,
@@ -364,7 +420,7 @@ pub fn run_static_action(
             return finish(raised("<static>", &e, false), Vec::new());
         }
     }
-    let builder = match EngineBuilder::from_packages(packages) {
+    let builder = match builder_for(packages) {
         Ok(b) => b,
         Err(e) => return finish(raised("<static>", &e, false), Vec::new()),
     };

@@ -300,12 +300,17 @@ pub(crate) fn collect(core: &Core, from_code: bool) -> Result<usize, EngineError
     let mut count = 0usize;
     for _ in 0..MAX_ROUNDS {
         let live = reachable(core, from_code);
-        let garbage: Vec<Arc<Obj>> = lock(&core.state)
+        let mut garbage: Vec<Arc<Obj>> = lock(&core.state)
             .objects
             .values()
             .filter(|o| !live.contains(&o.id) && !o.is_destroyed())
             .cloned()
             .collect();
+        // Murano's unreachable objects form a set: taken in the store's
+        // order, or in the order the objects were created when asked.
+        if lock(&core.state).creation_order_gc {
+            garbage.sort_by_key(|o| o.birth.load(Ordering::Relaxed));
+        }
         if garbage.is_empty() {
             return Ok(count);
         }

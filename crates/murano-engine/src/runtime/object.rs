@@ -1,7 +1,7 @@
 //! MuranoPL objects and class values as YAQL host objects.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use indexmap::IndexMap;
@@ -25,6 +25,12 @@ pub(crate) struct Obj {
     pub(crate) private: Mutex<IndexMap<(usize, String), Value>>,
     pub(crate) destroyed: AtomicBool,
     pub(crate) initialized: AtomicBool,
+    /// When the object began its initialisation (1, 2, …; 0 before):
+    /// where Murano constructs its `MuranoObject` (a model's object when
+    /// a `class()` contract reaches its definition, others at `new()`),
+    /// so the order garbage is destroyed in (README §3.9 of the lifecycle
+    /// oracle: creation order, not this engine's load order).
+    pub(crate) birth: AtomicU64,
     /// Destruction subscriptions (`GC.subscribeDestruction`).
     pub(crate) dependencies: Mutex<Vec<crate::gc::Dependency>>,
     pub(crate) name: Value,

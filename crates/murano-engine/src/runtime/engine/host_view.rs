@@ -54,6 +54,15 @@ impl Engine {
         crate::gc::prepare_finalize(&self.core)
     }
 
+    /// Takes the objects a collection finds unreachable in the order they
+    /// were created (when their initialisation began) instead of the
+    /// order they joined the object store. Murano keeps them in a Python
+    /// set, whose order varies from run to run; the lifecycle oracle fixed
+    /// it to creation order (its README §3.9), which whole tasks follow.
+    pub fn collect_in_creation_order(&self, on: bool) {
+        lock(&self.core.state).creation_order_gc = on;
+    }
+
     /// The class running the MuranoPL frame `depth` below the top of the
     /// stack (0: the innermost, a native's own frame).
     pub fn frame_class(&self, depth: usize) -> Option<ClassId> {

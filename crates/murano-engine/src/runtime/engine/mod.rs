@@ -77,6 +77,12 @@ pub(crate) struct State {
     /// `ObjectsCopy` is not made an object either.
     pub(crate) unreached_ids: std::collections::HashSet<String>,
     pub(crate) objects: crate::store::ObjectStore,
+    /// Objects that began their initialisation so far: the next one's
+    /// `Obj::birth` stamp.
+    pub(crate) births: u64,
+    /// Whether collections take garbage in creation order (see
+    /// `Engine::collect_in_creation_order`).
+    pub(crate) creation_order_gc: bool,
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,

@@ -38,6 +38,7 @@ impl Core {
             private: Mutex::new(IndexMap::new()),
             destroyed: AtomicBool::new(false),
             initialized: AtomicBool::new(false),
+            birth: std::sync::atomic::AtomicU64::new(0),
             dependencies: Mutex::new(Vec::new()),
             name,
             metadata,
@@ -558,6 +559,11 @@ impl Core {
     ) -> Result<Vec<InitCall>, EngineError> {
         if obj.initialized.swap(true, Ordering::Relaxed) {
             return Ok(Vec::new());
+        }
+        {
+            let mut st = lock(&self.state);
+            st.births += 1;
+            obj.birth.store(st.births, Ordering::Relaxed);
         }
         // Defaults and contracts may create objects that do the same.
         let _nesting = self.enter()?;
