@@ -62,8 +62,14 @@ pub(crate) struct DeployArgs {
     /// JSON object changing the offline host's answers: `fixed_ip`,
     /// `floating_ip`, `router`, `external_network`, `dns` (list),
     /// `project_id`, `user_id`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cloud")]
     host: Option<PathBuf>,
+    /// The cloud description (YAML or JSON) that `murano ui --cloud` and
+    /// `murano env --cloud` read: its `host` mapping sets the offline
+    /// host's answers (`project_id`, `user_id`, `fixed_ip`, `floating_ip`,
+    /// `router`, `external_network`, `dns`); see examples/ui/cloud.yaml.
+    #[arg(long, value_name = "FILE")]
+    cloud: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -294,7 +300,7 @@ pub(crate) fn packages(catalog: &[PathBuf]) -> Result<Vec<PackageFiles>, String>
 }
 
 fn host_options(args: &DeployArgs) -> Result<OfflineOptions, String> {
-    let mut o = OfflineOptions::default();
+    let mut o = crate::env_cmd::offline(args.cloud.as_deref())?;
     if let Some(path) = &args.host {
         let j = read_json(path)?;
         let Json::Object(m) = j else {

@@ -127,6 +127,15 @@ enum EnvCommand {
         /// string).
         #[arg(long = "arg")]
         builder_args: Vec<String>,
+        /// A package (folder or .zip) whose Dynamic UI forms make the
+        /// application, filled with the values of --values (as `murano ui
+        /// --values` takes them); an application field takes the name or
+        /// id of an application of the environment.
+        #[arg(long, requires = "values", conflicts_with_all = ["class", "model", "builder"])]
+        package: Option<PathBuf>,
+        /// The forms' values for --package (YAML or JSON).
+        #[arg(long, value_name = "FILE", requires = "package")]
+        values: Option<PathBuf>,
     },
     /// Edit an application with a JSON patch (RFC 6902), as
     /// `environment-apps-edit`.
@@ -236,6 +245,41 @@ fn app_id(description: &Json, name: &str) -> Result<String, String> {
         .ok_or_else(|| format!("no application {name} in the environment"))
 }
 
+/// The application the Dynamic UI forms of `package` make from the
+/// values file `values`, for the environment `env_id` described by
+/// `desc` (its applications are those application fields may name).
+fn from_forms(
+    store: &Store,
+    env_id: &str,
+    desc: &Json,
+    package: &Path,
+    values: &Path,
+    cloud: Option<&Path>,
+) -> Result<Json, String> {
+    let apps = services(desc)
+        .iter()
+        .filter_map(|a| {
+            let h = &a["?"];
+            Some(murano_ui::host::ExistingApp {
+                id: h["id"].as_str()?.to_owned(),
+                type_name: h["type"].as_str().unwrap_or("").to_owned(),
+                name: h["name"]
+                    .as_str()
+                    .or(a["name"].as_str())
+                    .unwrap_or("")
+                    .to_owned(),
+            })
+        })
+        .collect();
+    let catalog = store
+        .packages()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    crate::ui::application_from_values(package, values, cloud, env_id, apps, catalog)
+}
+
 fn working(env: &StoredEnvironment) -> Json {
     env.pending
         .clone()
@@ -267,9 +311,10 @@ fn engine_packages(store: &Store) -> Result<Vec<PackageFiles>, String> {
 /// The offline cloud's answers from `--cloud`: the cloud description YAML
 /// (or JSON) that `murano ui --cloud` reads too; its `host` mapping sets
 /// what the engine's offline host answers (`project_id`, `user_id`,
-/// `fixed_ip`, `floating_ip`, `router`, `external_network`), the other
-/// keys (flavors, images, keypairs, zones, networks) are the forms'.
-fn offline(cloud: Option<&Path>) -> Result<OfflineOptions, String> {
+/// `fixed_ip`, `floating_ip`, `router`, `external_network`, `dns`), the
+/// other keys (flavors, images, keypairs, zones, networks) are the forms'.
+/// `murano deploy --cloud` reads it too.
+pub(crate) fn offline(cloud: Option<&Path>) -> Result<OfflineOptions, String> {
     let mut o = OfflineOptions::default();
     let Some(path) = cloud else { return Ok(o) };
     let bytes = crate::files::read_capped(path, 16 << 20)
@@ -294,6 +339,12 @@ fn offline(cloud: Option<&Path>) -> Result<OfflineOptions, String> {
             "floating_ip" => o.floating_ip = value,
             "router" => o.router = value,
             "external_network" => o.external_network = value,
+            "dns" => match &v.value {
+                murano_yaml::Value::Seq(items) => {
+                    o.dns = items.iter().map(|i| i.value.python_str()).collect()
+                }
+                _ => return Err(format!("{}: host: dns must be a list", path.display())),
+            },
             other => return Err(format!("{}: host: unknown key {other}", path.display())),
         }
     }
@@ -401,10 +452,18 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             name,
             builder,
             builder_args,
+            package,
+            values,
         } => {
             let e = find(&store, env)?;
             let mut desc = working(&e);
             let mut app = match (model, class, builder) {
+                _ if package.is_some() => {
+                    let (Some(package), Some(values)) = (package, values) else {
+                        return Err("--package needs --values".into());
+                    };
+                    from_forms(&store, &e.id, &desc, package, values, args.cloud.as_deref())?
+                }
                 (_, _, Some(builder)) => build_application(&store, &desc, builder, builder_args)?,
                 (Some(path), _, None) => {
                     let text = std::fs::read_to_string(path)
@@ -452,6 +511,7 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
             let objects = desc["Objects"]
                 .as_object_mut()
                 .ok_or("the environment has no object model")?;
+            let shown_app = app.clone();
             match objects.entry("services").or_insert_with(|| json!([])) {
                 Json::Array(a) => a.push(app),
                 _ => return Err("the environment's services are not a list".into()),
@@ -460,7 +520,7 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
                 .set_pending(&e.id, Some(&desc))
                 .map_err(|e| e.to_string())?;
             if json_out {
-                outln!("{}", json!({"added": id}));
+                outln!("{}", json!({"added": id, "application": shown_app}));
             } else {
                 outln!("added application {id}");
             }

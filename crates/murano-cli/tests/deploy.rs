@@ -335,3 +335,67 @@ fn a_model_without_a_typed_object_is_a_warning() {
     assert!(!stderr.contains("no typed object"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--cloud` reads the cloud description `murano ui` and `murano env`
+/// read: its `host` mapping sets the offline host's answers, as `--host`
+/// does.
+#[test]
+fn the_cloud_description_sets_the_offline_hosts_answers() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let id = "deploy.hand.mysql-security-group";
+    let model = shared.join(format!("conformance/deploy/models/{id}.json"));
+    let dir = std::env::temp_dir().join(format!("murano-deploy-cloud-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cloud = dir.join("cloud.yaml");
+    std::fs::write(
+        &cloud,
+        "flavors: [{name: m1.small}]\nhost:\n  fixed_ip: 10.9.8.7\n  floating_ip: 198.51.100.9\n",
+    )
+    .unwrap();
+    let host = dir.join("host.json");
+    std::fs::write(
+        &host,
+        r#"{"fixed_ip": "10.9.8.7", "floating_ip": "198.51.100.9"}"#,
+    )
+    .unwrap();
+    let cases = std::fs::read_to_string(shared.join("conformance/deploy/cases.jsonl")).unwrap();
+    let case: Json = cases
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Json>(l).ok())
+        .find(|c| c["id"] == id)
+        .unwrap();
+    let run = |flag: &str, file: &Path| {
+        let mut cmd = murano();
+        cmd.args([
+            "deploy",
+            "--dry-run",
+            "--oracle-names",
+            "--format",
+            "json",
+            flag,
+        ])
+        .arg(file)
+        .arg(&model);
+        for p in case["packages"].as_array().unwrap() {
+            cmd.arg("--catalog")
+                .arg(shared.join("corpus").join(p["dir"].as_str().unwrap()));
+        }
+        cmd.arg("--catalog")
+            .arg(shared.join("conformance/engine/meta/io.murano"));
+        cmd.output().unwrap()
+    };
+    let by_cloud = run("--cloud", &cloud);
+    let text = String::from_utf8_lossy(&by_cloud.stdout).into_owned();
+    assert_eq!(by_cloud.status.code(), Some(0), "{text}");
+    assert!(text.contains("10.9.8.7"), "{text}");
+    let by_host = run("--host", &host);
+    assert_eq!(String::from_utf8_lossy(&by_host.stdout), text);
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "host:\n  fixed_ips: 1.2.3.4\n").unwrap();
+    let out = run("--cloud", &bad);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fixed_ips"));
+}

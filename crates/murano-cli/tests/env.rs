@@ -574,3 +574,92 @@ fn a_model_builder_adds_an_application() {
     assert_eq!(d["status"], "Deployment finished", "{d}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_application_from_its_forms_names_the_environments_applications() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = scratch("forms");
+    let db = dir.join("m.db");
+    let apps = shared.join("corpus/packages/murano-apps");
+    let wordpress = apps.join("WordPress/package");
+    let mut import: Vec<String> = vec!["catalog".into(), "import".into()];
+    for p in [
+        shared.join("conformance/engine/meta/io.murano"),
+        wordpress.clone(),
+        apps.join("MySQL/package"),
+        apps.join("ApacheHTTPServer/package/v0"),
+    ] {
+        import.push(p.display().to_string());
+    }
+    let import: Vec<&str> = import.iter().map(String::as_str).collect();
+    ok(&db, &import);
+    ok(&db, &["env", "create", "shop"]);
+    let added = |class: &str, name: &str| -> String {
+        json_of(&db, &["env", "add", "shop", class, "--name", name])["added"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let mysql = added("com.example.databases.MySql", "db");
+    let apache = added("com.example.apache.ApacheHttpServer", "web");
+    let values = dir.join("values.yaml");
+    // The database by its name, the server by its id.
+    std::fs::write(
+        &values,
+        format!(
+            "appConfiguration:\n  database: db\n  server: {apache}\n\
+             dbConfiguration:\n  password: Passw0rd!\n  password-clone: Passw0rd!\n"
+        ),
+    )
+    .unwrap();
+    let wordpress = wordpress.display().to_string();
+    let values = values.display().to_string();
+    let out = json_of(
+        &db,
+        &[
+            "env",
+            "add",
+            "shop",
+            "--package",
+            &wordpress,
+            "--values",
+            &values,
+        ],
+    );
+    let app = &out["application"];
+    assert_eq!(app["?"]["type"], "com.example.WordPress", "{out}");
+    assert_eq!(app["database"], mysql.as_str(), "{out}");
+    assert_eq!(app["server"], apache.as_str(), "{out}");
+    assert_eq!(app["dbPassword"], "Passw0rd!", "{out}");
+    let shown = json_of(&db, &["env", "show", "shop"]);
+    assert_eq!(
+        shown["applications"].as_array().unwrap().len(),
+        3,
+        "{shown}"
+    );
+    // An application the environment does not have is an error of the field.
+    std::fs::write(
+        &values,
+        "appConfiguration:\n  database: nosuch\n  server: web\n\
+         dbConfiguration:\n  password: Passw0rd!\n  password-clone: Passw0rd!\n",
+    )
+    .unwrap();
+    let out = murano(&db)
+        .args([
+            "env",
+            "add",
+            "shop",
+            "--package",
+            &wordpress,
+            "--values",
+            &values,
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("database"), "{err}");
+}

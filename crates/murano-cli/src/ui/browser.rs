@@ -481,8 +481,8 @@ impl WizardApp {
         let loaded = load_ui(&self.package).map_err(|e| failure_page(None, e.message()))?;
         let cloud =
             load_cloud(self.cloud.as_deref()).map_err(|e| failure_page(None, e.message()))?;
-        let mut wizard =
-            new_wizard(&loaded, cloud).map_err(|e| failure_page(Some(&loaded), e.message()))?;
+        let mut wizard = new_wizard(&loaded, cloud, None)
+            .map_err(|e| failure_page(Some(&loaded), e.message()))?;
         let upto = upto.min(loaded.definition.forms.len());
         for index in 0..upto {
             let posted = self.posted(&loaded, index);

@@ -21,6 +21,10 @@ struct OfflineCloud {
     keypairs: Vec<String>,
     zones: Vec<AvailabilityZone>,
     networks: Vec<Network>,
+    /// Applications of the target environment (`murano env add`).
+    apps: Vec<ExistingApp>,
+    /// Packages of the catalog (`murano env add`).
+    packages: Vec<String>,
 }
 
 fn text(node: Option<&Node>) -> String {
@@ -84,6 +88,7 @@ impl OfflineCloud {
                     subnets: Vec::new(),
                 })
                 .collect(),
+            ..OfflineCloud::default()
         }
     }
 }
@@ -122,11 +127,14 @@ impl Host for OfflineCloud {
     fn dns_zones(&self) -> Vec<String> {
         Vec::new()
     }
-    fn package_exists(&self, _fqn: &str) -> bool {
-        false
+    fn package_exists(&self, fqn: &str) -> bool {
+        self.packages.iter().any(|p| p == fqn)
     }
-    fn environment_services(&self, _environment_id: Option<&str>) -> Vec<ExistingApp> {
-        Vec::new()
+    fn environment_services(&self, environment_id: Option<&str>) -> Vec<ExistingApp> {
+        match environment_id {
+            Some(_) => self.apps.clone(),
+            None => Vec::new(),
+        }
     }
     fn encrypt_data(&self, _data: &str) -> Result<String, String> {
         Err("no secret store offline".into())
@@ -142,4 +150,20 @@ pub(crate) fn load_cloud(path: Option<&Path>) -> Result<Arc<dyn Host + Send + Sy
         Some(path) => OfflineCloud::from_node(&load_yaml(path)?),
         None => OfflineCloud::default(),
     }))
+}
+
+/// The cloud of `--cloud` (or an empty one) as seen from an environment
+/// with the applications `apps`, over a catalog of `packages`.
+pub(crate) fn load_cloud_for(
+    path: Option<&Path>,
+    apps: Vec<ExistingApp>,
+    packages: Vec<String>,
+) -> Result<Arc<dyn Host + Send + Sync>, Failure> {
+    let mut cloud = match path {
+        Some(path) => OfflineCloud::from_node(&load_yaml(path)?),
+        None => OfflineCloud::default(),
+    };
+    cloud.apps = apps;
+    cloud.packages = packages;
+    Ok(Arc::new(cloud))
 }

@@ -113,3 +113,28 @@ pub(crate) fn run(args: &UiArgs) -> ExitCode {
         }
     }
 }
+
+/// `murano env add --package`: the object model the dashboard would add
+/// to the environment `environment` from the forms of `package` filled
+/// with the values of `values` (as `murano ui --values` takes them),
+/// against the cloud of `cloud`. Application fields list `apps` (the
+/// environment's applications, named by `?.name` or `?.id` in the
+/// values) whose packages are in `catalog`. An invalid step is an error
+/// listing the errors of every step.
+pub(crate) fn application_from_values(
+    package: &std::path::Path,
+    values: &std::path::Path,
+    cloud: Option<&std::path::Path>,
+    environment: &str,
+    apps: Vec<murano_ui::host::ExistingApp>,
+    catalog: Vec<String>,
+) -> Result<serde_json::Value, String> {
+    let host =
+        cloud::load_cloud_for(cloud, apps.clone(), catalog).map_err(|e| e.message().to_owned())?;
+    let (lines, result) = terminal::fill_in(package, values, host, Some(environment), &apps);
+    match result {
+        Ok(Some(body)) => Ok(body),
+        Ok(None) => Err(format!("the forms are not valid:\n{}", lines.join("\n"))),
+        Err(e) => Err(e.message().to_owned()),
+    }
+}

@@ -54,14 +54,55 @@ fn check_value_names(values: &Node, definition: &Definition, path: &Path) -> Res
 }
 
 pub(super) fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
-    let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
     let (Some(package), Some(values_path)) = (&args.package, &args.values) else {
         return Err(Failure::Usage("a package and --values are required".into()));
     };
+    let cloud = load_cloud(args.cloud.as_deref())?;
+    let (lines, result) = fill_in(package, values_path, cloud, None, &[]);
+    for line in lines {
+        outln!("{line}");
+    }
+    match result? {
+        Some(body) => {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&body).unwrap_or_default()
+            );
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// Walks the wizard of `package` with the values of `values_path` against
+/// `cloud`, for the environment `environment` (whose applications
+/// `apps` an application field may name by `?.name` or `?.id`). Returns
+/// the lines reporting invalid steps, and the object model (`None` when
+/// a step is invalid) or why the dashboard would fail.
+pub(crate) fn fill_in(
+    package: &Path,
+    values_path: &Path,
+    cloud: std::sync::Arc<dyn murano_ui::host::Host + Send + Sync>,
+    environment: Option<&str>,
+    apps: &[murano_ui::host::ExistingApp],
+) -> (Vec<String>, Result<Option<serde_json::Value>, Failure>) {
+    let mut lines = Vec::new();
+    let result = fill_in_lines(package, values_path, cloud, environment, apps, &mut lines);
+    (lines, result)
+}
+
+fn fill_in_lines(
+    package: &Path,
+    values_path: &Path,
+    cloud: std::sync::Arc<dyn murano_ui::host::Host + Send + Sync>,
+    environment: Option<&str>,
+    apps: &[murano_ui::host::ExistingApp],
+    lines: &mut Vec<String>,
+) -> Result<Option<serde_json::Value>, Failure> {
+    let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
     let loaded = load_ui(package)?;
     let values = load_yaml(values_path)?;
     check_value_names(&values, &loaded.definition, values_path)?;
-    let cloud = load_cloud(args.cloud.as_deref())?;
     let ui_file = loaded.ui_file.clone();
     let names = loaded.definition.form_names();
     let defaults: Vec<BTreeMap<String, String>> = loaded
@@ -70,7 +111,7 @@ pub(super) fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         .iter()
         .map(|form| browser_defaults(form, &loaded.info.fqn))
         .collect();
-    let mut wizard = new_wizard(&loaded, cloud)?;
+    let mut wizard = new_wizard(&loaded, cloud, environment.map(str::to_owned))?;
     // Every step is submitted, so that one run shows every step's errors;
     // a step after an invalid one may then fail on the values it lacks.
     let mut invalid: Vec<&str> = Vec::new();
@@ -81,15 +122,16 @@ pub(super) fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
                 posted.insert(k.value.python_str(), v.value.python_str());
             }
         }
+        name_apps(&loaded.definition.forms[index], &mut posted, apps);
         let bad_networks =
             network_errors(&loaded.definition.forms[index], &mut posted, values_path);
         let outcome = match submit_step(&mut wizard, index, &posted) {
             Ok(outcome) => with_field_errors(outcome, bad_networks),
             Err(e) if !invalid.is_empty() => {
-                outln!(
+                lines.push(format!(
                     "step {name:?} cannot be checked: it fails without the values of step {:?} ({e})",
                     invalid[0]
-                );
+                ));
                 invalid.push(name);
                 continue;
             }
@@ -98,12 +140,14 @@ pub(super) fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         match outcome {
             StepOutcome::Valid(_) => {}
             StepOutcome::Invalid(errors) => {
-                outln!("step {name:?} is not valid:");
+                lines.push(format!("step {name:?} is not valid:"));
                 for (field, list) in errors {
                     for error in list {
                         match &error.code {
-                            Some(code) => outln!("  {field}: {} ({code})", error.message),
-                            None => outln!("  {field}: {}", error.message),
+                            Some(code) => {
+                                lines.push(format!("  {field}: {} ({code})", error.message))
+                            }
+                            None => lines.push(format!("  {field}: {}", error.message)),
                         }
                     }
                 }
@@ -112,16 +156,36 @@ pub(super) fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         }
     }
     if !invalid.is_empty() {
-        return Ok(false);
+        return Ok(None);
     }
     let body = wizard
         .finish()
         .map_err(|e| failed(&format!("{ui_file}: Application: {e}")))?;
-    outln!(
-        "{}",
-        serde_json::to_string_pretty(&body).unwrap_or_default()
-    );
-    Ok(true)
+    Ok(Some(body))
+}
+
+/// Application fields post the id of an application of the environment
+/// (the dashboard's choice); a value that is the `?.name` of one of
+/// `apps` is taken as its id.
+fn name_apps(
+    form: &FormDef,
+    posted: &mut BTreeMap<String, String>,
+    apps: &[murano_ui::host::ExistingApp],
+) {
+    for field in &form.fields {
+        if !matches!(field.kind, FieldKind::AppRef(_) | FieldKind::Domain) {
+            continue;
+        }
+        let Some(value) = posted.get_mut(&field.name) else {
+            continue;
+        };
+        if apps.iter().any(|a| a.id == *value) {
+            continue;
+        }
+        if let Some(app) = apps.iter().find(|a| a.name == *value) {
+            *value = app.id.clone();
+        }
+    }
 }
 
 /// The forms a network field's value takes, for its error message.

@@ -137,11 +137,12 @@ pub(crate) fn load_ui(path: &Path) -> Result<LoadedUi, Failure> {
 pub(crate) fn new_wizard(
     loaded: &LoadedUi,
     cloud: Arc<dyn Host + Send + Sync>,
+    environment: Option<String>,
 ) -> Result<Wizard, Failure> {
     Wizard::new(
         Arc::new(loaded.definition.clone()),
         loaded.info.clone(),
-        None,
+        environment,
         Some(cloud),
         Box::new(SystemEntropy::default()),
     )
