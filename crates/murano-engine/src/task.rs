@@ -33,7 +33,10 @@ const CLASS_SETS_KEPT: usize = 4;
 /// Class sets parsed lately, most recent last: an environment runs
 /// task after task over the same packages, and parsing their classes
 /// each time was most of a task's cost.
-static CLASS_SETS: OnceLock<Mutex<Vec<(Vec<PackageKey>, Arc<crate::ClassSet>)>>> = OnceLock::new();
+static CLASS_SETS: OnceLock<Mutex<Vec<KeptClassSet>>> = OnceLock::new();
+
+/// A parsed class set and what it was parsed from.
+type KeptClassSet = (Vec<PackageKey>, Arc<crate::ClassSet>);
 
 fn package_key(p: &PackageFiles) -> PackageKey {
     let meta = format!(
@@ -271,14 +274,13 @@ pub fn run_engine_task(
         .build();
     engine.collect_in_creation_order(true);
     let (outcome, final_model) = run(&engine, &system, model, action, options);
-    let plan = DeployPlan {
+    DeployPlan {
         outcome,
         recording: system.recording(),
         log: take_log(&engine),
         warnings: engine.take_warnings(),
         final_model: returned(final_model, model, packages),
-    };
-    plan
+    }
 }
 
 fn run(
