@@ -1,0 +1,79 @@
+//! The engine behind the API, as Murano's `EngineClient` RPC interface:
+//! tasks (deploy, delete, actions) are handed over and run in the
+//! background; static actions and schemas answer directly.
+
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+/// An engine failure, as Murano's `RemoteError`: the exception's class
+/// name and its message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteError {
+    /// The engine exception's class name (`NoClassFound`, ...).
+    pub exc_type: String,
+    /// Its message.
+    pub value: String,
+}
+
+/// What the API calls on the engine.
+pub trait Engine: Send + Sync {
+    /// Queue a task (`{"action", "model", "id", "token", "project_id",
+    /// "user_id"}`); the engine reports back through the store.
+    fn handle_task(&self, task: Value);
+    /// Run a static action and return its result.
+    fn call_static_action(&self, task: Value) -> Result<Value, RemoteError>;
+    /// The JSON schema of a class.
+    fn generate_schema(
+        &self,
+        credentials: Value,
+        class_name: &str,
+        method_names: Vec<String>,
+        class_version: Option<String>,
+        package_name: Option<String>,
+    ) -> Result<Value, RemoteError>;
+}
+
+/// An engine that accepts tasks and keeps them (nothing runs them yet):
+/// deployments stay `running`. `murano serve` uses it until the
+/// environments engine is wired in.
+#[derive(Debug, Default)]
+pub struct QueueOnlyEngine {
+    tasks: Mutex<Vec<Value>>,
+}
+
+impl QueueOnlyEngine {
+    /// The tasks handed over so far.
+    pub fn tasks(&self) -> Vec<Value> {
+        self.tasks.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+}
+
+impl Engine for QueueOnlyEngine {
+    fn handle_task(&self, task: Value) {
+        if let Ok(mut t) = self.tasks.lock() {
+            t.push(task);
+        }
+    }
+
+    fn call_static_action(&self, _task: Value) -> Result<Value, RemoteError> {
+        Err(RemoteError {
+            exc_type: "NotImplementedError".into(),
+            value: "no engine".into(),
+        })
+    }
+
+    fn generate_schema(
+        &self,
+        _credentials: Value,
+        class_name: &str,
+        _method_names: Vec<String>,
+        _class_version: Option<String>,
+        _package_name: Option<String>,
+    ) -> Result<Value, RemoteError> {
+        Err(RemoteError {
+            exc_type: "NoClassFound".into(),
+            value: class_name.to_owned(),
+        })
+    }
+}
