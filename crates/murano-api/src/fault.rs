@@ -14,6 +14,8 @@ pub struct ApiError {
     pub explanation: Option<String>,
     /// The second paragraph (Murano's message passed as detail).
     pub detail: Option<String>,
+    /// The whole body, when webob renders this error its own way.
+    pub raw: Option<String>,
 }
 
 impl ApiError {
@@ -23,6 +25,7 @@ impl ApiError {
             status,
             explanation: Some(explanation.into()),
             detail: None,
+            raw: None,
         }
     }
 
@@ -32,6 +35,7 @@ impl ApiError {
             status,
             explanation: None,
             detail: None,
+            raw: None,
         }
     }
 
@@ -42,6 +46,7 @@ impl ApiError {
             status,
             explanation: None,
             detail: Some(detail.into()),
+            raw: None,
         }
     }
 
@@ -60,8 +65,21 @@ impl ApiError {
         Self::new(404, msg)
     }
 
+    /// 406 for an `Accept` header the action cannot satisfy, worded as
+    /// Murano's serializer has webob say it.
+    pub fn not_acceptable(accept: &str) -> Self {
+        let mut e = Self::plain(406);
+        e.raw = Some(format!(
+            "406 Not Acceptable\n\nThe resource could not be generated that was acceptable to your browser (content of type {accept}. \n\n Acceptable response can not be provided"
+        ));
+        e
+    }
+
     /// The plain-text body webob renders.
     pub fn body(&self) -> String {
+        if let Some(raw) = &self.raw {
+            return raw.clone();
+        }
         let (title, default) = titles(self.status);
         let explanation = strip_tags(self.explanation.as_deref().unwrap_or(default));
         let detail = strip_tags(self.detail.as_deref().unwrap_or(""));

@@ -24,4 +24,6 @@ pub mod server;
 pub mod store;
 
 pub use app::{App, Limits};
-pub use server::{bind, check_listen, router, serve, ServeError, Shared};
+pub use server::{
+    bind, check_listen, router, serve, serve_blocking, ServeConfig, ServeError, Shared,
+};

@@ -17,7 +17,8 @@ use crate::app::{App, Outcome, Req};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::handlers::{
-    actions, deployments, environments as envs, sessions, statistics, templates as tpl,
+    actions, categories as cat, deployments, environments as envs, package_search, packages as pkg,
+    services as svc, sessions, statistics, templates as tpl,
 };
 
 /// The shared state of the routes: the app and the token every request
@@ -200,6 +201,57 @@ pub fn router(shared: Shared) -> Router {
             "/environments/{env_id}/instance-statistics/aggregated",
             get(h!(|a, r, p: P1| statistics::aggregated(a, r, &p), P1)),
         )
+        .route(
+            "/environments/{env_id}/services",
+            get(h!(|a, r, p: P1| svc::get(a, r, &p, None), P1))
+                .post(h!(|a, r, p: P1| svc::post(a, r, &p, None), P1))
+                .put(h!(|a, r, p: P1| svc::put(a, r, &p, None), P1)),
+        )
+        .route(
+            "/environments/{env_id}/services/",
+            get(h!(|a, r, p: P1| svc::get(a, r, &p, None), P1))
+                .post(h!(|a, r, p: P1| svc::post(a, r, &p, None), P1))
+                .put(h!(|a, r, p: P1| svc::put(a, r, &p, None), P1)),
+        )
+        .route(
+            "/environments/{env_id}/services/{*path}",
+            get(h!(|a, r, p: P2| svc::get(a, r, &p.0, Some(&p.1)), P2))
+                .post(h!(|a, r, p: P2| svc::post(a, r, &p.0, Some(&p.1)), P2))
+                .put(h!(|a, r, p: P2| svc::put(a, r, &p.0, Some(&p.1)), P2))
+                .delete(h!(|a, r, p: P2| svc::delete(a, r, &p.0, Some(&p.1)), P2)),
+        )
+        .route("/catalog/packages", get(h!(package_search::search)))
+        .route(
+            "/catalog/packages/{pid}",
+            get(h!(|a, r, p: P1| pkg::show(a, r, &p), P1))
+                .patch(h!(|a, r, p: P1| pkg::update(a, r, &p), P1))
+                .delete(h!(|a, r, p: P1| pkg::delete(a, r, &p), P1)),
+        )
+        .route(
+            "/catalog/packages/{pid}/logo",
+            get(h!(|a, r, p: P1| pkg::logo(a, r, &p), P1)),
+        )
+        .route(
+            "/catalog/packages/{pid}/supplier_logo",
+            get(h!(|a, r, p: P1| pkg::supplier_logo(a, r, &p), P1)),
+        )
+        .route(
+            "/catalog/packages/{pid}/download",
+            get(h!(|a, r, p: P1| pkg::download(a, r, &p), P1)),
+        )
+        .route(
+            "/catalog/packages/{pid}/ui",
+            get(h!(|a, r, p: P1| pkg::ui(a, r, &p), P1)),
+        )
+        .route(
+            "/catalog/categories",
+            get(h!(cat::index)).post(h!(cat::create)),
+        )
+        .route(
+            "/catalog/categories/{cid}",
+            get(h!(|a, r, p: P1| cat::show(a, r, &p), P1))
+                .delete(h!(|a, r, p: P1| cat::delete(a, r, &p), P1)),
+        )
         .route("/templates", get(h!(tpl::index)).post(h!(tpl::create)))
         .route(
             "/templates/{tid}",
@@ -269,4 +321,43 @@ pub async fn bind(
 /// Serve `shared` on `listener` until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, shared: Shared) -> std::io::Result<()> {
     axum::serve(listener, router(shared)).await
+}
+
+/// How `murano serve` runs.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Where to listen.
+    pub listen: SocketAddr,
+    /// The token every request must carry (required off loopback).
+    pub token: Option<String>,
+    /// Limits.
+    pub limits: crate::app::Limits,
+    /// Worker threads of the async runtime (the blocking pool is tokio's).
+    pub workers: usize,
+}
+
+/// Serve `app` as `cfg` says, on a runtime of its own, until the process
+/// ends; `ready` is told the bound address once requests are accepted.
+pub fn serve_blocking(
+    app: Arc<App>,
+    cfg: ServeConfig,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    check_listen(cfg.listen, cfg.token.as_deref())?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.workers.max(1))
+        .enable_all()
+        .build()
+        .map_err(|e| ServeError::Bind(cfg.listen, e))?;
+    rt.block_on(async move {
+        let (listener, addr) = bind(cfg.listen, cfg.token.as_deref()).await?;
+        ready(addr);
+        let shared = Shared {
+            app,
+            token: cfg.token.filter(|t| !t.is_empty()),
+        };
+        serve(listener, shared)
+            .await
+            .map_err(|e| ServeError::Bind(addr, e))
+    })
 }

@@ -2,8 +2,12 @@
 //! share (Murano's `check_env`, `check_session`, environment status).
 
 pub mod actions;
+pub mod categories;
 pub mod deployments;
 pub mod environments;
+pub mod package_search;
+pub mod packages;
+pub mod services;
 pub mod sessions;
 pub mod statistics;
 pub mod templates;
