@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 struct Server {
     addr: SocketAddr,
+    app: Arc<App>,
     rt: tokio::runtime::Runtime,
 }
 
@@ -28,14 +29,14 @@ fn start(token: Option<&str>, limits: Limits) -> Server {
         limits,
     ));
     let shared = Shared {
-        app,
+        app: app.clone(),
         token: token.map(str::to_owned),
     };
     let (l, addr) = rt
         .block_on(murano_api::bind("127.0.0.1:0".parse().unwrap(), token))
         .unwrap();
     rt.spawn(murano_api::serve(l, shared));
-    Server { addr, rt }
+    Server { addr, app, rt }
 }
 
 /// One request as `tenant` (user `u-<tenant>`); status and body.
@@ -244,4 +245,161 @@ fn malformed_json_is_a_400() {
         .unwrap();
     let resp = agent.run(req).unwrap();
     assert_eq!(resp.status().as_u16(), 400);
+}
+
+#[test]
+fn applications_are_edited_inside_a_session() {
+    let s = start(None, Limits::default());
+    let (_, body) = call(
+        &s,
+        "POST",
+        "/environments",
+        "a",
+        &[],
+        Some(json!({"name": "env"})),
+    );
+    let env = json_of(&body)["id"].as_str().unwrap().to_owned();
+    let (_, body) = call(
+        &s,
+        "POST",
+        &format!("/environments/{env}/configure"),
+        "a",
+        &[],
+        None,
+    );
+    let sid = json_of(&body)["id"].as_str().unwrap().to_owned();
+    let hdr = [("X-Configuration-Session", sid.as_str())];
+    let app = json!({"?": {"id": "app1", "type": "com.example.App"}, "name": "one"});
+    // Without the session header: Murano's 400.
+    let (st, _) = call(
+        &s,
+        "POST",
+        &format!("/environments/{env}/services"),
+        "a",
+        &[],
+        Some(app.clone()),
+    );
+    assert_eq!(st, 400);
+    let (st, body) = call(
+        &s,
+        "POST",
+        &format!("/environments/{env}/services"),
+        "a",
+        &hdr,
+        Some(app.clone()),
+    );
+    assert_eq!((st, json_of(&body)), (200, app.clone()));
+    let (st, body) = call(
+        &s,
+        "PUT",
+        &format!("/environments/{env}/services/app1/name"),
+        "a",
+        &hdr,
+        Some(json!("two")),
+    );
+    assert_eq!((st, json_of(&body)), (200, json!("two")));
+    let (st, body) = call(
+        &s,
+        "GET",
+        &format!("/environments/{env}/services/app1"),
+        "a",
+        &hdr,
+        None,
+    );
+    assert_eq!(st, 200);
+    assert_eq!(json_of(&body)["name"], "two");
+    // Outside the session the deployed model has no applications yet.
+    let (_, body) = call(&s, "GET", &format!("/environments/{env}"), "a", &[], None);
+    assert_eq!(json_of(&body)["services"], json!([]));
+    let (_, body) = call(&s, "GET", &format!("/environments/{env}"), "a", &hdr, None);
+    assert_eq!(json_of(&body)["services"][0]["?"]["status"], "pending");
+    let (st, _) = call(
+        &s,
+        "DELETE",
+        &format!("/environments/{env}/services/app1"),
+        "a",
+        &hdr,
+        None,
+    );
+    assert_eq!(st, 200);
+    let (st, _) = call(
+        &s,
+        "DELETE",
+        &format!("/environments/{env}/services/app1"),
+        "a",
+        &hdr,
+        None,
+    );
+    assert_eq!(st, 404);
+    // Another tenant cannot edit through a session id it learnt.
+    let (st, _) = call(
+        &s,
+        "POST",
+        &format!("/environments/{env}/services"),
+        "b",
+        &hdr,
+        Some(app),
+    );
+    assert_eq!(st, 403);
+}
+
+#[test]
+fn categories_need_the_admin_role_by_default() {
+    let s = start(None, Limits::default());
+    let (st, _) = call(
+        &s,
+        "POST",
+        "/catalog/categories",
+        "a",
+        &[],
+        Some(json!({"name": "Web"})),
+    );
+    assert_eq!(st, 403);
+    let (st, body) = call(
+        &s,
+        "POST",
+        "/catalog/categories",
+        "a",
+        &[("X-Roles", "admin")],
+        Some(json!({"name": "Web"})),
+    );
+    assert_eq!(st, 200, "{body}");
+    let (st, body) = call(&s, "GET", "/catalog/categories", "a", &[], None);
+    assert_eq!(st, 200);
+    assert_eq!(json_of(&body)["categories"][0]["name"], "Web");
+}
+
+#[test]
+fn private_packages_stay_with_their_tenant() {
+    let s = start(None, Limits::default());
+    for (id, owner, public) in [("p1", "a", false), ("p2", "a", true)] {
+        let row = json!({"id": id, "name": id, "fully_qualified_name": format!("com.example.{id}"),
+            "owner_id": owner, "is_public": public, "enabled": true, "type": "Application",
+            "description": "d", "author": "x", "supplier": {}, "archive": {"$hex": "504b"},
+            "created": "2020-01-01T00:00:00.000000", "updated": "2020-01-01T00:00:00.000000"});
+        s.app
+            .db()
+            .insert("package", row.as_object().unwrap())
+            .unwrap();
+    }
+    let names = |tenant: &str| -> Vec<Value> {
+        let (st, body) = call(&s, "GET", "/catalog/packages", tenant, &[], None);
+        assert_eq!(st, 200, "{body}");
+        json_of(&body)["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].clone())
+            .collect()
+    };
+    assert_eq!(names("a"), vec![json!("p1"), json!("p2")]);
+    assert_eq!(names("b"), vec![json!("p2")]);
+    for path in ["/catalog/packages/p1", "/catalog/packages/p1/download"] {
+        let (st, _) = call(&s, "GET", path, "b", &[], None);
+        assert_eq!(st, 403, "{path}");
+    }
+    let (st, _) = call(&s, "DELETE", "/catalog/packages/p2", "b", &[], None);
+    assert_eq!(st, 403);
+    let (st, _) = call(&s, "GET", "/catalog/packages/p2", "b", &[], None);
+    assert_eq!(st, 200);
 }
