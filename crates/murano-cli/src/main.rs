@@ -18,6 +18,7 @@ macro_rules! outln {
     }};
 }
 
+mod api_serve;
 mod big_stack;
 mod catalog_store;
 mod check;
@@ -72,6 +73,7 @@ enum Command {
     Catalog(catalog_store::StoreCatalogArgs),
     Env(env_cmd::EnvArgs),
     StaticAction(env_cmd::StaticActionArgs),
+    Serve(api_serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Catalog(args) => catalog_store::run(&args),
         Command::Env(args) => env_cmd::run(&args),
         Command::StaticAction(args) => env_cmd::run_static(&args),
+        Command::Serve(args) => api_serve::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS
