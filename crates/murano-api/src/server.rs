@@ -18,7 +18,7 @@ use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::handlers::{
     actions, categories as cat, deployments, environments as envs, package_search, packages as pkg,
-    services as svc, sessions, statistics, templates as tpl,
+    schemas, services as svc, sessions, statistics, templates as tpl,
 };
 
 /// The shared state of the routes: the app and the token every request
@@ -251,6 +251,17 @@ pub fn router(shared: Shared) -> Router {
             "/catalog/categories/{cid}",
             get(h!(|a, r, p: P1| cat::show(a, r, &p), P1))
                 .delete(h!(|a, r, p: P1| cat::delete(a, r, &p), P1)),
+        )
+        .route(
+            "/schemas/{class_name}",
+            get(h!(|a, r, p: P1| schemas::get_schema(a, r, &p, None), P1)),
+        )
+        .route(
+            "/schemas/{class_name}/{method_names}",
+            get(h!(
+                |a, r, p: P2| schemas::get_schema(a, r, &p.0, Some(&p.1)),
+                P2
+            )),
         )
         .route("/templates", get(h!(tpl::index)).post(h!(tpl::create)))
         .route(

@@ -403,3 +403,19 @@ fn private_packages_stay_with_their_tenant() {
     let (st, _) = call(&s, "GET", "/catalog/packages/p2", "b", &[], None);
     assert_eq!(st, 200);
 }
+
+#[test]
+fn schemas_come_from_the_engine() {
+    // The queue-only engine knows no class: Murano's 404 for NoClassFound.
+    let s = start(None, Limits::default());
+    let (st, body) = call(
+        &s,
+        "GET",
+        "/schemas/com.example.Missing/a,b",
+        "a",
+        &[],
+        None,
+    );
+    assert_eq!(st, 404, "{body}");
+    assert!(body.contains("com.example.Missing"), "{body}");
+}
