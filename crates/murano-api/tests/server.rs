@@ -419,3 +419,102 @@ fn schemas_come_from_the_engine() {
     assert_eq!(st, 404, "{body}");
     assert!(body.contains("com.example.Missing"), "{body}");
 }
+
+#[test]
+fn a_deployment_cut_by_a_restart_is_marked_failed_and_nothing_else_is_lost() {
+    let dir = std::env::temp_dir().join(format!("murano-api-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("api.db");
+    let serve_file = || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let db = Db::open(&path).unwrap();
+        murano_api::handlers::recovery::fail_interrupted(&db).unwrap();
+        let app = Arc::new(App::new(
+            db,
+            Policy::default(),
+            Arc::new(QueueOnlyEngine::default()),
+            Limits::default(),
+        ));
+        let (l, addr) = rt
+            .block_on(murano_api::bind("127.0.0.1:0".parse().unwrap(), None))
+            .unwrap();
+        rt.spawn(murano_api::serve(
+            l,
+            Shared {
+                app: app.clone(),
+                token: None,
+            },
+        ));
+        Server { addr, app, rt }
+    };
+    let s = serve_file();
+    let (_, body) = call(
+        &s,
+        "POST",
+        "/environments",
+        "a",
+        &[],
+        Some(json!({"name": "kept"})),
+    );
+    let env = json_of(&body)["id"].as_str().unwrap().to_owned();
+    let (_, body) = call(
+        &s,
+        "POST",
+        &format!("/environments/{env}/configure"),
+        "a",
+        &[],
+        None,
+    );
+    let sid = json_of(&body)["id"].as_str().unwrap().to_owned();
+    let (st, _) = call(
+        &s,
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        "a",
+        &[],
+        None,
+    );
+    assert_eq!(st, 200);
+    let (_, body) = call(&s, "GET", &format!("/environments/{env}"), "a", &[], None);
+    assert_eq!(json_of(&body)["status"], "deploying");
+    s.rt.shutdown_background();
+    drop(s.app);
+
+    let s = serve_file();
+    let (_, body) = call(&s, "GET", &format!("/environments/{env}"), "a", &[], None);
+    let shown = json_of(&body);
+    assert_eq!(
+        (shown["name"].clone(), shown["status"].clone()),
+        (json!("kept"), json!("deploy failure"))
+    );
+    let (_, body) = call(
+        &s,
+        "GET",
+        &format!("/environments/{env}/deployments"),
+        "a",
+        &[],
+        None,
+    );
+    let dep = &json_of(&body)["deployments"][0];
+    assert_eq!(dep["state"], "completed_w_errors");
+    let (_, body) = call(
+        &s,
+        "GET",
+        &format!(
+            "/environments/{env}/deployments/{}",
+            dep["id"].as_str().unwrap()
+        ),
+        "a",
+        &[],
+        None,
+    );
+    let reports = json_of(&body)["reports"].as_array().unwrap().clone();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(reports[1]["level"], "error");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -77,6 +77,12 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let db = Db::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Tasks a previous process left running can no longer finish.
+    let interrupted =
+        murano_api::handlers::recovery::fail_interrupted(&db).map_err(|e| e.body())?;
+    if interrupted > 0 {
+        eprintln!("murano serve: {interrupted} task(s) interrupted by the last stop marked failed");
+    }
     let limits = Limits {
         max_body: args.max_body,
         ..Limits::default()

@@ -7,6 +7,7 @@ pub mod deployments;
 pub mod environments;
 pub mod package_search;
 pub mod packages;
+pub mod recovery;
 pub mod schemas;
 pub mod services;
 pub mod sessions;
