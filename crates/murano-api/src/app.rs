@@ -41,6 +41,8 @@ pub struct App {
     policy: RwLock<Policy>,
     /// The engine tasks go to.
     pub engine: Arc<dyn Engine>,
+    /// Reads uploaded package archives.
+    pub loader: Arc<dyn crate::upload::PackageLoader>,
     /// Limits.
     pub limits: Limits,
 }
@@ -60,8 +62,15 @@ impl App {
             db: Mutex::new(db),
             policy: RwLock::new(policy),
             engine,
+            loader: Arc::new(crate::upload::ZipLoader),
             limits,
         }
+    }
+
+    /// The same app reading uploads with `loader`.
+    pub fn with_loader(mut self, loader: Arc<dyn crate::upload::PackageLoader>) -> App {
+        self.loader = loader;
+        self
     }
 
     /// The database (one writer at a time: SQLite serialises writes anyway).

@@ -22,6 +22,7 @@ pub mod policy;
 pub mod schema;
 pub mod server;
 pub mod store;
+pub mod upload;
 
 pub use app::{App, Limits};
 pub use server::{

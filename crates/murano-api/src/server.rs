@@ -220,7 +220,10 @@ pub fn router(shared: Shared) -> Router {
                 .put(h!(|a, r, p: P2| svc::put(a, r, &p.0, Some(&p.1)), P2))
                 .delete(h!(|a, r, p: P2| svc::delete(a, r, &p.0, Some(&p.1)), P2)),
         )
-        .route("/catalog/packages", get(h!(package_search::search)))
+        .route(
+            "/catalog/packages",
+            get(h!(package_search::search)).post(h!(pkg::upload)),
+        )
         .route(
             "/catalog/packages/{pid}",
             get(h!(|a, r, p: P1| pkg::show(a, r, &p), P1))

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use murano_api::engine::{Engine, RemoteError};
 use murano_api::policy::Policy;
 use murano_api::store::{hex, Db};
+use murano_api::upload::{LoadedPackage, PackageLoader, ZipLoader};
 use murano_api::{App, Limits, Shared};
 use serde_json::{json, Map, Value};
 
@@ -59,7 +60,7 @@ fn main() {
         steps.sort_by_key(|s| s["step"].as_u64());
         total += 1;
         seen.insert(id.to_owned());
-        match run_test(&rt, &dir, &steps) {
+        match run_test(&rt, &dir, t, &steps) {
             Ok(()) => passed += 1,
             Err(why) => failures.push((id.to_owned(), why)),
         }
@@ -177,17 +178,40 @@ impl Engine for Stub {
     }
 }
 
-fn run_test(rt: &tokio::runtime::Runtime, dir: &Path, steps: &[Value]) -> Result<(), String> {
+/// The test's package-loader override (README §6): whatever the upload
+/// carries, the package read is the recorded archive.
+struct Override(Vec<u8>);
+
+impl PackageLoader for Override {
+    fn load(&self, _archive: &[u8]) -> Result<LoadedPackage, String> {
+        ZipLoader.load(&self.0)
+    }
+}
+
+fn run_test(
+    rt: &tokio::runtime::Runtime,
+    dir: &Path,
+    test: &Value,
+    steps: &[Value],
+) -> Result<(), String> {
     let stub = Arc::new(Stub::default());
     let deny: BTreeMap<String, String> = [("default".to_owned(), "!".to_owned())]
         .into_iter()
         .collect();
-    let app = Arc::new(App::new(
+    let mut app = App::new(
         Db::in_memory().map_err(|e| e.to_string())?,
         Policy::new(deny, "default"),
         stub.clone(),
         Limits::default(),
-    ));
+    );
+    if test
+        .get("package_loader_archive")
+        .is_some_and(|a| !a.is_null())
+    {
+        let archive = load_bytes(dir, &test["package_loader_archive"])?;
+        app = app.with_loader(Arc::new(Override(archive)));
+    }
+    let app = Arc::new(app);
     let shared = Shared {
         app: app.clone(),
         token: None,

@@ -352,3 +352,139 @@ pub fn update(app: &App, req: &Req, id: &str) -> Outcome {
     let p = db.get("package", id)?.ok_or_else(|| ApiError::plain(404))?;
     Ok(Reply::Json(package_dict(&db, &p)?))
 }
+
+fn meta_names(meta: &Value, key: &str) -> Vec<String> {
+    names(meta.get(key).unwrap_or(&Value::Null))
+}
+
+/// `POST /catalog/packages`: a `multipart/form-data` body with the archive
+/// and optional JSON metadata (`is_public`, `tags`, `categories`, ...).
+pub fn upload(app: &App, req: &Req) -> Outcome {
+    app.check("upload_package", &req.ctx, json!({}))?;
+    let ct = req.content_type.as_deref().unwrap_or("");
+    let boundary = crate::upload::boundary(ct).ok_or_else(|| ApiError::plain(415))?;
+    let parts = crate::upload::parse_multipart(&req.body, &boundary)
+        .ok_or_else(|| ApiError::bad_request("Malformed multipart/form-data body"))?;
+    if parts.len() > 2 {
+        return Err(ApiError::bad_request(format!(
+            "'multipart/form-data' request body should contain 1 or 2 parts: json string and zip archive. Current body consists of {} part(s)",
+            parts.len()
+        )));
+    }
+    let file = parts.iter().find(|p| p.filename.is_some()).ok_or_else(|| {
+        ApiError::bad_request("There is no file package with application description")
+    })?;
+    let mut meta = json!({});
+    for p in parts.iter().filter(|p| p.filename.is_none()) {
+        meta = serde_json::from_slice(&p.content)
+            .map_err(|_| ApiError::detail(400, "Malformed JSON in request body."))?;
+    }
+    if !meta.is_object() {
+        return Err(ApiError::bad_request(
+            "Package schema is not valid: the metadata must be an object",
+        ));
+    }
+    if meta.get("is_public") == Some(&json!(true)) {
+        app.check("publicize_package", &req.ctx, json!({}))?;
+    }
+    if file.content.is_empty() {
+        return Err(ApiError::bad_request("Uploading file can't be empty"));
+    }
+    let pkg = app
+        .loader
+        .load(&file.content)
+        .map_err(|e| ApiError::bad_request(format!("Couldn't load package from file: {e}")))?;
+    let mut tags = pkg.tags.clone();
+    for t in meta_names(&meta, "tags") {
+        if !tags.contains(&t) {
+            tags.push(t);
+        }
+    }
+    let name = meta
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or(pkg.name.clone());
+    let name = if pkg.name.is_empty() {
+        name
+    } else {
+        pkg.name.clone()
+    };
+    if name.chars().count() > 80 {
+        return Err(ApiError::bad_request(
+            "Package name should be 80 characters maximum",
+        ));
+    }
+    let db = app.db();
+    let tenant = req.ctx.tenant.clone().unwrap_or_default();
+    let mut k = key("fully_qualified_name", pkg.full_name.as_str());
+    k.insert("owner_id".into(), json!(tenant));
+    if !db.select("package", &k, "")?.is_empty() {
+        return Err(ApiError::detail(
+            409,
+            "Package with specified full name is already registered",
+        ));
+    }
+    let id = clock::new_id();
+    let now = clock::now();
+    let hexed = |b: &Option<Vec<u8>>| {
+        b.as_ref()
+            .map_or(Value::Null, |b| json!({"$hex": crate::store::hex(b)}))
+    };
+    let row: Row = [
+        ("id", json!(id)),
+        ("created", json!(now)),
+        ("updated", json!(now)),
+        ("archive", json!({"$hex": crate::store::hex(&file.content)})),
+        ("fully_qualified_name", json!(pkg.full_name)),
+        ("type", json!(pkg.package_type)),
+        ("author", pkg.author.clone()),
+        ("supplier", pkg.supplier.clone()),
+        ("name", json!(name)),
+        (
+            "enabled",
+            meta.get("enabled").cloned().unwrap_or(json!(true)),
+        ),
+        ("description", pkg.description.clone()),
+        (
+            "is_public",
+            meta.get("is_public").cloned().unwrap_or(json!(false)),
+        ),
+        ("logo", hexed(&pkg.logo)),
+        ("owner_id", json!(tenant)),
+        (
+            "ui_definition",
+            pkg.ui.clone().map_or(Value::Null, Value::String),
+        ),
+        ("supplier_logo", hexed(&pkg.supplier_logo)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    db.transaction(|db| {
+        db.insert("package", &row)?;
+        for c in &pkg.classes {
+            let class: Row = [
+                ("id".to_owned(), json!(clock::new_id())),
+                ("name".to_owned(), json!(c)),
+                ("package_id".to_owned(), json!(id)),
+                ("created".to_owned(), json!(now)),
+                ("updated".to_owned(), json!(now)),
+            ]
+            .into_iter()
+            .collect();
+            db.insert("class_definition", &class)?;
+        }
+        for t in &tags {
+            link(db, &id, "tags", t)?;
+        }
+        for c in meta_names(&meta, "categories") {
+            link(db, &id, "categories", &c)?;
+        }
+        Ok::<_, ApiError>(())
+    })?;
+    let p = db
+        .get("package", &id)?
+        .ok_or_else(|| ApiError::plain(404))?;
+    Ok(Reply::Json(package_dict(&db, &p)?))
+}
