@@ -75,6 +75,41 @@ impl ApiError {
         e
     }
 
+    /// The HTML body webob renders for a client accepting HTML or `*/*`.
+    pub fn html_body(&self) -> String {
+        if let Some(raw) = &self.raw {
+            return raw.clone();
+        }
+        let (title, default) = titles(self.status);
+        let esc = |s: &str| {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+        };
+        let explanation = esc(self.explanation.as_deref().unwrap_or(default));
+        let detail = esc(self.detail.as_deref().unwrap_or(""));
+        let status = format!("{} {title}", self.status);
+        format!(
+            "<html>\n <head>\n  <title>{status}</title>\n </head>\n <body>\n  <h1>{status}</h1>\n  {explanation}<br /><br />\n{detail}\n\n\n </body>\n</html>"
+        )
+    }
+
+    /// The answer for a request whose `Accept` header is `accept`: webob
+    /// renders HTML when the client takes HTML or anything, else text.
+    pub fn respond(self, accept: Option<&str>) -> Response {
+        let html = accept.is_some_and(|a| a.contains("html") || a.contains("*/*"));
+        if !html || self.raw.is_some() {
+            return self.into_response();
+        }
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut resp = (status, self.html_body()).into_response();
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=UTF-8"),
+        );
+        resp
+    }
+
     /// The plain-text body webob renders.
     pub fn body(&self) -> String {
         if let Some(raw) = &self.raw {

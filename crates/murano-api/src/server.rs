@@ -55,10 +55,11 @@ where
         accept: hv(header::ACCEPT),
     };
     let app = st.app.clone();
+    let accept = req.accept.clone();
     match tokio::task::spawn_blocking(move || f(&app, &req)).await {
         Ok(Ok(reply)) => reply.into_response(),
-        Ok(Err(e)) => e.into_response(),
-        Err(_) => ApiError::plain(500).into_response(),
+        Ok(Err(e)) => e.respond(accept.as_deref()),
+        Err(_) => ApiError::plain(500).respond(accept.as_deref()),
     }
 }
 

@@ -5,8 +5,11 @@
 //! as Murano's context middleware reads headers, and each response (status,
 //! content type, body) and each engine call compared modulo the README §7
 //! placeholders. Tests of category `mocked` and those not replayable over
-//! HTTP are not counted. Known failures: `tests/api-known-failures.txt`
-//! (`api <test-id> <reason>`); an unlisted failure or a listed pass fails.
+//! HTTP are not counted. Suite `api-client` replays the recorded
+//! python-muranoclient session (`client/`) the same way, under Murano's
+//! default policy, with its engine results. Known failures:
+//! `tests/api-known-failures.txt` (`<suite> <test-id> <reason>`); an
+//! unlisted failure or a listed pass fails.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -27,9 +30,40 @@ fn main() {
         println!("conformance data not found (set MURANO_SHARED); skipping");
         return;
     };
+    let known_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api-known-failures.txt");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
     let dir = root.join("conformance/api");
-    let known =
-        load_known(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api-known-failures.txt"));
+    let mut ok = run_suite(&rt, "api", &dir, &load_known(&known_file, "api"), false);
+    // The recorded python-muranoclient session (client/README.md): Murano's
+    // default policy, its engine results replayed.
+    let client = dir.join("client");
+    if client.is_dir() {
+        ok &= run_suite(
+            &rt,
+            "api-client",
+            &client,
+            &load_known(&known_file, "api-client"),
+            true,
+        );
+    }
+    if !ok {
+        println!("conformance: unlisted failures or stale known-failure entries (see above)");
+        std::process::exit(1);
+    }
+}
+
+/// Replay one case set; whether its failures are exactly the listed ones.
+fn run_suite(
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    dir: &Path,
+    known: &BTreeMap<String, String>,
+    default_policy: bool,
+) -> bool {
     let tests = read_jsonl(&dir.join("tests.jsonl"));
     let cases = read_jsonl(&dir.join("cases.jsonl"));
     let mut by_test: HashMap<String, Vec<Value>> = HashMap::new();
@@ -39,18 +73,13 @@ fn main() {
             .or_default()
             .push(c);
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
     let filter = std::env::var("API_CASE").ok();
     let (mut total, mut passed) = (0, 0);
     let mut failures = Vec::new();
     let mut seen = BTreeSet::new();
     for t in &tests {
         let id = t["test"].as_str().unwrap_or("?");
-        if t["category"] == "mocked" || t["replayable_over_http"] != json!(true) {
+        if t["category"] == "mocked" || t["replayable_over_http"] == json!(false) {
             continue;
         }
         if filter.as_deref().is_some_and(|f| !id.contains(f)) {
@@ -60,12 +89,12 @@ fn main() {
         steps.sort_by_key(|s| s["step"].as_u64());
         total += 1;
         seen.insert(id.to_owned());
-        match run_test(&rt, &dir, t, &steps) {
+        match run_test(rt, dir, t, &steps, default_policy) {
             Ok(()) => passed += 1,
             Err(why) => failures.push((id.to_owned(), why)),
         }
     }
-    println!("conformance api: {passed}/{total} passed");
+    println!("conformance {name}: {passed}/{total} passed");
     let mut ok = true;
     let failed: BTreeSet<&String> = failures.iter().map(|(i, _)| i).collect();
     for (id, why) in &failures {
@@ -80,13 +109,10 @@ fn main() {
             println!("  NOW PASSES (remove from known failures): {id}");
         }
     }
-    if !ok {
-        println!("conformance: unlisted failures or stale known-failure entries (see above)");
-        std::process::exit(1);
-    }
+    ok
 }
 
-fn load_known(path: &Path) -> BTreeMap<String, String> {
+fn load_known(path: &Path, suite: &str) -> BTreeMap<String, String> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let mut out = BTreeMap::new();
     for line in text
@@ -95,7 +121,10 @@ fn load_known(path: &Path) -> BTreeMap<String, String> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
         let mut p = line.splitn(3, char::is_whitespace);
-        if let (Some("api"), Some(id), Some(why)) = (p.next(), p.next(), p.next()) {
+        if let (Some(s), Some(id), Some(why)) = (p.next(), p.next(), p.next()) {
+            if s != suite {
+                continue;
+            }
             out.insert(id.to_owned(), why.trim().to_owned());
         }
     }
@@ -193,14 +222,20 @@ fn run_test(
     dir: &Path,
     test: &Value,
     steps: &[Value],
+    default_policy: bool,
 ) -> Result<(), String> {
     let stub = Arc::new(Stub::default());
     let deny: BTreeMap<String, String> = [("default".to_owned(), "!".to_owned())]
         .into_iter()
         .collect();
+    let policy = if default_policy {
+        Policy::default()
+    } else {
+        Policy::new(deny, "default")
+    };
     let mut app = App::new(
         Db::in_memory().map_err(|e| e.to_string())?,
-        Policy::new(deny, "default"),
+        policy,
         stub.clone(),
         Limits::default(),
     );
@@ -225,6 +260,16 @@ fn run_test(
         for step in steps {
             match step["kind"].as_str() {
                 Some("policy") => app.set_policy(policy_of(step)),
+                Some("engine_result") => {
+                    let env = binds.substitute(&step["environment_id"]);
+                    let result = binds.substitute(&step["result"]);
+                    murano_api::handlers::results::process_result(
+                        &app.db(),
+                        env.as_str().unwrap_or(""),
+                        &result,
+                    )
+                    .map_err(|e| format!("step {}: engine result: {}", step["step"], e.body()))?;
+                }
                 Some("setup_db") => setup_db(&app, dir, step, &mut binds)?,
                 Some("http") => http_step(&app, &stub, dir, addr, step, &mut binds)
                     .map_err(|e| format!("step {}: {e}", step["step"]))?,
@@ -456,7 +501,10 @@ fn send(
     headers: &[(String, String)],
     body: Option<Vec<u8>>,
 ) -> Result<(u16, String, Vec<u8>), String> {
+    // Only the recorded headers: no automatic `Accept: */*` (webob answers
+    // errors in HTML to a client that accepts anything).
     let agent: ureq::Agent = ureq::Agent::config_builder()
+        .accept(ureq::config::AutoHeaderValue::None)
         .http_status_as_error(false)
         .build()
         .into();

@@ -148,7 +148,15 @@ pub fn create(app: &App, req: &Req) -> Outcome {
     }
     let db = app.db();
     let row = create_env(&db, req, &body)?;
-    Ok(Reply::Json(env_dict(&row)))
+    // Murano's model takes the body's other keys as attributes, which its
+    // `to_dict` then shows (muranoclient sends `region`).
+    let mut d = env_dict(&row);
+    for (k, v) in &body {
+        if d.get(k).is_none() && k != "description" && k != "defaultNetworks" {
+            d[k] = v.clone();
+        }
+    }
+    Ok(Reply::Json(d))
 }
 
 /// `GET /environments/{id}`.
