@@ -338,6 +338,9 @@ pub async fn serve(listener: tokio::net::TcpListener, shared: Shared) -> std::io
     axum::serve(listener, router(shared)).await
 }
 
+/// Most controller threads of `serve_blocking` (requests beyond wait).
+pub const MAX_BLOCKING: usize = 32;
+
 /// How `murano serve` runs.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
@@ -361,6 +364,9 @@ pub fn serve_blocking(
     check_listen(cfg.listen, cfg.token.as_deref())?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cfg.workers.max(1))
+        // Controllers run on the blocking pool; bound it so a flood of
+        // requests queues instead of spawning hundreds of threads.
+        .max_blocking_threads(MAX_BLOCKING)
         .enable_all()
         .build()
         .map_err(|e| ServeError::Bind(cfg.listen, e))?;
