@@ -18,6 +18,7 @@ macro_rules! outln {
     }};
 }
 
+mod api_serve;
 mod big_stack;
 mod catalog_cmd;
 mod catalog_store;
@@ -85,6 +86,7 @@ enum Command {
     Docs(docs_cmd::DocsArgs),
     Env(env_cmd::EnvArgs),
     StaticAction(env_cmd::StaticActionArgs),
+    Serve(api_serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -116,6 +118,7 @@ fn main() -> ExitCode {
         Command::Docs(args) => docs_cmd::run(&args),
         Command::Env(args) => env_cmd::run(&args),
         Command::StaticAction(args) => env_cmd::run_static(&args),
+        Command::Serve(args) => api_serve::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS
