@@ -166,6 +166,8 @@ pub(crate) struct Core {
     handle: Value,
     /// The green threads of `Parallel` and `pselect`.
     pub(crate) sched: crate::sched::Scheduler,
+    /// What the run's values may hold ([`Limits::max_memory`]).
+    pub(crate) memory: Arc<murano_yaql::eval::MemoryBudget>,
     pub(crate) self_ref: Weak<Core>,
     /// Told about calls of the engine's own `io.murano.system.Logger`
     /// natives (see [`Engine::observe_logger_calls`]).
@@ -254,6 +256,7 @@ impl Engine {
             .into_iter()
             .map(|n| ((n.class, n.method), n.body))
             .collect();
+        let max_memory = limits.max_memory;
         let core = Arc::new_cyclic(|weak| Core {
             natives,
             classes,
@@ -266,6 +269,7 @@ impl Engine {
             state: Mutex::new(State::default()),
             handle: Value::Object(Arc::new(EngineHandle(weak.clone()))),
             sched: crate::sched::Scheduler::default(),
+            memory: crate::memory::budget(max_memory, weak.clone()),
             self_ref: weak.clone(),
             logger_observer: OnceLock::new(),
         });
