@@ -83,13 +83,16 @@ pub(crate) fn evaluate(
     // Tuples stay tuples: the result is frozen below (see
     // `Query::evaluate_keeping_tuples`).
     let r = query
-        .evaluate_keeping_tuples_within(ctx, Some(&core.memory))
+        .evaluate_keeping_tuples_within(ctx, Some(&core.memory.budget))
         .map_err(|e| {
-            if core.memory.exceeded() {
+            if core.memory.budget.exceeded() {
                 // Whatever the expression made of it, the run is over.
                 return EngineError::limit(
                     LimitKind::Memory,
-                    format!("the run would hold more than {} bytes", core.memory.limit()),
+                    format!(
+                        "the run would hold more than {} bytes",
+                        core.memory.budget.limit()
+                    ),
                 );
             }
             core.unpark_yaql(&e)

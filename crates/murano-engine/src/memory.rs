@@ -3,12 +3,49 @@
 //! module makes the budget and recounts what the run really holds when
 //! the estimate passes the limit.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 
-use murano_yaql::eval::{MemoryBudget, Value, ENTRY_BYTES, ITEM_BYTES};
+use murano_yaql::eval::{Context, MemoryBudget, Value, ENTRY_BYTES, ITEM_BYTES};
 
-use crate::engine::Core;
+use crate::engine::{Core, Frame};
+use crate::sched::ThreadId;
+
+/// A run's memory: its budget, and the variables of the green threads
+/// waiting (their frames are off the engine's state meanwhile, but what
+/// they hold is still held).
+pub(crate) struct RunMemory {
+    /// The budget YAQL evaluations charge.
+    pub(crate) budget: Arc<MemoryBudget>,
+    parked: Mutex<HashMap<ThreadId, Vec<Context>>>,
+}
+
+impl RunMemory {
+    /// A budget of `limit` bytes, recounting through `core`.
+    pub(crate) fn new(limit: u64, core: Weak<Core>) -> RunMemory {
+        RunMemory {
+            budget: budget(limit, core),
+            parked: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Green thread `id` stops running with `frames`: a recount still
+    /// sees their variables until [`RunMemory::unpark`].
+    pub(crate) fn park(&self, id: ThreadId, frames: &[Frame]) {
+        let locals: Vec<Context> = frames
+            .iter()
+            .flat_map(|f| f.locals.iter().cloned())
+            .collect();
+        if !locals.is_empty() {
+            crate::object::lock(&self.parked).insert(id, locals);
+        }
+    }
+
+    /// Green thread `id` runs again (its frames are back in the state).
+    pub(crate) fn unpark(&self, id: ThreadId) {
+        crate::object::lock(&self.parked).remove(&id);
+    }
+}
 
 /// Values a recount visits at most; beyond, it gives up and the estimate
 /// stands (a walk must not cost more than the run).
@@ -19,7 +56,7 @@ const MAX_RECOUNT_STEPS: usize = 20_000_000;
 const OBJECT_BYTES: u64 = 256;
 
 /// The budget of a run under `limit` bytes, recounting through `core`.
-pub(crate) fn budget(limit: u64, core: Weak<Core>) -> Arc<MemoryBudget> {
+fn budget(limit: u64, core: Weak<Core>) -> Arc<MemoryBudget> {
     let budget = Arc::new(MemoryBudget::new(limit));
     budget.set_recount(Box::new(move || core.upgrade().and_then(|c| held(&c))));
     budget
@@ -37,8 +74,9 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 
 /// The bytes of strings and collections the run holds now: the values of
 /// every object in the store, static properties, and the variables of the
-/// running thread's frames, each shared value counted once. `None` when
-/// it cannot tell (a lock busy, or too much to walk).
+/// running thread's frames and of the waiting ones, each shared value
+/// counted once. `None` when it cannot tell (a lock busy, or too much to
+/// walk).
 pub(crate) fn held(core: &Core) -> Option<u64> {
     let mut todo: Vec<Value> = Vec::new();
     let mut objects = 0u64;
@@ -55,6 +93,9 @@ pub(crate) fn held(core: &Core) -> Option<u64> {
                 todo.extend(ctx.bindings().into_iter().map(|(_, v)| v.clone()));
             }
         }
+    }
+    for ctx in try_lock(&core.memory.parked)?.values().flatten() {
+        todo.extend(ctx.bindings().into_iter().map(|(_, v)| v.clone()));
     }
     let mut seen: HashSet<usize> = HashSet::new();
     let mut bytes = objects.saturating_mul(OBJECT_BYTES);
@@ -145,6 +186,19 @@ Methods:
               - Return: caught
 "#;
 
+    /// A method running `n` branches that each hold a distinct string of
+    /// 1 MB in a variable while they sleep.
+    fn sleepers(n: usize) -> String {
+        let branch =
+            "          - Do:\n              - $s: (randomName() + '.') * 70000\n              \
+                      - sleep(1)\n              - $.kept: $.kept + 1\n";
+        format!(
+            "  sleepers{n}:\n    Scope: Public\n    Body:\n      - $.kept: 0\n      \
+             - Parallel:\n{}      - Return: $.kept\n",
+            branch.repeat(n)
+        )
+    }
+
     fn call(max_memory: u64, method: &str, args: Vec<Value>) -> Result<Value, EngineError> {
         let mut b = ClassSetBuilder::new();
         let pkg = b.add_package("t", Version::new(0, 0, 0)).unwrap();
@@ -152,7 +206,8 @@ Methods:
         for def in ClassSetBuilder::parse_file(b"Name: io.murano.Object", "Object.yaml").unwrap() {
             b.add_class(core, "Object.yaml", def).unwrap();
         }
-        for def in ClassSetBuilder::parse_file(CLASS.as_bytes(), "Hoarder.yaml").unwrap() {
+        let text = format!("{CLASS}{}{}", sleepers(5), sleepers(50));
+        for def in ClassSetBuilder::parse_file(text.as_bytes(), "Hoarder.yaml").unwrap() {
             b.add_class(pkg, "Hoarder.yaml", def).unwrap();
         }
         let limits = Limits {
@@ -201,6 +256,16 @@ Methods:
         // About 190 MiB built, one string of 2 MiB held at a time.
         let out = call(8 << 20, "churn", vec![Value::Int(100), Value::Int(1 << 20)]);
         assert_eq!(out.unwrap(), Value::Int(2 << 20));
+    }
+
+    #[test]
+    fn what_waiting_branches_hold_counts() {
+        // Each branch holds its string (about 1 MB) while it sleeps: five fit
+        // in 8 MiB, fifty do not, though no running frame holds them.
+        let ok = call(8 << 20, "sleepers5", vec![]);
+        assert_eq!(ok.unwrap(), Value::Int(5));
+        let e = call(8 << 20, "sleepers50", vec![]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Memory), "{e}");
     }
 
     #[test]
