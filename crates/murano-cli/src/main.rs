@@ -27,6 +27,7 @@ mod files;
 mod hot;
 mod hot_validate;
 mod inspect;
+mod limits;
 mod output;
 mod parse;
 mod run_cmd;

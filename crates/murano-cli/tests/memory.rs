@@ -349,3 +349,41 @@ fn memory_attacks_end_with_a_limit_error_within_one_gib() {
         assert_memory_error(&out, method, "LimitExceeded: the run would hold more than");
     }
 }
+
+/// Item 3: `--max-memory` sets the run's budget.
+#[test]
+fn max_memory_sets_the_budget() {
+    let Some(core) = core_library() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = Scratch::new("budget");
+    let pkg = package(
+        &dir.0,
+        "Hog",
+        "",
+        "  keep:\n    Body:\n      - $l: []\n      - For: i\n        In: range(0, 10)\n        \
+         Do:\n          - $l: $l + [str($i) * 1000000]\n      - Return: len($l)\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "run".as_ref(),
+            pkg.as_os_str(),
+            "test.Hog.keep".as_ref(),
+            "--catalog".as_ref(),
+            core.as_os_str(),
+        ];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        limited(ONE_GIB, &args)
+    };
+    let out = run(&[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "10");
+    let out = run(&["--max-memory", "4000000"]);
+    assert_memory_error(&out, "--max-memory", "more than 4000000 bytes");
+}
