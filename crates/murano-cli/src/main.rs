@@ -33,6 +33,7 @@ mod forms;
 mod hot;
 mod init_cmd;
 mod inspect;
+mod limits;
 mod lsp;
 mod output;
 mod package_cmd;
@@ -54,6 +55,10 @@ use clap::{CommandFactory, Parser, Subcommand};
 /// The libraries allocate many small strings and nodes; mimalloc serves them
 /// faster than the system allocator (loading the corpus class files: 88 ->
 /// 73 ms). The libraries themselves leave the choice to their users.
+/// mimalloc v3 (no 32 MiB segment per thread, as v2 has) overriding
+/// `malloc` too (so glibc makes no 64 MiB arena per thread for its own
+/// allocations): a green thread waiting in a `Parallel` then costs little
+/// more than its stack.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
