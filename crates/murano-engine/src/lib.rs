@@ -336,8 +336,14 @@ pub const DEFAULT_FUEL: u64 = 1_000_000;
 /// Rust thread (a test thread's stack, and the least any caller of the
 /// engine should give it; `murano` runs it on its 8 MiB main thread).
 /// Re-entries without a frame (property defaults and contracts, objects
-/// contracts load, argument binding) count as levels too.
+/// contracts load, argument binding) count as levels too. A level that
+/// nests a deep expression takes more: [`Limits::max_stack`] bounds the
+/// native stack as well.
 pub const DEFAULT_MAX_CALL_DEPTH: usize = 32;
+/// The stack budget of [`Limits::default`]: 6 MiB, which leaves room on
+/// the 8 MiB main thread of Linux programs; a caller on a smaller stack
+/// (a spawned thread has 2 MiB) sets less.
+pub const DEFAULT_MAX_STACK: usize = 6 << 20;
 /// The green-thread count of [`Limits::default`] (each is an OS thread
 /// that waits for its turn).
 pub const DEFAULT_MAX_THREADS: usize = 256;
@@ -372,11 +378,18 @@ pub struct Limits {
     /// passes it; beyond, a [`error::LimitKind::Memory`] error (see
     /// `murano_yaql::eval::MemoryBudget`).
     pub max_memory: u64,
+    /// Most bytes of native stack a call into the engine may use on the
+    /// calling thread (a `Parallel` branch: less, to fit its own stack);
+    /// deeper, a [`error::LimitKind::CallDepth`] error, however few
+    /// levels [`Limits::max_call_depth`] counted (see
+    /// `murano_yaql::stack`). Keep it below the stack of the threads
+    /// that call the engine.
+    pub max_stack: usize,
 }
 
 impl Default for Limits {
     /// [`DEFAULT_FUEL`], [`DEFAULT_MAX_CALL_DEPTH`], [`DEFAULT_MAX_OBJECTS`],
-    /// [`DEFAULT_MAX_THREADS`], [`DEFAULT_MAX_MEMORY`].
+    /// [`DEFAULT_MAX_THREADS`], [`DEFAULT_MAX_MEMORY`], [`DEFAULT_MAX_STACK`].
     fn default() -> Limits {
         Limits {
             fuel: Some(DEFAULT_FUEL),
@@ -384,6 +397,7 @@ impl Default for Limits {
             max_objects: DEFAULT_MAX_OBJECTS,
             max_threads: DEFAULT_MAX_THREADS,
             max_memory: DEFAULT_MAX_MEMORY,
+            max_stack: DEFAULT_MAX_STACK,
         }
     }
 }

@@ -21,6 +21,10 @@ use crate::sched::{PoolId, ThreadId, WaitKind};
 /// address-space limit: 256 waiting branches take 640 MiB here, where 8
 /// MiB stacks took 2 GiB.
 const BRANCH_STACK: usize = 5 << 19;
+/// What a branch keeps of its stack beyond its budget
+/// ([`crate::Limits::max_stack`] applies in a branch up to
+/// `BRANCH_STACK` less this).
+const BRANCH_STACK_MARGIN: usize = 640 << 10;
 
 /// A branch body: given the branch index, runs it on the calling thread.
 type Branch<'a, T> = dyn Fn(usize) -> Result<T, EngineError> + Sync + 'a;
@@ -186,6 +190,13 @@ impl<'a, T: Send> Group<'a, T> {
     /// this group that get the baton as it ends and have no OS thread yet.
     fn run(&self, mut id: ThreadId, mut index: usize) {
         let core = self.core;
+        // The branch's own stack, less room for what runs between two
+        // checks and the thread's set-up.
+        let _stack = murano_yaql::stack::budget(
+            core.limits
+                .max_stack
+                .min(BRANCH_STACK.saturating_sub(BRANCH_STACK_MARGIN)),
+        );
         core.sched.wait_turn(id);
         loop {
             core.put_thread_state(ThreadState::branch_of(self.parent_stack.clone()));

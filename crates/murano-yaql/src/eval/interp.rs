@@ -535,7 +535,8 @@ impl Interp {
             Node::Call { name, args, span } => {
                 self.step().map_err(|e| e.at(*span))?;
                 let depth = self.rt.depth.fetch_add(1, AtOrd::Relaxed);
-                let r = if depth as usize >= self.rt.options.max_depth {
+                let r = if depth as usize >= self.rt.options.max_depth || crate::stack::exhausted()
+                {
                     Err(Error::new(
                         ErrorKind::RecursionLimit,
                         "evaluation nested too deeply",

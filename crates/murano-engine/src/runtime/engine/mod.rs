@@ -409,6 +409,7 @@ impl Engine {
     /// and returns the root object (`None` for a null `Objects`).
     pub fn load_model(&self, model: &Value) -> Result<Option<Value>, EngineError> {
         let core = &self.core;
+        let _stack = core.stack_budget();
         let Value::Dict(d) = model else {
             return Err(EngineError::dsl(
                 "DslInvalidOperationError",
@@ -468,6 +469,7 @@ impl Engine {
     ) -> Result<Value, EngineError> {
         let external = !options.ignore_scope;
         let core = &self.core;
+        let _stack = core.stack_budget();
         {
             let mut st = lock(&core.state);
             st.stack.clear();
@@ -535,6 +537,7 @@ impl Engine {
     /// Destroys the objects not reachable from the model root (their
     /// `.destroy` methods run), as Murano does after loading a model.
     pub fn collect_garbage(&self) -> Result<(), EngineError> {
+        let _stack = self.core.stack_budget();
         self.core.collect_garbage()
     }
 
@@ -611,6 +614,7 @@ impl Engine {
     /// (null without a root), then every object is marked destroyed.
     pub fn finalize(&self) -> Result<Value, EngineError> {
         let core = &self.core;
+        let _stack = core.stack_budget();
         core.collect_garbage()?;
         let root = lock(&core.state).root.clone();
         let out = match root {
