@@ -60,6 +60,29 @@ fn assert_depth_error(out: &Output, what: &str) {
     assert!(!err.contains("overflow"), "{what}: {err}");
 }
 
+/// Item 1: a level of recursion that nests a 190-deep expression takes
+/// far more stack than the call depth counts (32 such levels overflowed
+/// the 8 MiB main thread of a debug build): the stack budget ends it
+/// with an error, exit 1, no overflow.
+#[test]
+fn recursion_through_deep_expressions_ends_within_the_stack() {
+    let Some(core) = core_library() else { return };
+    let dir = Scratch::new("demo.deep");
+    let deep = format!("{}$.recurseDeep(){}", "abs(".repeat(190), ")".repeat(190));
+    let classes = format!(
+        "Namespaces:\n  =: demo\nName: Deep\nMethods:\n  recurseDeep:\n    Scope: Public\n    Body:\n      - Return: {deep}\n"
+    );
+    let pkg = dir.package("demo.deep", &["demo.Deep"], &classes);
+    let out = with_core(&["run", s(&pkg), "demo.Deep.recurseDeep"], &core);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("call depth exceeds") || err.contains("Recursion"),
+        "{err}"
+    );
+    assert!(!err.contains("overflow"), "{err}");
+}
+
 /// Item 1: recursion through a property's class() or template() contract
 /// and default is the call-depth error in run, test and deploy.
 #[test]

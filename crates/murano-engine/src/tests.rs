@@ -234,6 +234,33 @@ fn unbounded_recursion_hits_the_call_depth() {
     assert_eq!(e.kind, ErrorKind::Limit(LimitKind::CallDepth), "{e}");
 }
 
+/// Levels that each nest a deep expression take far more stack than
+/// the call depth counts: the stack budget ends the recursion (here
+/// within 512 KiB on a 2 MiB test thread) instead of an overflow that
+/// would abort the process.
+#[test]
+fn deep_expressions_per_level_end_at_the_stack_budget() {
+    let deep = format!("{}$.recurseDeep(){}", "abs(".repeat(150), ")".repeat(150));
+    let classes = format!(
+        "Name: Deep\nMethods:\n  recurseDeep:\n    Scope: Public\n    Body:\n      - Return: {deep}\n"
+    );
+    let limits = Limits {
+        max_call_depth: 100_000,
+        max_stack: 512 << 10,
+        ..Limits::default()
+    };
+    let (engine, root) = engine_over(&classes, "Deep.yaml", "Deep", limits, Vec::new());
+    let e = engine
+        .call(&Receiver::Object(root), "recurseDeep", vec![], vec![])
+        .unwrap_err();
+    // Caught first by the engine (a call) or by the evaluator (an
+    // expression level, yaql's RecursionError): either way an error.
+    assert!(
+        e.kind == ErrorKind::Limit(LimitKind::CallDepth) || e.python_type().contains("Recursion"),
+        "{e:?}"
+    );
+}
+
 #[test]
 fn object_count_is_limited() {
     let limits = Limits {

@@ -49,6 +49,7 @@ pub mod pyre;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod span;
+pub mod stack;
 mod tokens;
 
 pub use ast::{Constant, Expr, ExprKind, Expression, Number, OperatorRef};

@@ -26,6 +26,17 @@ impl Core {
     /// MuranoPL recurses passes here, so recursion ends with the
     /// call-depth error before the native stack runs out.
     pub(crate) fn enter(&self) -> Result<Nesting<'_>, EngineError> {
+        // Levels vary in the stack they take (a deep expression per
+        // level, debug builds): the native stack is watched as well.
+        if murano_yaql::stack::exhausted() {
+            return Err(EngineError::limit(
+                LimitKind::CallDepth,
+                format!(
+                    "call depth exceeds the native stack budget ({} bytes)",
+                    self.limits.max_stack
+                ),
+            ));
+        }
         let mut st = lock(&self.state);
         if st.stack.len() + st.nesting >= self.limits.max_call_depth {
             return Err(EngineError::limit(
@@ -49,6 +60,12 @@ impl Core {
             f.at = at;
             f.instruction = instruction.cloned();
         }
+    }
+
+    /// The stack budget of a call into the engine on this thread
+    /// ([`crate::Limits::max_stack`]), until the guard drops.
+    pub(crate) fn stack_budget(&self) -> murano_yaql::stack::StackBudget {
+        murano_yaql::stack::budget(self.limits.max_stack)
     }
 
     pub(crate) fn current_frame(&self) -> Option<Frame> {

@@ -240,6 +240,8 @@ pub(crate) struct Core {
     handle: Value,
     /// The green threads of `Parallel` and `pselect`.
     pub(crate) sched: crate::sched::Scheduler,
+    /// What the run's values may hold ([`Limits::max_memory`]).
+    pub(crate) memory: crate::memory::RunMemory,
     pub(crate) self_ref: Weak<Core>,
     /// Told about calls of the engine's own `io.murano.system.Logger`
     /// natives (see [`Engine::observe_logger_calls`]).
@@ -342,6 +344,7 @@ impl Engine {
         natives: Vec<crate::NativeMethod>,
     ) -> Engine {
         let natives = native_table(&classes, natives);
+        let max_memory = limits.max_memory;
         let core = Arc::new_cyclic(|weak| Core {
             natives,
             classes,
@@ -354,6 +357,7 @@ impl Engine {
             state: Mutex::new(State::default()),
             handle: Value::Object(Arc::new(EngineHandle(weak.clone()))),
             sched: crate::sched::Scheduler::default(),
+            memory: crate::memory::RunMemory::new(max_memory, weak.clone()),
             self_ref: weak.clone(),
             logger_observer: OnceLock::new(),
         });
@@ -411,6 +415,7 @@ impl Engine {
     /// and returns the root object (`None` for a null `Objects`).
     pub fn load_model(&self, model: &Value) -> Result<Option<Value>, EngineError> {
         let core = &self.core;
+        let _stack = core.stack_budget();
         let Value::Dict(d) = model else {
             return Err(EngineError::dsl(
                 "DslInvalidOperationError",
@@ -470,6 +475,7 @@ impl Engine {
     ) -> Result<Value, EngineError> {
         let external = !options.ignore_scope;
         let core = &self.core;
+        let _stack = core.stack_budget();
         {
             let mut st = lock(&core.state);
             st.stack.clear();
@@ -537,6 +543,7 @@ impl Engine {
     /// Destroys the objects not reachable from the model root (their
     /// `.destroy` methods run), as Murano does after loading a model.
     pub fn collect_garbage(&self) -> Result<(), EngineError> {
+        let _stack = self.core.stack_budget();
         self.core.collect_garbage()
     }
 
@@ -613,6 +620,7 @@ impl Engine {
     /// (null without a root), then every object is marked destroyed.
     pub fn finalize(&self) -> Result<Value, EngineError> {
         let core = &self.core;
+        let _stack = core.stack_budget();
         core.collect_garbage()?;
         let root = lock(&core.state).root.clone();
         let out = match root {
@@ -720,7 +728,10 @@ impl Core {
     /// baton to others and returns when this thread has it again.
     pub(crate) fn switch_thread<R>(&self, f: impl FnOnce(&crate::sched::Scheduler) -> R) -> R {
         let saved = self.take_thread_state();
+        let me = self.sched.current();
+        self.memory.park(me, &saved.stack);
         let r = f(&self.sched);
+        self.memory.unpark(me);
         self.put_thread_state(saved);
         r
     }
