@@ -60,10 +60,12 @@ fn folders_zips_and_repositories_list_the_same_packages() {
         [
             "com.example.Greetings",
             "com.example.HelloHot",
+            "com.example.Notes",
+            "com.example.NotesDb",
             "com.example.Shop"
         ]
     );
-    let shop = &from_folders["packages"][2];
+    let shop = &from_folders["packages"][4];
     assert_eq!(
         shop["requires"],
         serde_json::json!([{"name": "com.example.Greetings", "version": "1", "served": true}])
