@@ -32,8 +32,10 @@
 //! YAQL libraries from the built-ins' functions; the runtime registers
 //! the built-in natives and reads reflection values; the scheduler names
 //! the lock helper by its old path in `runtime/object.rs`; `PackageFiles`
-//! merges the host's system-class declarations); the YAQL functions and reflection
-//! still reach into the runtime's core; the test runner keeps its own
+//! merges the host's system-class declarations); the YAQL functions
+//! (`builtins/functions.rs`) and reflection (`builtins/reflection.rs`)
+//! still reach into the runtime's core (the GC native and the action
+//! tasks go through the [`Engine`] they are given); the test runner keeps its own
 //! no-cloud natives and the mock table lives in the runtime's state.
 //!
 //! | module | job | Murano counterpart |
