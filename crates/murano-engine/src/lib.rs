@@ -32,8 +32,10 @@
 //! YAQL libraries from the built-ins' functions; the runtime registers
 //! the built-in natives and reads reflection values; the scheduler names
 //! the lock helper by its old path in `runtime/object.rs`; `PackageFiles`
-//! merges the host's system-class declarations); the YAQL functions and reflection
-//! still reach into the runtime's core; the test runner keeps its own
+//! merges the host's system-class declarations); the YAQL functions
+//! (`builtins/functions.rs`) and reflection (`builtins/reflection.rs`)
+//! still reach into the runtime's core (the GC native and the action
+//! tasks go through the [`Engine`] they are given); the test runner keeps its own
 //! no-cloud natives and the mock table lives in the runtime's state.
 //!
 //! | module | job | Murano counterpart |
@@ -68,9 +70,14 @@
 //! otherwise it declines and YAQL's own functions of that name are tried.
 //!
 //! **Errors inside YAQL.** An engine error raised under a YAQL evaluation
-//! is parked in the engine and travels through YAQL as a host error; it
-//! comes back whole (kind, message, frames) when the evaluation returns.
-//! Host functions raise host exceptions with [`host_exception`].
+//! travels through YAQL (and through contracts) as the cause of a
+//! `murano_yaql::eval::Error::host` value; it comes back whole (kind,
+//! message, frames) with `downcast_ref` when the evaluation returns. Host
+//! functions raise host exceptions with [`host_exception`], an
+//! `Error::host` of a `murano_dsl::functions::PythonException`, as
+//! Murano's YAQL functions do. Only a failed property read (`$obj.name`,
+//! whose YAQL hook can answer nothing but "none") leaves its error in the
+//! engine for the evaluation to pick up.
 //!
 //! **Engine classes.** [`ClassSetBuilder::add_system_classes`] adds the
 //! classes Murano implements in Python (`io.murano.system.GC`) to a

@@ -327,14 +327,14 @@ fn run(
         Ok(r) => r,
         Err(e) => return (fail("<load>", &e, false), model.clone()),
     };
-    if let Err(e) = engine.core().collect_garbage() {
+    if let Err(e) = engine.collect_garbage() {
         return (fail("<GC>", &e, false), model.clone());
     }
     let Some(action) = action else {
         // A deletion: everything was garbage; the executor closes (what
         // is still alive is destroyed) and the model keeps its
         // `Attributes` with no objects.
-        let _ = crate::gc::prepare_finalize(engine.core());
+        let _ = engine.prepare_finalize();
         let _ = engine.finalize();
         let mut out = model.clone();
         if let Json::Object(m) = &mut out {
@@ -359,7 +359,7 @@ fn run(
         .err()
         .map(|e| fail(&action.method, e, wrapped(e)));
     let _ = root;
-    if let Err(e) = crate::gc::prepare_finalize(engine.core()) {
+    if let Err(e) = engine.prepare_finalize() {
         return (raised("<finalize>", &e, false), model.clone());
     }
     let final_model = match engine.finalize().and_then(|v| {

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use murano_yaql::eval::{Error as YaqlError, ErrorKind as YaqlErrorKind};
+use murano_yaql::eval::{Cause, Error as YaqlError, ErrorKind as YaqlErrorKind};
 
 /// What kind of failure, each matching the Python exception Murano raises.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +52,7 @@ pub enum ContractErrorKind {
 /// assert_eq!(e.to_string(), "['port']: null value violates notNull() contract");
 /// assert_eq!(e.kind, ContractErrorKind::Violation);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ContractError {
     /// The kind.
     pub kind: ContractErrorKind,
@@ -60,7 +60,28 @@ pub struct ContractError {
     pub message: String,
     /// Path to the offending element, Python-formatted.
     pub path: String,
+    /// The host's error behind it, kept whole (a host function's or a
+    /// host callback's [`YaqlError::host`] cause): the host reads it back
+    /// with [`ContractError::downcast_ref`].
+    cause: Option<Cause>,
 }
+
+/// Errors are equal when their kind, message and path are, and they carry
+/// the same cause (the same shared allocation) or none.
+impl PartialEq for ContractError {
+    fn eq(&self, other: &ContractError) -> bool {
+        self.kind == other.kind
+            && self.message == other.message
+            && self.path == other.path
+            && match (&self.cause, &other.cause) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+impl Eq for ContractError {}
 
 impl ContractError {
     /// An error of `kind` with a message and no path.
@@ -69,7 +90,38 @@ impl ContractError {
             kind,
             message: message.into(),
             path: String::new(),
+            cause: None,
         }
+    }
+
+    /// The same error with `cause` attached (replacing any it had).
+    ///
+    /// ```
+    /// use murano_dsl::contract::{ContractError, ContractErrorKind};
+    /// #[derive(Debug)]
+    /// struct Gone;
+    /// impl std::fmt::Display for Gone {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    ///         f.write_str("gone")
+    ///     }
+    /// }
+    /// impl std::error::Error for Gone {}
+    /// let e = ContractError::violation("x").with_cause(std::sync::Arc::new(Gone));
+    /// assert!(e.downcast_ref::<Gone>().is_some());
+    /// ```
+    pub fn with_cause(mut self, cause: Cause) -> ContractError {
+        self.cause = Some(cause);
+        self
+    }
+
+    /// The attached cause, when there is one.
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_ref()
+    }
+
+    /// The attached cause as a `T`, when there is one of that type.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.cause.as_deref()?.downcast_ref::<T>()
     }
 
     /// A contract violation.
@@ -148,6 +200,14 @@ impl ContractError {
     /// is Murano's `NoPropertyFound` (MuranoPL objects and classes raise it
     /// where Python objects raise `AttributeError`).
     pub(crate) fn from_yaql(e: &YaqlError) -> ContractError {
+        let out = ContractError::from_yaql_alone(e);
+        match e.cause() {
+            Some(c) => out.with_cause(c.clone()),
+            None => out,
+        }
+    }
+
+    fn from_yaql_alone(e: &YaqlError) -> ContractError {
         if let Some(p) = e
             .cause()
             .and_then(|c| c.downcast_ref::<crate::functions::PythonException>())

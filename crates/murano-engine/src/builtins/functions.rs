@@ -827,10 +827,6 @@ impl murano_dsl::functions::Services for EngineServices {
         })
         .map_err(|e| core.park(e))
     }
-
-    fn exception(&self, module: &str, type_name: &str, message: &str) -> YaqlError {
-        crate::engine::host_exception(type_name, module, message)
-    }
 }
 
 #[cfg(test)]

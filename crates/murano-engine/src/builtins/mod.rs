@@ -26,9 +26,8 @@ pub(crate) type BuiltinNative = (ClassId, String, Arc<NativeBody>, bool);
 /// (`principal`).
 pub(crate) fn natives(classes: &ClassSet) -> Vec<BuiltinNative> {
     let mut out: Vec<BuiltinNative> = Vec::new();
-    let gc: Arc<NativeBody> = Arc::new(|call: &NativeCall<'_>| {
-        crate::gc::call(call.engine.core(), call.method, call.args)
-    });
+    let gc: Arc<NativeBody> =
+        Arc::new(|call: &NativeCall<'_>| crate::gc::call(call.engine, call.method, call.args));
     for class in classes.registry().classes() {
         let name = classes.name(class);
         if name == crate::gc::GC_CLASS_NAME && classes.file(class) == Some(crate::gc::GC_CLASS_NAME)

@@ -75,10 +75,11 @@ const MAX_MARK_STEPS: usize = 10_000_000;
 /// Runs a method of `io.murano.system.GC` (`args`: by name, after their
 /// contracts).
 pub(crate) fn call(
-    core: &Core,
+    engine: &crate::Engine,
     method: &str,
     args: &[(String, Value)],
 ) -> Result<Value, EngineError> {
+    let core: &Core = engine.core();
     let arg = |name: &str| {
         args.iter()
             .find(|(n, _)| n == name)

@@ -108,20 +108,20 @@ impl ObjectHost for StoreHost {
             .core
             .upgrade()
             .ok_or_else(|| fail(EngineError::dsl("NoClassFound", default_class)))?;
-        // A limit passes through the contract whole (parked, as YAQL's
-        // host errors are), not as a contract's host error.
+        // A limit passes through the contract whole (its cause, as YAQL's
+        // host errors carry theirs), not as a contract's host error.
         let fail = |e: EngineError| {
             if e.catchable() {
                 fail(e)
             } else {
-                let parked = core.park(e);
                 ContractError::new(
                     murano_dsl::contract::ContractErrorKind::Host {
                         type_name: "Exception".to_owned(),
                         module: "builtins".to_owned(),
                     },
-                    parked.message(),
+                    e.message.clone(),
                 )
+                .with_cause(Arc::new(e))
             }
         };
         let _nesting = core.enter().map_err(fail)?;

@@ -84,27 +84,29 @@ impl Core {
         }
     }
 
-    /// Parks an engine error and returns the YAQL error that stands for it.
+    /// The YAQL error that carries an engine error across a YAQL
+    /// evaluation: an [`YaqlError::host`] whose cause is the error itself,
+    /// read back whole by [`Core::unpark_yaql`].
     pub(crate) fn park(&self, e: EngineError) -> YaqlError {
-        lock(&self.state).pending = Some(e);
-        YaqlError::new(YaqlErrorKind::Host, PENDING)
+        YaqlError::host(e)
     }
 
-    /// The engine error behind a YAQL error.
+    /// The engine error behind a YAQL error: the engine error it carries,
+    /// a host exception ([`PythonException`] cause), the error a failed
+    /// property read left (the host object's property hook can only
+    /// answer "none"), or the YAQL error itself.
     pub(crate) fn unpark_yaql(&self, e: &YaqlError) -> EngineError {
+        if let Some(inner) = e.downcast_ref::<EngineError>() {
+            lock(&self.state).pending = None;
+            return inner.clone();
+        }
         if e.kind() == YaqlErrorKind::Host || e.kind() == YaqlErrorKind::AttributeError {
             if let Some(p) = lock(&self.state).pending.take() {
                 return p;
             }
         }
-        if e.kind() == YaqlErrorKind::Host {
-            if let Some(rest) = e.message().strip_prefix(HOST_PREFIX) {
-                let mut parts = rest.splitn(3, '\u{0}');
-                let module = parts.next().unwrap_or("builtins").to_owned();
-                let type_name = parts.next().unwrap_or("Exception").to_owned();
-                let message = parts.next().unwrap_or("");
-                return EngineError::new(ErrorKind::Host { type_name, module }, message);
-            }
+        if let Some(p) = e.downcast_ref::<PythonException>() {
+            return python_exception(p);
         }
         EngineError::from_yaql(e)
     }
@@ -112,6 +114,10 @@ impl Core {
     pub(crate) fn unpark_contract(&self, e: ContractError) -> EngineError {
         // A limit an engine call inside the contract raised wins over
         // whatever the contract made of it (a missing attribute, ...).
+        if let Some(inner) = e.downcast_ref::<EngineError>() {
+            lock(&self.state).pending = None;
+            return inner.clone();
+        }
         {
             let mut st = lock(&self.state);
             if st.pending.as_ref().is_some_and(|p| !p.catchable()) {
@@ -120,13 +126,8 @@ impl Core {
                 }
             }
         }
-        if e.message.contains(PENDING) || e.message.contains(HOST_PREFIX) {
-            let y = YaqlError::new(YaqlErrorKind::Host, e.message.clone());
-            let mut out = self.unpark_yaql(&y);
-            if out.message.contains(PENDING) {
-                out.message.clear();
-            }
-            return out;
+        if let Some(p) = e.downcast_ref::<PythonException>() {
+            return python_exception(p);
         }
         EngineError::new(
             ErrorKind::Engine {
@@ -136,4 +137,15 @@ impl Core {
             e.message.clone(),
         )
     }
+}
+
+/// A host exception as the engine wraps it.
+fn python_exception(p: &PythonException) -> EngineError {
+    EngineError::new(
+        ErrorKind::Host {
+            type_name: p.type_name.clone(),
+            module: p.module.clone(),
+        },
+        p.message.clone(),
+    )
 }

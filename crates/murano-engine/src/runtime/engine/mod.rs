@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use indexmap::IndexMap;
 use murano_dsl::contract::{Contract, ContractError, ObjectHost, ObjectInfo, Runtime, Scope};
+use murano_dsl::functions::PythonException;
 use murano_dsl::model::{ArgumentUsage, MethodScope, MethodUsage, PropertyUsage};
 use murano_dsl::registry::ClassId;
 use murano_dsl::yaml::Mark;
@@ -28,21 +29,17 @@ use crate::error::{EngineError, ErrorKind, LimitKind, StackFrame};
 use crate::object::{addr_of, lock, CastObj, Obj, ObjectView, TypeObj};
 use crate::Limits;
 
-/// The message of a YAQL error that stands for the engine error parked in
-/// the core (see `Core::to_yaql`).
-const PENDING: &str = "\u{0}murano-engine:pending";
-/// Prefix of a YAQL error message carrying a host exception
-/// (see [`host_exception`]).
-const HOST_PREFIX: &str = "\u{0}murano-engine:host:";
-
 /// A YAQL error for a host function to return: a host exception of Python
 /// class `type_name` from `module` (`builtins` for Python's own), which
-/// the engine wraps as Murano wraps Python exceptions.
+/// the engine wraps as Murano wraps Python exceptions. It is an
+/// [`YaqlError::host`] of a [`PythonException`], as murano-dsl's functions
+/// raise them.
 pub fn host_exception(type_name: &str, module: &str, message: &str) -> YaqlError {
-    YaqlError::new(
-        YaqlErrorKind::Host,
-        format!("{HOST_PREFIX}{module}\u{0}{type_name}\u{0}{message}"),
-    )
+    YaqlError::host(PythonException {
+        module: module.to_owned(),
+        type_name: type_name.to_owned(),
+        message: message.to_owned(),
+    })
 }
 
 /// The most log records an engine keeps (the oldest go first).
