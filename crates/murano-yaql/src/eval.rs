@@ -60,7 +60,9 @@ pub use error::{Cause, Error, ErrorKind};
 pub use func::{Arg, Call, FunctionDef, LazyExpr, NativeFn, ParamType};
 use interp::Node;
 pub use interp::{Interp, Lambda};
-pub use memory::{shallow_bytes, MemoryBudget, Recount, ENTRY_BYTES, ITEM_BYTES};
+pub use memory::{
+    ambient_budget, shallow_bytes, AmbientBudget, MemoryBudget, Recount, ENTRY_BYTES, ITEM_BYTES,
+};
 pub use value::{
     py_cmp, DateTime, Dict, HostObject, KeyBuild, KeyHasher, LazyIter, MatchValue, RegexValue, Set,
     Value, ValueIter, MAX_PRINT_DEPTH,
@@ -105,6 +107,7 @@ pub struct Options {
     /// none): every new string or collection a function returns is
     /// charged to it, and passing it is a
     /// [`ErrorKind::MemoryQuotaExceeded`] error (see [`MemoryBudget`]).
+    /// `None` takes the thread's [`ambient_budget`], if any.
     pub memory: Option<Arc<MemoryBudget>>,
 }
 

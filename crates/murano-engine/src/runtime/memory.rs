@@ -176,6 +176,13 @@ Methods:
         Do:
           - $s: str($i) * $size
       - Return: len($s)
+  inContract:
+    Scope: Public
+    Arguments:
+      - n:
+          Contract: $.int().check(len(list(range(0, $).select(str($) * 100000))) >= 0)
+    Body:
+      - Return: $n
   caught:
     Scope: Public
     Body:
@@ -266,6 +273,23 @@ Methods:
         assert_eq!(ok.unwrap(), Value::Int(5));
         let e = call(8 << 20, "sleepers50", vec![]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Limit(LimitKind::Memory), "{e}");
+    }
+
+    /// Contracts are evaluated by murano-dsl, not the executor: the run's
+    /// budget reaches them as the thread's ambient budget.
+    #[test]
+    fn what_a_contract_builds_is_charged() {
+        assert_eq!(
+            call(8 << 20, "inContract", vec![Value::Int(3)]).unwrap(),
+            Value::Int(3)
+        );
+        let e = call(8 << 20, "inContract", vec![Value::Int(1000)]).unwrap_err();
+        assert!(
+            e.kind == ErrorKind::Limit(LimitKind::Memory)
+                || e.message.contains("MemoryQuota")
+                || e.message.contains("more than"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -197,6 +197,7 @@ impl<'a, T: Send> Group<'a, T> {
                 .max_stack
                 .min(BRANCH_STACK.saturating_sub(BRANCH_STACK_MARGIN)),
         );
+        let _memory = murano_yaql::eval::ambient_budget(core.memory.budget.clone());
         core.sched.wait_turn(id);
         loop {
             core.put_thread_state(ThreadState::branch_of(self.parent_stack.clone()));

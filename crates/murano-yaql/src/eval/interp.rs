@@ -357,7 +357,10 @@ fn index_var(i: usize) -> Arc<str> {
 const DOT: &str = "#operator_.";
 
 impl Interp {
-    pub(crate) fn new(options: Options) -> Interp {
+    pub(crate) fn new(mut options: Options) -> Interp {
+        if options.memory.is_none() {
+            options.memory = super::memory::ambient();
+        }
         let fuel = options.fuel.unwrap_or(u64::MAX);
         Interp {
             rt: Arc::new(Runtime::new(options, fuel)),

@@ -14,9 +14,10 @@
 //! live data sits near the limit stops rather than walking its roots at
 //! every step.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::{Error, ErrorKind, Value};
 
@@ -245,5 +246,45 @@ mod tests {
         assert_eq!(shallow_bytes(&l), 2 * ITEM_BYTES);
         assert!(same_allocation(&s, &s.clone()));
         assert!(!same_allocation(&s, &Value::Str(Arc::from("abcd"))));
+    }
+}
+
+thread_local! {
+    /// The budget evaluations on this thread are charged to when their
+    /// options name none (see [`ambient_budget`]).
+    static AMBIENT: RefCell<Option<Arc<MemoryBudget>>> = const { RefCell::new(None) };
+}
+
+/// Charges every evaluation on the current thread whose options name no
+/// budget to `budget`, until the guard drops: a host running a program
+/// sets it once, and the expressions it evaluates by other paths
+/// (contracts, defaults) are charged too.
+pub fn ambient_budget(budget: Arc<MemoryBudget>) -> AmbientBudget {
+    let previous = AMBIENT.with(|a| a.replace(Some(budget)));
+    AmbientBudget { previous }
+}
+
+/// The budget [`ambient_budget`] set on this thread, if any.
+pub(crate) fn ambient() -> Option<Arc<MemoryBudget>> {
+    AMBIENT.with(|a| a.borrow().clone())
+}
+
+/// Restores the ambient budget that held before [`ambient_budget`] when
+/// dropped.
+#[must_use = "the budget applies only while the guard lives"]
+pub struct AmbientBudget {
+    previous: Option<Arc<MemoryBudget>>,
+}
+
+impl fmt::Debug for AmbientBudget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AmbientBudget")
+    }
+}
+
+impl Drop for AmbientBudget {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        AMBIENT.with(|a| *a.borrow_mut() = previous);
     }
 }

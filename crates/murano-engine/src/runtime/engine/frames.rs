@@ -62,10 +62,20 @@ impl Core {
         }
     }
 
-    /// The stack budget of a call into the engine on this thread
-    /// ([`crate::Limits::max_stack`]), until the guard drops.
-    pub(crate) fn stack_budget(&self) -> murano_yaql::stack::StackBudget {
-        murano_yaql::stack::budget(self.limits.max_stack)
+    /// The budgets of a call into the engine on this thread, until the
+    /// guards drop: its stack ([`crate::Limits::max_stack`]) and the
+    /// run's memory for every expression evaluated on the thread,
+    /// contracts and defaults included ([`crate::Limits::max_memory`]).
+    pub(crate) fn run_budgets(
+        &self,
+    ) -> (
+        murano_yaql::stack::StackBudget,
+        murano_yaql::eval::AmbientBudget,
+    ) {
+        (
+            murano_yaql::stack::budget(self.limits.max_stack),
+            murano_yaql::eval::ambient_budget(self.memory.budget.clone()),
+        )
     }
 
     pub(crate) fn current_frame(&self) -> Option<Frame> {

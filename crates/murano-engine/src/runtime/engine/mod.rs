@@ -412,7 +412,7 @@ impl Engine {
     /// and returns the root object (`None` for a null `Objects`).
     pub fn load_model(&self, model: &Value) -> Result<Option<Value>, EngineError> {
         let core = &self.core;
-        let _stack = core.stack_budget();
+        let _budgets = core.run_budgets();
         let Value::Dict(d) = model else {
             return Err(EngineError::dsl(
                 "DslInvalidOperationError",
@@ -472,7 +472,7 @@ impl Engine {
     ) -> Result<Value, EngineError> {
         let external = !options.ignore_scope;
         let core = &self.core;
-        let _stack = core.stack_budget();
+        let _budgets = core.run_budgets();
         {
             let mut st = lock(&core.state);
             st.stack.clear();
@@ -540,7 +540,7 @@ impl Engine {
     /// Destroys the objects not reachable from the model root (their
     /// `.destroy` methods run), as Murano does after loading a model.
     pub fn collect_garbage(&self) -> Result<(), EngineError> {
-        let _stack = self.core.stack_budget();
+        let _budgets = self.core.run_budgets();
         self.core.collect_garbage()
     }
 
@@ -617,7 +617,7 @@ impl Engine {
     /// (null without a root), then every object is marked destroyed.
     pub fn finalize(&self) -> Result<Value, EngineError> {
         let core = &self.core;
-        let _stack = core.stack_budget();
+        let _budgets = core.run_budgets();
         core.collect_garbage()?;
         let root = lock(&core.state).root.clone();
         let out = match root {
