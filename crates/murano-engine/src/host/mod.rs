@@ -21,6 +21,7 @@
 //! Heat operation, agent plan and report ([`Recording`]).
 
 mod agent;
+pub(crate) mod no_cloud;
 mod offline;
 mod record;
 mod system;

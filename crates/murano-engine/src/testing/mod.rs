@@ -31,7 +31,7 @@
 //! results.
 
 pub mod fixture;
-mod host;
+use crate::host::no_cloud as host;
 
 use std::collections::HashMap;
 use std::sync::Arc;
