@@ -33,8 +33,10 @@
 //! the built-in natives and reads reflection values; the scheduler names
 //! the lock helper by its old path in `runtime/object.rs`; `PackageFiles`
 //! merges the host's system-class declarations); the YAQL functions and reflection
-//! still reach into the runtime's core; the test runner keeps its own
-//! no-cloud natives and the mock table lives in the runtime's state.
+//! still reach into the runtime's core; the no-cloud host
+//! ([`host::NoCloudHost`], the test runner's) still declares its own
+//! system-class methods rather than sharing `host/system/`'s, and the
+//! mock table lives in the runtime's state.
 //!
 //! | module | job | Murano counterpart |
 //! |---|---|---|

@@ -28,6 +28,7 @@ mod system;
 
 use murano_yaql::eval::Value;
 
+pub use no_cloud::NoCloudHost;
 pub use offline::{OfflineHost, OfflineOptions};
 pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
 pub use system::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};

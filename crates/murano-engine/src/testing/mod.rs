@@ -32,6 +32,7 @@
 
 pub mod fixture;
 use crate::host::no_cloud as host;
+use crate::host::NoCloudHost;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -306,7 +307,7 @@ pub struct Runner {
 /// Merges the MuranoPL declarations of native methods (the test fixture's
 /// and the host's) into the class definitions of the same names.
 fn merge_declarations(def: &mut ClassDefinition) -> Result<(), EngineError> {
-    for text in [fixture::FIXTURE_DECLARATIONS, host::HOST_DECLARATIONS] {
+    for text in [fixture::FIXTURE_DECLARATIONS, host::DECLARATIONS] {
         for extra in ClassSetBuilder::parse_file(text.as_bytes(), "native")? {
             if extra.full_name.is_some() && extra.full_name == def.full_name {
                 for m in extra.methods {
@@ -462,16 +463,15 @@ impl Runner {
         &self.options
     }
 
-    /// A fresh engine with the fixture's natives, the host and the mock
-    /// functions.
+    /// A fresh engine with the fixture's natives, the mock functions and
+    /// the [`NoCloudHost`].
     pub fn engine(&self) -> Engine {
-        let mut natives = fixture::natives();
-        natives.extend(host::natives(self.resources.clone()));
-        EngineBuilder::new(self.classes.clone())
+        let builder = EngineBuilder::new(self.classes.clone())
             .limits(self.options.limits.clone())
             .functions(crate::mock::functions())
-            .natives(natives)
-            .config(host::config())
+            .natives(fixture::natives());
+        NoCloudHost::new()
+            .install(builder, self.resources.clone())
             .build()
     }
 
