@@ -28,7 +28,7 @@ mod system;
 
 use murano_yaql::eval::Value;
 
-pub use no_cloud::NoCloudHost;
+pub use no_cloud::{NoCloudHost, PackageResources};
 pub use offline::{OfflineHost, OfflineOptions};
 pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
 pub use system::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};

@@ -145,7 +145,7 @@ Methods:
 
 /// The resources of each package (`Resources/` relative names), by
 /// package name.
-pub(crate) type PackageResources = HashMap<String, HashMap<String, Arc<Vec<u8>>>>;
+pub type PackageResources = HashMap<String, HashMap<String, Arc<Vec<u8>>>>;
 
 /// Per-engine state of the host.
 #[derive(Default)]
@@ -204,7 +204,7 @@ impl NoCloudHost {
     pub fn install(
         &self,
         builder: EngineBuilder,
-        resources: Arc<HashMap<String, HashMap<String, Arc<Vec<u8>>>>>,
+        resources: Arc<PackageResources>,
     ) -> EngineBuilder {
         let builder = builder.natives(natives(resources));
         match self.config() {
