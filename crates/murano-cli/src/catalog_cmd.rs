@@ -108,25 +108,35 @@ enum Format {
 
 pub(crate) fn run(args: &CatalogArgs) -> ExitCode {
     match &args.command {
-        CatalogCommand::List(list) if list.sources.is_empty() && !list.graph => {
-            catalog_store::run(
-                StoreCatalogCommand::List,
-                list.db.as_deref(),
-                list.format == Format::Json,
-            )
-        }
+        CatalogCommand::List(list) if list.sources.is_empty() && !list.graph => catalog_store::run(
+            StoreCatalogCommand::List,
+            list.db.as_deref(),
+            list.format == Format::Json,
+        ),
         CatalogCommand::List(list) => run_list(list),
         CatalogCommand::Import { paths, store } => {
             let json_out = store.format == StoreFormat::Json;
-            catalog_store::run(StoreCatalogCommand::Import(paths), store.db.as_deref(), json_out)
+            catalog_store::run(
+                StoreCatalogCommand::Import(paths),
+                store.db.as_deref(),
+                json_out,
+            )
         }
         CatalogCommand::Show { name, store } => {
             let json_out = store.format == StoreFormat::Json;
-            catalog_store::run(StoreCatalogCommand::Show(name), store.db.as_deref(), json_out)
+            catalog_store::run(
+                StoreCatalogCommand::Show(name),
+                store.db.as_deref(),
+                json_out,
+            )
         }
         CatalogCommand::Remove { name, store } => {
             let json_out = store.format == StoreFormat::Json;
-            catalog_store::run(StoreCatalogCommand::Remove(name), store.db.as_deref(), json_out)
+            catalog_store::run(
+                StoreCatalogCommand::Remove(name),
+                store.db.as_deref(),
+                json_out,
+            )
         }
     }
 }

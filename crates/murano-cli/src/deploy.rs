@@ -75,6 +75,8 @@ pub(crate) struct DeployArgs {
     oracle_names: bool,
     #[command(flatten)]
     output: crate::output::OutputArgs,
+    #[command(flatten)]
+    limits: crate::limits::LimitArgs,
 }
 
 /// The plan as `DeployPlan::to_json` lays it out, borrowed (written as it
@@ -395,7 +397,10 @@ pub(crate) fn run(args: &DeployArgs) -> ExitCode {
         &model,
         None,
         "deploy",
-        &DeployOptions::default(),
+        &DeployOptions {
+            limits: args.limits.limits(),
+            ..DeployOptions::default()
+        },
     );
     // Errors Murano mutes (a `.destroy` that raised): the outcome stays.
     for w in &plan.warnings {

@@ -18,6 +18,7 @@ macro_rules! outln {
     }};
 }
 
+mod api_serve;
 mod big_stack;
 mod catalog_cmd;
 mod catalog_store;
@@ -32,6 +33,7 @@ mod forms;
 mod hot;
 mod init_cmd;
 mod inspect;
+mod limits;
 mod lsp;
 mod output;
 mod package_cmd;
@@ -53,6 +55,10 @@ use clap::{CommandFactory, Parser, Subcommand};
 /// The libraries allocate many small strings and nodes; mimalloc serves them
 /// faster than the system allocator (loading the corpus class files: 88 ->
 /// 73 ms). The libraries themselves leave the choice to their users.
+/// mimalloc v3 (no 32 MiB segment per thread, as v2 has) overriding
+/// `malloc` too (so glibc makes no 64 MiB arena per thread for its own
+/// allocations): a green thread waiting in a `Parallel` then costs little
+/// more than its stack.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -85,6 +91,7 @@ enum Command {
     Docs(docs_cmd::DocsArgs),
     Env(env_cmd::EnvArgs),
     StaticAction(env_cmd::StaticActionArgs),
+    Serve(api_serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: murano completions bash > /etc/bash_completion.d/murano
@@ -116,6 +123,7 @@ fn main() -> ExitCode {
         Command::Docs(args) => docs_cmd::run(&args),
         Command::Env(args) => env_cmd::run(&args),
         Command::StaticAction(args) => env_cmd::run_static(&args),
+        Command::Serve(args) => api_serve::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "murano", &mut std::io::stdout());
             ExitCode::SUCCESS

@@ -52,6 +52,8 @@ pub(crate) struct RunArgs {
     catalog: Vec<PathBuf>,
     #[command(flatten)]
     output: crate::output::OutputArgs,
+    #[command(flatten)]
+    limits: crate::limits::LimitArgs,
 }
 
 /// YAML text (JSON is YAML) as plain data.
@@ -181,7 +183,11 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
         }
     };
     let sources = Sources::new(&packages);
-    let runner = match Runner::new(&packages, RunOptions::default()) {
+    let options = RunOptions {
+        limits: args.limits.limits(),
+        ..RunOptions::default()
+    };
+    let runner = match Runner::new(&packages, options) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("murano: {e}");

@@ -54,6 +54,8 @@ pub(crate) struct TestArgs {
     format: Format,
     #[command(flatten)]
     output: crate::output::OutputArgs,
+    #[command(flatten)]
+    limits: crate::limits::LimitArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -135,7 +137,11 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         let under_test = ordered.remove(index);
         let name = under_test.name.clone();
         ordered.insert(0, under_test);
-        let runner = match Runner::new(&ordered, RunOptions::default()) {
+        let options = RunOptions {
+            limits: args.limits.limits(),
+            ..RunOptions::default()
+        };
+        let runner = match Runner::new(&ordered, options) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("murano: {e}");

@@ -94,7 +94,8 @@
 //! standard library without iterable dicts (`ENGINE_12`).
 //!
 //! **Limits.** [`Limits`]: fuel (one unit per instruction, loop iteration
-//! and method call), call depth, object count and green threads, each with a safe
+//! and method call), call depth, object count, green threads and the bytes
+//! a run holds ([`Limits::max_memory`]), each with a safe
 //! default and its own [`error::LimitKind`]. Limit errors and "not
 //! supported yet" errors are never caught by MuranoPL `Catch`, so
 //! `While: true` always ends. YAQL evaluation has its own fuel and depth
@@ -225,7 +226,7 @@ pub(crate) use base::{mutable, pyset};
 pub(crate) use builtins::{format, functions, patch, principal, reflection};
 pub(crate) use classes::init_order;
 pub(crate) use runtime::{
-    engine, exec, gc, ids, locks, mock, object, serialize, store, trace, unreached,
+    engine, exec, gc, ids, locks, memory, mock, object, serialize, store, trace, unreached,
 };
 pub(crate) use threads::{greenpool, sched};
 
@@ -344,6 +345,10 @@ pub const DEFAULT_MAX_CALL_DEPTH: usize = 32;
 pub const DEFAULT_MAX_THREADS: usize = 256;
 /// The object count of [`Limits::default`].
 pub const DEFAULT_MAX_OBJECTS: usize = 100_000;
+/// The memory budget of [`Limits::default`]: 256 MiB of strings and
+/// collections held (four times the longest string YAQL builds; a model
+/// of a thousand applications holds a few MiB).
+pub const DEFAULT_MAX_MEMORY: u64 = 256 << 20;
 
 /// Limits on what MuranoPL code may do: untrusted packages run here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,17 +368,24 @@ pub struct Limits {
     /// `Limit`, and a nested `Parallel`/`pselect` with none free is a
     /// [`error::LimitKind::Threads`] error.
     pub max_threads: usize,
+    /// Most bytes of strings and collections a run holds (variables,
+    /// properties, and what running expressions built), charged where
+    /// values are built and recounted from the roots when the estimate
+    /// passes it; beyond, a [`error::LimitKind::Memory`] error (see
+    /// `murano_yaql::eval::MemoryBudget`).
+    pub max_memory: u64,
 }
 
 impl Default for Limits {
     /// [`DEFAULT_FUEL`], [`DEFAULT_MAX_CALL_DEPTH`], [`DEFAULT_MAX_OBJECTS`],
-    /// [`DEFAULT_MAX_THREADS`].
+    /// [`DEFAULT_MAX_THREADS`], [`DEFAULT_MAX_MEMORY`].
     fn default() -> Limits {
         Limits {
             fuel: Some(DEFAULT_FUEL),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             max_objects: DEFAULT_MAX_OBJECTS,
             max_threads: DEFAULT_MAX_THREADS,
+            max_memory: DEFAULT_MAX_MEMORY,
         }
     }
 }

@@ -215,14 +215,13 @@ pub fn run_engine_task(
         .install(builder.limits(options.limits.clone()))
         .build();
     let (outcome, final_model) = run(&engine, &system, model, action, options);
-    let plan = DeployPlan {
+    DeployPlan {
         outcome,
         recording: system.recording(),
         log: take_log(&engine),
         warnings: engine.take_warnings(),
         final_model: returned(final_model, model, packages),
-    };
-    plan
+    }
 }
 
 fn run(

@@ -540,6 +540,7 @@ pub fn engine_run(data: &[u8]) {
         max_call_depth: 16,
         max_objects: 500,
         max_threads: 16,
+        max_memory: 64 << 20,
     };
     let check = |e: &murano_engine::EngineError| {
         assert!(!e.python_type().is_empty(), "{e:?}");

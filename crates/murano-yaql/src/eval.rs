@@ -51,6 +51,7 @@ mod context;
 mod error;
 mod func;
 mod interp;
+mod memory;
 mod stdlib;
 mod value;
 
@@ -59,6 +60,7 @@ pub use error::{Cause, Error, ErrorKind};
 pub use func::{Arg, Call, FunctionDef, LazyExpr, NativeFn, ParamType};
 use interp::Node;
 pub use interp::{Interp, Lambda};
+pub use memory::{shallow_bytes, MemoryBudget, Recount, ENTRY_BYTES, ITEM_BYTES};
 pub use value::{
     py_cmp, DateTime, Dict, HostObject, KeyBuild, KeyHasher, LazyIter, MatchValue, RegexValue, Set,
     Value, ValueIter, MAX_PRINT_DEPTH,
@@ -99,6 +101,11 @@ pub struct Options {
     /// here with [`ErrorKind::MemoryQuotaExceeded`]. Default
     /// [`DEFAULT_MAX_STRING_LEN`].
     pub max_string_len: usize,
+    /// The memory budget of the run this evaluation belongs to (`None`:
+    /// none): every new string or collection a function returns is
+    /// charged to it, and passing it is a
+    /// [`ErrorKind::MemoryQuotaExceeded`] error (see [`MemoryBudget`]).
+    pub memory: Option<Arc<MemoryBudget>>,
 }
 
 /// The string length limit of [`Options::default`]: 64 MiB.
@@ -128,6 +135,7 @@ impl Default for Options {
             fuel: Some(DEFAULT_FUEL),
             max_depth: 200,
             max_string_len: DEFAULT_MAX_STRING_LEN,
+            memory: None,
         }
     }
 }
@@ -285,8 +293,20 @@ impl Query {
     /// comes back as it is, its sharing kept, instead of being copied
     /// into lists and back at each evaluation.
     pub fn evaluate_keeping_tuples(&self, ctx: &Context) -> Result<Value, Error> {
+        self.evaluate_keeping_tuples_within(ctx, None)
+    }
+
+    /// [`Query::evaluate_keeping_tuples`] charging what it builds to
+    /// `memory` (a run's [`MemoryBudget`]) instead of the budget the
+    /// options name.
+    pub fn evaluate_keeping_tuples_within(
+        &self,
+        ctx: &Context,
+        memory: Option<&Arc<MemoryBudget>>,
+    ) -> Result<Value, Error> {
         let options = Options {
             convert_tuples_to_lists: false,
+            memory: memory.cloned().or_else(|| self.options.memory.clone()),
             ..self.options.clone()
         };
         let interp = Interp::new(options);

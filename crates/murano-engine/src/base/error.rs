@@ -100,6 +100,9 @@ pub enum LimitKind {
     /// thread that waits for its `Parallel` branches): Murano hangs
     /// forever there; this engine stops.
     Deadlock,
+    /// [`crate::Limits::max_memory`]: the strings and collections the run
+    /// holds.
+    Memory,
 }
 
 /// An engine error: its kind, message and the MuranoPL frames it unwound

@@ -11,7 +11,7 @@ use murano_dsl::yaml::{Node, Value as YamlValue};
 use murano_yaql::eval::{Context, Dict, Value};
 
 use crate::engine::Core;
-use crate::error::{EngineError, ErrorKind};
+use crate::error::{EngineError, ErrorKind, LimitKind};
 
 /// How a block ended.
 enum Flow {
@@ -83,8 +83,20 @@ pub(crate) fn evaluate(
     // Tuples stay tuples: the result is frozen below (see
     // `Query::evaluate_keeping_tuples`).
     let r = query
-        .evaluate_keeping_tuples(ctx)
-        .map_err(|e| core.unpark_yaql(&e));
+        .evaluate_keeping_tuples_within(ctx, Some(&core.memory.budget))
+        .map_err(|e| {
+            if core.memory.budget.exceeded() {
+                // Whatever the expression made of it, the run is over.
+                return EngineError::limit(
+                    LimitKind::Memory,
+                    format!(
+                        "the run would hold more than {} bytes",
+                        core.memory.budget.limit()
+                    ),
+                );
+            }
+            core.unpark_yaql(&e)
+        });
     if pushed {
         if let Some(frame) = crate::object::lock(&core.state).stack.last_mut() {
             frame.locals.pop();

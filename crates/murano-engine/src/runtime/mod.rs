@@ -8,6 +8,7 @@ pub(crate) mod exec;
 pub(crate) mod gc;
 pub(crate) mod ids;
 pub(crate) mod locks;
+pub(crate) mod memory;
 pub(crate) mod mock;
 pub(crate) mod object;
 pub(crate) mod parallel;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::context::{normalize_var, Context};
 use super::error::{Error, ErrorKind};
 use super::func::{Arg, Call, FunctionDef, LazyExpr};
+use super::memory::{same_allocation, shallow_bytes, MemoryBudget};
 use super::value::{Value, ValueIter};
 use super::Options;
 use crate::ast::{Constant, Expr, ExprKind, Number};
@@ -182,6 +183,28 @@ pub(crate) struct Runtime {
     pub(crate) options: Options,
     fuel: AtomicU64,
     depth: AtomicU32,
+    /// Bytes charged to the memory budget by this evaluation, given back
+    /// as in flight when it ends (see `MemoryBudget::settle`).
+    built: AtomicU64,
+}
+
+impl Runtime {
+    fn new(options: Options, fuel: u64) -> Runtime {
+        Runtime {
+            options,
+            fuel: AtomicU64::new(fuel),
+            depth: AtomicU32::new(0),
+            built: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(m) = &self.options.memory {
+            m.settle(*self.built.get_mut());
+        }
+    }
 }
 
 /// A handle on a running evaluation. Cheap to clone; lazy iterators keep one.
@@ -241,11 +264,10 @@ impl Lambda {
         let rt = &self.interp.rt;
         Lambda {
             interp: Interp {
-                rt: Arc::new(Runtime {
-                    options: rt.options.clone(),
-                    fuel: AtomicU64::new(rt.fuel.load(AtOrd::Relaxed)),
-                    depth: AtomicU32::new(0),
-                }),
+                rt: Arc::new(Runtime::new(
+                    rt.options.clone(),
+                    rt.fuel.load(AtOrd::Relaxed),
+                )),
             },
             ctx: self.ctx.clone(),
             body: self.body.clone(),
@@ -338,11 +360,7 @@ impl Interp {
     pub(crate) fn new(options: Options) -> Interp {
         let fuel = options.fuel.unwrap_or(u64::MAX);
         Interp {
-            rt: Arc::new(Runtime {
-                options,
-                fuel: AtomicU64::new(fuel),
-                depth: AtomicU32::new(0),
-            }),
+            rt: Arc::new(Runtime::new(options, fuel)),
         }
     }
 
@@ -396,6 +414,30 @@ impl Interp {
             .map(size_cost)
             .fold(0u64, u64::saturating_add);
         self.charge(steps)
+    }
+
+    /// Charges the run's memory budget for a function's result, unless it
+    /// is one of the arguments handed back (nothing was built).
+    fn charge_built(
+        &self,
+        memory: &MemoryBudget,
+        out: &Value,
+        args: &[Arg],
+        kwargs: &[(Arc<str>, Arg)],
+    ) -> Result<(), Error> {
+        let bytes = shallow_bytes(out);
+        if bytes == 0 {
+            return Ok(());
+        }
+        let passed_back = args
+            .iter()
+            .chain(kwargs.iter().map(|(_, a)| a))
+            .any(|a| matches!(a, Arg::Value(v) if same_allocation(v, out)));
+        if passed_back {
+            return Ok(());
+        }
+        self.rt.built.fetch_add(bytes, AtOrd::Relaxed);
+        memory.charge_in_flight(bytes)
     }
 
     pub(crate) fn lambda(&self, node: Arc<Node>, ctx: &Context) -> Lambda {
@@ -739,6 +781,9 @@ impl Interp {
         let charged = |r: Result<Value, Error>| {
             let out = r?;
             self.charge_for_values([&out])?;
+            if let Some(memory) = &self.rt.options.memory {
+                self.charge_built(memory, &out, args, kwargs)?;
+            }
             Ok(out)
         };
         for level in levels {

@@ -234,6 +234,8 @@ pub(crate) struct Core {
     handle: Value,
     /// The green threads of `Parallel` and `pselect`.
     pub(crate) sched: crate::sched::Scheduler,
+    /// What the run's values may hold ([`Limits::max_memory`]).
+    pub(crate) memory: crate::memory::RunMemory,
     pub(crate) self_ref: Weak<Core>,
     /// Told about calls of the engine's own `io.murano.system.Logger`
     /// natives (see [`Engine::observe_logger_calls`]).
@@ -336,6 +338,7 @@ impl Engine {
         natives: Vec<crate::NativeMethod>,
     ) -> Engine {
         let natives = native_table(&classes, natives);
+        let max_memory = limits.max_memory;
         let core = Arc::new_cyclic(|weak| Core {
             natives,
             classes,
@@ -348,6 +351,7 @@ impl Engine {
             state: Mutex::new(State::default()),
             handle: Value::Object(Arc::new(EngineHandle(weak.clone()))),
             sched: crate::sched::Scheduler::default(),
+            memory: crate::memory::RunMemory::new(max_memory, weak.clone()),
             self_ref: weak.clone(),
             logger_observer: OnceLock::new(),
         });
@@ -714,7 +718,10 @@ impl Core {
     /// baton to others and returns when this thread has it again.
     pub(crate) fn switch_thread<R>(&self, f: impl FnOnce(&crate::sched::Scheduler) -> R) -> R {
         let saved = self.take_thread_state();
+        let me = self.sched.current();
+        self.memory.park(me, &saved.stack);
         let r = f(&self.sched);
+        self.memory.unpark(me);
         self.put_thread_state(saved);
         r
     }

@@ -1,0 +1,314 @@
+//! `GET /catalog/packages`: Murano's package search (filters, `search`
+//! ranking, `order_by`, `sort_dir`, `marker`, `limit`), evaluated over the
+//! package rows in memory.
+
+use std::cmp::Ordering;
+
+use serde_json::{json, Value};
+
+use super::categories::validate_limit;
+use super::packages::package_dict;
+use crate::app::{App, Outcome, Reply, Req};
+use crate::fault::ApiError;
+use crate::store::Row;
+
+const SUPPORTED: &[&str] = &[
+    "id",
+    "order_by",
+    "category",
+    "marker",
+    "tag",
+    "class_name",
+    "limit",
+    "type",
+    "fqn",
+    "owned",
+    "search",
+    "include_disabled",
+    "sort_dir",
+    "name",
+];
+const LISTS: &[&str] = &["id", "category", "tag", "class", "order_by"];
+const IN_OPERATOR: &[&str] = &["id", "category", "tag"];
+/// The fields `search` looks in, by priority; other text columns rank after.
+const SEARCH_FIELDS: &[&str] = &[
+    "name",
+    "fully_qualified_name",
+    "description",
+    "categories",
+    "tags",
+    "class_definitions",
+    "author",
+];
+/// The other text columns of a package (`dir(Package)` order).
+const OTHER_TEXT: &[&str] = &["id", "owner_id", "type", "ui_definition"];
+
+#[derive(Default)]
+struct Filters {
+    lists: Vec<(String, Vec<String>)>,
+    single: Vec<(String, String)>,
+}
+
+impl Filters {
+    fn list(&self, k: &str) -> Option<&Vec<String>> {
+        self.lists.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+    }
+    fn one(&self, k: &str) -> Option<&str> {
+        self.single
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Murano's `split_for_quotes`: comma-separated values, double quotes
+/// keeping commas inside.
+fn split_for_quotes(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for c in s.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out.into_iter().filter(|v| !v.is_empty()).collect()
+}
+
+fn parse(query: &[(String, String)]) -> Filters {
+    let mut f = Filters::default();
+    for (k, v) in query {
+        if !SUPPORTED.contains(&k.as_str()) {
+            continue;
+        }
+        if LISTS.contains(&k.as_str()) {
+            if let Some(rest) = v
+                .strip_prefix("in:")
+                .filter(|_| IN_OPERATOR.contains(&k.as_str()))
+            {
+                f.lists.retain(|(n, _)| n != k);
+                f.lists.push((k.clone(), split_for_quotes(rest)));
+            } else {
+                match f.lists.iter_mut().find(|(n, _)| n == k) {
+                    Some((_, l)) => l.push(v.clone()),
+                    None => f.lists.push((k.clone(), vec![v.clone()])),
+                }
+            }
+        } else {
+            f.single.push((k.clone(), v.clone()));
+        }
+    }
+    if let Some((_, order)) = f.lists.iter_mut().find(|(n, _)| n == "order_by") {
+        order.retain(|o| ["fqn", "name", "created"].contains(&o.as_str()));
+    }
+    f
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or("").to_owned()
+}
+
+fn title(s: &str) -> String {
+    let mut out = String::new();
+    let mut start = true;
+    for c in s.chars() {
+        if c.is_alphabetic() {
+            if start {
+                out.extend(c.to_uppercase());
+            } else {
+                out.extend(c.to_lowercase());
+            }
+            start = false;
+        } else {
+            out.push(c);
+            start = true;
+        }
+    }
+    out
+}
+
+/// SQL `LIKE '%w%'` as SQLite does it: ASCII case-insensitive.
+fn like(hay: &str, word: &str) -> bool {
+    hay.to_ascii_lowercase()
+        .contains(&word.to_ascii_lowercase())
+}
+
+/// The rank of a package for `search` (lower first), `None` if no match.
+fn search_rank(p: &Row, d: &Value, words: &[String]) -> Option<usize> {
+    for (i, field) in SEARCH_FIELDS.iter().enumerate() {
+        let hit = match *field {
+            "categories" | "tags" | "class_definitions" => d[field]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|n| words.iter().any(|w| like(&text(n), w))),
+            f => words.iter().any(|w| like(&text(&p[f]), w)),
+        };
+        if hit {
+            return Some(i);
+        }
+    }
+    OTHER_TEXT
+        .iter()
+        .any(|f| words.iter().any(|w| like(&text(&p[*f]), w)))
+        .then_some(SEARCH_FIELDS.len())
+}
+
+/// `GET /catalog/packages`.
+pub fn search(app: &App, req: &Req) -> Outcome {
+    app.check("get_package", &req.ctx, json!({}))?;
+    let manage_public = app
+        .check("manage_public_package", &req.ctx, json!({}))
+        .is_ok();
+    let f = parse(&req.query);
+    let limit = validate_limit(f.one("limit"))?
+        .unwrap_or(app.limits.limit_default)
+        .min(app.limits.limit_max);
+    let catalog = req
+        .param("catalog")
+        .is_some_and(|c| c.eq_ignore_ascii_case("true"));
+    let tenant = req.ctx.tenant.clone().unwrap_or_default();
+    let db = app.db();
+    let mut rows: Vec<(Option<usize>, Row, Value)> = Vec::new();
+    for p in db.select("package", &Row::new(), "")? {
+        let mine = p["owner_id"].as_str() == Some(tenant.as_str());
+        let public = p["is_public"] == json!(true);
+        let visible = if catalog || (!req.ctx.is_admin && manage_public) {
+            mine || public
+        } else {
+            req.ctx.is_admin || mine
+        };
+        if !visible {
+            continue;
+        }
+        if !f
+            .one("include_disabled")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+            && p["enabled"] == json!(false)
+        {
+            continue;
+        }
+        if f.one("owned")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+            && !mine
+        {
+            continue;
+        }
+        if f.one("type").is_some_and(|t| text(&p["type"]) != title(t)) {
+            continue;
+        }
+        if f.list("id")
+            .is_some_and(|ids| !ids.contains(&text(&p["id"])))
+        {
+            continue;
+        }
+        if f.one("fqn")
+            .is_some_and(|v| text(&p["fully_qualified_name"]) != v)
+        {
+            continue;
+        }
+        if f.one("name").is_some_and(|v| text(&p["name"]) != v) {
+            continue;
+        }
+        let d = package_dict(&db, &p)?;
+        let any_in = |field: &str, wanted: Option<&Vec<String>>| {
+            wanted.is_none_or(|w| {
+                d[field]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|n| w.contains(&text(n)))
+            })
+        };
+        if !any_in("categories", f.list("category")) || !any_in("tags", f.list("tag")) {
+            continue;
+        }
+        if let Some(c) = f.one("class_name") {
+            if !d["class_definitions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|n| n == c)
+            {
+                continue;
+            }
+        }
+        let rank = match f.one("search") {
+            Some(s) => {
+                let words: Vec<String> = s.split([';', ',']).map(str::to_owned).collect();
+                match search_rank(&p, &d, &words) {
+                    Some(r) => Some(r),
+                    None => continue,
+                }
+            }
+            None => None,
+        };
+        rows.push((rank, p, d));
+    }
+    let mut keys: Vec<&str> = f
+        .list("order_by")
+        .filter(|o| !o.is_empty())
+        .map(|o| {
+            o.iter()
+                .map(|k| match k.as_str() {
+                    "fqn" => "fully_qualified_name",
+                    "created" => "created",
+                    _ => "name",
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| vec!["name"]);
+    keys.push("id");
+    let desc = f.one("sort_dir") == Some("desc");
+    let cmp_keys = |a: &Row, b: &Row| -> Ordering {
+        let o = keys
+            .iter()
+            .map(|k| text(&a[*k]).cmp(&text(&b[*k])))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal);
+        if desc {
+            o.reverse()
+        } else {
+            o
+        }
+    };
+    rows.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp_keys(&a.1, &b.1)));
+    if let Some(m) = f.one("marker") {
+        let marker = db
+            .get("package", m)?
+            .ok_or_else(|| ApiError::not_found(format!("Package id '{m}' not found")))?;
+        rows.retain(|(_, p, _)| cmp_keys(p, &marker) == Ordering::Greater);
+    }
+    rows.truncate(limit);
+    let mut result = json!({});
+    if rows.len() == limit {
+        result["next_marker"] = rows
+            .last()
+            .map(|r| r.1["id"].clone())
+            .unwrap_or(Value::Null);
+    }
+    result["packages"] = json!(rows.into_iter().map(|r| r.2).collect::<Vec<_>>());
+    Ok(Reply::Json(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_and_quotes() {
+        assert_eq!(split_for_quotes(r#"a,"b,c",d"#), vec!["a", "b,c", "d"]);
+        assert_eq!(title("library"), "Library");
+        let f = parse(&[
+            ("tag".into(), "in:x,y".into()),
+            ("bogus".into(), "1".into()),
+        ]);
+        assert_eq!(
+            f.list("tag").unwrap(),
+            &vec!["x".to_owned(), "y".to_owned()]
+        );
+        assert!(f.one("bogus").is_none());
+    }
+}

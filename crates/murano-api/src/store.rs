@@ -1,0 +1,280 @@
+//! The API's store: Murano's tables (`schema`) in SQLite, read and written
+//! as rows of JSON values (a row is a column-name → value map, JSON columns
+//! decoded, times as `YYYY-MM-DDTHH:MM:SS.ffffff` strings, binary columns as
+//! `{"$hex": "…"}`).
+
+use std::path::Path;
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::{params_from_iter, Connection};
+use serde_json::{Map, Value};
+
+use crate::schema::{self, Kind, Table};
+
+/// One row.
+pub type Row = Map<String, Value>;
+
+/// A store failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A unique constraint (or primary key) was violated.
+    #[error("duplicate entry")]
+    Duplicate,
+    /// Any other database failure.
+    #[error("database: {0}")]
+    Sql(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        if let rusqlite::Error::SqliteFailure(f, _) = &e {
+            if f.code == rusqlite::ErrorCode::ConstraintViolation {
+                return StoreError::Duplicate;
+            }
+        }
+        StoreError::Sql(e.to_string())
+    }
+}
+
+/// The database of one server.
+#[derive(Debug)]
+pub struct Db {
+    conn: Connection,
+}
+
+fn table(name: &str) -> Result<&'static Table, StoreError> {
+    schema::table(name).ok_or_else(|| StoreError::Sql(format!("no table {name}")))
+}
+
+fn to_sql(kind: Kind, v: &Value) -> SqlValue {
+    match (kind, v) {
+        (_, Value::Null) if kind != Kind::Json => SqlValue::Null,
+        (Kind::Json, v) => SqlValue::Text(v.to_string()),
+        (Kind::Bool, Value::Bool(b)) => SqlValue::Integer(i64::from(*b)),
+        (Kind::Int, Value::Number(n)) => SqlValue::Integer(n.as_i64().unwrap_or(0)),
+        (Kind::Float, Value::Number(n)) => SqlValue::Real(n.as_f64().unwrap_or(0.0)),
+        (Kind::Bytes, Value::Object(o)) => SqlValue::Blob(
+            o.get("$hex")
+                .and_then(Value::as_str)
+                .map(unhex)
+                .unwrap_or_default(),
+        ),
+        (_, Value::String(s)) => SqlValue::Text(s.clone()),
+        (_, v) => SqlValue::Text(v.to_string()),
+    }
+}
+
+fn from_sql(kind: Kind, v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) if kind == Kind::Bool => Value::Bool(i != 0),
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => Value::from(f),
+        ValueRef::Text(t) => {
+            let s = String::from_utf8_lossy(t);
+            if kind == Kind::Json {
+                serde_json::from_str(&s).unwrap_or(Value::Null)
+            } else {
+                Value::String(s.into_owned())
+            }
+        }
+        ValueRef::Blob(b) => serde_json::json!({ "$hex": hex(b) }),
+    }
+}
+
+/// Lower-case hex of `b`.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The bytes of a hex string (invalid pairs are dropped).
+pub fn unhex(s: &str) -> Vec<u8> {
+    s.as_bytes()
+        .chunks(2)
+        .filter_map(|c| {
+            std::str::from_utf8(c)
+                .ok()
+                .and_then(|c| u8::from_str_radix(c, 16).ok())
+        })
+        .collect()
+}
+
+fn quoted(name: &str) -> String {
+    format!("\"{name}\"")
+}
+
+impl Db {
+    /// An empty database in memory.
+    pub fn in_memory() -> Result<Db, StoreError> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    /// The database in the file at `path` (created when missing).
+    pub fn open(path: &Path) -> Result<Db, StoreError> {
+        Self::init(Connection::open(path)?)
+    }
+
+    fn init(conn: Connection) -> Result<Db, StoreError> {
+        conn.execute_batch(&schema::ddl())?;
+        Ok(Db { conn })
+    }
+
+    /// Insert `row` (columns it lacks are NULL).
+    pub fn insert(&self, table_name: &str, row: &Row) -> Result<(), StoreError> {
+        let t = table(table_name)?;
+        let cols: Vec<_> = t
+            .columns
+            .iter()
+            .filter(|c| row.contains_key(c.name))
+            .collect();
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            quoted(t.name),
+            cols.iter()
+                .map(|c| quoted(c.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            vec!["?"; cols.len()].join(", ")
+        );
+        let vals: Vec<SqlValue> = cols.iter().map(|c| to_sql(c.kind, &row[c.name])).collect();
+        self.conn.execute(&sql, params_from_iter(vals))?;
+        Ok(())
+    }
+
+    fn where_clause(t: &Table, key: &Row) -> (String, Vec<SqlValue>) {
+        let mut parts = Vec::new();
+        let mut vals = Vec::new();
+        for c in t.columns.iter().filter(|c| key.contains_key(c.name)) {
+            let v = &key[c.name];
+            if v.is_null() {
+                parts.push(format!("{} IS NULL", quoted(c.name)));
+            } else {
+                parts.push(format!("{} = ?", quoted(c.name)));
+                vals.push(to_sql(c.kind, v));
+            }
+        }
+        if parts.is_empty() {
+            ("1".to_owned(), vals)
+        } else {
+            (parts.join(" AND "), vals)
+        }
+    }
+
+    /// Set the columns of `set` in the rows matching `key`.
+    pub fn update(&self, table_name: &str, key: &Row, set: &Row) -> Result<usize, StoreError> {
+        let t = table(table_name)?;
+        let cols: Vec<_> = t
+            .columns
+            .iter()
+            .filter(|c| set.contains_key(c.name))
+            .collect();
+        if cols.is_empty() {
+            return Ok(0);
+        }
+        let (w, wv) = Self::where_clause(t, key);
+        let sql = format!(
+            "UPDATE {} SET {} WHERE {w}",
+            quoted(t.name),
+            cols.iter()
+                .map(|c| format!("{} = ?", quoted(c.name)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut vals: Vec<SqlValue> = cols.iter().map(|c| to_sql(c.kind, &set[c.name])).collect();
+        vals.extend(wv);
+        Ok(self.conn.execute(&sql, params_from_iter(vals))?)
+    }
+
+    /// Delete the rows matching `key`.
+    pub fn delete(&self, table_name: &str, key: &Row) -> Result<usize, StoreError> {
+        let t = table(table_name)?;
+        let (w, wv) = Self::where_clause(t, key);
+        let sql = format!("DELETE FROM {} WHERE {w}", quoted(t.name));
+        Ok(self.conn.execute(&sql, params_from_iter(wv))?)
+    }
+
+    /// The rows matching `key` (column = value, all of them), ordered by
+    /// `order` (an SQL ORDER BY list written by this crate, never by input).
+    pub fn select(&self, table_name: &str, key: &Row, order: &str) -> Result<Vec<Row>, StoreError> {
+        let t = table(table_name)?;
+        let (w, wv) = Self::where_clause(t, key);
+        let order = if order.is_empty() {
+            "rowid".to_owned()
+        } else {
+            order.to_owned()
+        };
+        let sql = format!(
+            "SELECT * FROM {} WHERE {w} ORDER BY {order}",
+            quoted(t.name)
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(wv))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let mut row = Row::new();
+            for (i, c) in t.columns.iter().enumerate() {
+                row.insert(c.name.to_owned(), from_sql(c.kind, r.get_ref(i)?));
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    /// The row whose `id` is `id`.
+    pub fn get(&self, table_name: &str, id: &str) -> Result<Option<Row>, StoreError> {
+        Ok(self
+            .select(table_name, &key("id", id), "")?
+            .into_iter()
+            .next())
+    }
+
+    /// Run `f` in one transaction: all its writes or none.
+    pub fn transaction<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Db) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.conn.execute_batch("BEGIN").map_err(StoreError::from)?;
+        match f(self) {
+            Ok(v) => {
+                self.conn
+                    .execute_batch("COMMIT")
+                    .map_err(StoreError::from)?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A one-column key.
+pub fn key(col: &str, v: impl Into<Value>) -> Row {
+    let mut m = Row::new();
+    m.insert(col.to_owned(), v.into());
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn round_trip_and_unique() {
+        let db = Db::in_memory().unwrap();
+        let row = json!({"id": "1", "name": "e", "tenant_id": "t", "version": 0,
+            "description": {"Objects": null}, "description_text": "",
+            "created": "2020-01-01T00:00:00.000000", "updated": "2020-01-01T00:00:00.000000"});
+        db.insert("environment", row.as_object().unwrap()).unwrap();
+        let got = db.get("environment", "1").unwrap().unwrap();
+        assert_eq!(Value::Object(got), row);
+        let mut dup = row.as_object().unwrap().clone();
+        dup.insert("id".into(), json!("2"));
+        assert!(matches!(
+            db.insert("environment", &dup),
+            Err(StoreError::Duplicate)
+        ));
+    }
+}

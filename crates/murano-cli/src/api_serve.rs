@@ -1,0 +1,107 @@
+//! `murano serve`: Murano's v1 REST API (`murano-api`) for the clients that
+//! speak it (python-muranoclient's `murano`, the dashboard, scripts).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use murano_api::engine::QueueOnlyEngine;
+use murano_api::policy::Policy;
+use murano_api::store::Db;
+use murano_api::{App, Limits, ServeConfig};
+
+/// Serve Murano's v1 REST API at http://LISTEN/v1.
+///
+/// The request context comes from the headers keystone's middleware sets
+/// (X-Auth-Token, X-Project-Id or X-Tenant-Id, X-User-Id, X-Roles);
+/// Murano's default policy applies (admin role for all-tenant listings).
+/// Listening anywhere but loopback requires --token (or MURANO_API_TOKEN),
+/// and every request must then carry it as X-Auth-Token.
+///
+/// Example: murano serve --db ./api.db --listen 127.0.0.1:8082
+#[derive(Args)]
+pub(crate) struct ServeArgs {
+    /// The API's database (SQLite, Murano's tables); default: MURANO_API_DB,
+    /// else murano/api.db under XDG_DATA_HOME or ~/.local/share.
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Address and port to listen on.
+    #[arg(long, default_value = "127.0.0.1:8082")]
+    listen: SocketAddr,
+    /// Token every request must carry as X-Auth-Token (default:
+    /// MURANO_API_TOKEN); required when not listening on loopback.
+    #[arg(long)]
+    token: Option<String>,
+    /// Largest request body in bytes (Murano's package_size_limit: 5 MiB).
+    #[arg(long, default_value_t = 5 * 1024 * 1024)]
+    max_body: usize,
+}
+
+fn default_db() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("MURANO_API_DB").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .ok_or("no --db given and neither XDG_DATA_HOME nor HOME is set")?;
+    Ok(base.join("murano").join("api.db"))
+}
+
+pub(crate) fn run(args: &ServeArgs) -> ExitCode {
+    match serve(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("murano serve: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(args: &ServeArgs) -> Result<(), String> {
+    let token = args
+        .token
+        .clone()
+        .or_else(|| std::env::var("MURANO_API_TOKEN").ok())
+        .filter(|t| !t.is_empty());
+    // Refuse a public address without a token before touching any file.
+    murano_api::check_listen(args.listen, token.as_deref()).map_err(|e| e.to_string())?;
+    let path = match &args.db {
+        Some(p) => p.clone(),
+        None => default_db()?,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let db = Db::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Tasks a previous process left running can no longer finish.
+    let interrupted =
+        murano_api::handlers::recovery::fail_interrupted(&db).map_err(|e| e.body())?;
+    if interrupted > 0 {
+        eprintln!("murano serve: {interrupted} task(s) interrupted by the last stop marked failed");
+    }
+    let limits = Limits {
+        max_body: args.max_body,
+        ..Limits::default()
+    };
+    let app = Arc::new(App::new(
+        db,
+        Policy::default(),
+        Arc::new(QueueOnlyEngine::default()),
+        limits.clone(),
+    ));
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let cfg = ServeConfig {
+        listen: args.listen,
+        token,
+        limits,
+        workers,
+    };
+    murano_api::serve_blocking(app, cfg, |addr| {
+        eprintln!("murano serve: listening on http://{addr}/v1");
+    })
+    .map_err(|e| e.to_string())
+}
