@@ -169,3 +169,12 @@ pub(crate) fn natives() -> Vec<NativeMethod> {
         }),
     ]
 }
+
+/// Adds the test fixture's natives and the mock functions (`inject`,
+/// `withOriginal`) to an engine being built, as the runner's engines have
+/// them.
+pub fn install(builder: crate::EngineBuilder) -> crate::EngineBuilder {
+    builder
+        .functions(crate::mock::functions())
+        .natives(natives())
+}
