@@ -3,7 +3,6 @@
 //! prints the plan: Heat templates pushed, agent execution plans, status
 //! reports, log lines and the final object model.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,12 +12,9 @@ use murano_engine::deploy::{
     PackageFiles,
 };
 use murano_engine::host::{OfflineHost, OfflineOptions};
-use murano_packages::source::{FileMap, PackageSource};
-use murano_packages::PluginRegistry;
 use serde_json::Value as Json;
 
-use crate::core_library;
-use crate::files::{find_packages, read_capped, read_package_or_message, DEFAULT_MAX_FILE_SIZE};
+use crate::files::{read_capped, read_package_or_message, DEFAULT_MAX_FILE_SIZE};
 use crate::output::Capped;
 
 /// Output formats.
@@ -187,62 +183,16 @@ fn naming_word(model: &Json, file: &Path) -> String {
 
 fn load_package(path: &Path) -> Result<PackageFiles, String> {
     let loaded = read_package_or_message(path)?;
-    let mut files = BTreeMap::new();
-    for p in loaded.files.paths() {
-        if let Some(bytes) = loaded.files.read(p) {
-            files.insert(p.to_owned(), Arc::new(bytes.to_vec()));
-        }
-    }
     let label = path
         .file_name()
         .map(|n| n.to_string_lossy().trim_end_matches(".zip").to_owned())
         .unwrap_or_default();
-    let mut package =
-        PackageFiles::from_files(&label, files).map_err(|e| format!("{}: {e}", path.display()))?;
-    add_generated_classes(loaded.files, &mut package)
+    let mut package = PackageFiles::from_file_map(&label, &loaded.files)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    package
+        .add_generated_classes(loaded.files)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(package)
-}
-
-/// Adds the classes a package type other than MuranoPL generates (a
-/// Heat.HOT package's class, made from its template), as the package-type
-/// plug-in gives them to `murano run`, and the resources the generated
-/// code reads (`Resources/<FullName>`: the template, where Murano copies
-/// it on import).
-fn add_generated_classes(source: FileMap, package: &mut PackageFiles) -> Result<(), String> {
-    let plugin = match PluginRegistry::with_builtins().load(source) {
-        Ok(p) => p,
-        // A MuranoPL package the plug-in refuses is read as before; one
-        // without classes has nothing to deploy: say why.
-        Err(_) if !package.classes.is_empty() => return Ok(()),
-        Err(e) => return Err(e.to_string()),
-    };
-    if plugin.format_name() == "MuranoPL" {
-        return Ok(());
-    }
-    for class in plugin.classes().map_err(|e| e.to_string())? {
-        if package.classes.iter().any(|(c, _)| *c == class) {
-            continue;
-        }
-        let source = plugin.get_class(&class).map_err(|e| e.to_string())?;
-        let mut file = source.file;
-        if package.files.contains_key(&format!("Classes/{file}")) {
-            file = format!("{file} {class}");
-        }
-        package
-            .files
-            .insert(format!("Classes/{file}"), Arc::new(source.bytes));
-        package.classes.push((class, file));
-    }
-    let name = plugin.full_name().to_owned();
-    if let std::collections::btree_map::Entry::Vacant(slot) =
-        package.files.entry(format!("Resources/{name}"))
-    {
-        if let Ok(Some(bytes)) = plugin.get_resource(&name) {
-            slot.insert(Arc::new(bytes));
-        }
-    }
-    Ok(())
 }
 
 /// Where the model holds no object Murano would load (a mapping with a
@@ -270,35 +220,18 @@ fn untyped_parts(model: &Json) -> Vec<String> {
 }
 
 /// Every package of the catalogs (the first of a name wins), then the
-/// core library from the system catalog when still missing.
+/// core library from the system catalog when still missing (the engine
+/// commands' one loader, [`crate::engine_packages::load_catalog`]).
 pub(crate) fn packages(catalog: &[PathBuf]) -> Result<Vec<PackageFiles>, String> {
-    let mut out: Vec<PackageFiles> = Vec::new();
-    let add_all = |root: &Path, out: &mut Vec<PackageFiles>| {
-        for path in find_packages(root) {
-            match load_package(&path) {
-                Ok(p) if out.iter().any(|q| q.name == p.name) => {}
-                Ok(mut p) => {
-                    // Frames name packages by their names, as `test` and
-                    // `run` do, not by their folders (often `package`).
-                    p.root = p.name.clone();
-                    out.push(p);
-                }
-                Err(e) => eprintln!("murano: catalog: {e}"),
-            }
-        }
+    let read = |path: &Path| {
+        load_package(path).map(|mut p| {
+            // Frames name packages by their names, as `test` and `run`
+            // do, not by their folders (often `package`).
+            p.root = p.name.clone();
+            p
+        })
     };
-    for root in core_library::catalog_paths(catalog) {
-        add_all(&root, &mut out);
-    }
-    if !out.iter().any(|p| p.name == core_library::CORE_PACKAGE) {
-        if let Some(root) = core_library::system_catalog() {
-            add_all(&root, &mut out);
-        }
-    }
-    if !out.iter().any(|p| p.name == core_library::CORE_PACKAGE) {
-        return Err(core_library::missing_hint());
-    }
-    Ok(out)
+    crate::engine_packages::load_catalog(&[], catalog, read, |p| &p.name)
 }
 
 fn host_options(args: &DeployArgs) -> Result<OfflineOptions, String> {

@@ -27,17 +27,32 @@ pub(crate) fn load_packages(
     given: &[PathBuf],
     catalog: &[PathBuf],
 ) -> Result<Vec<TestPackage>, String> {
-    let mut out: Vec<TestPackage> = Vec::new();
+    load_catalog(given, catalog, read_test_package, |p| &p.name)
+}
+
+/// The one catalog loader of the engine commands (`test`, `run`, `deploy`,
+/// `env`): the packages `given` (in order; one that does not load is an
+/// error), then every package of the catalog paths (one that does not
+/// load is reported and skipped), then the system catalog when the core
+/// library is still missing. A package name seen before is skipped.
+/// `read` reads one package, `name` is its full name.
+pub(crate) fn load_catalog<T>(
+    given: &[PathBuf],
+    catalog: &[PathBuf],
+    read: impl Fn(&Path) -> Result<T, String>,
+    name: impl Fn(&T) -> &str,
+) -> Result<Vec<T>, String> {
+    let mut out: Vec<T> = Vec::new();
     for path in given {
-        let p = read_test_package(path)?;
-        if !out.iter().any(|o| o.name == p.name) {
+        let p = read(path)?;
+        if !out.iter().any(|o| name(o) == name(&p)) {
             out.push(p);
         }
     }
-    let add_all = |root: &Path, out: &mut Vec<TestPackage>| {
+    let add_all = |root: &Path, out: &mut Vec<T>| {
         for path in find_packages(root) {
-            match read_test_package(&path) {
-                Ok(p) if !out.iter().any(|o| o.name == p.name) => out.push(p),
+            match read(&path) {
+                Ok(p) if !out.iter().any(|o| name(o) == name(&p)) => out.push(p),
                 Ok(_) => {}
                 Err(e) => eprintln!("murano: catalog: {e}"),
             }
@@ -46,7 +61,7 @@ pub(crate) fn load_packages(
     for root in core_library::catalog_paths(catalog) {
         add_all(&root, &mut out);
     }
-    let has_core = |out: &[TestPackage]| out.iter().any(|p| p.name == core_library::CORE_PACKAGE);
+    let has_core = |out: &[T]| out.iter().any(|p| name(p) == core_library::CORE_PACKAGE);
     if !has_core(&out) {
         if let Some(root) = core_library::system_catalog() {
             add_all(&root, &mut out);

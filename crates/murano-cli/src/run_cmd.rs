@@ -6,8 +6,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use murano_engine::testing::{render_trace, RunOptions, Runner};
-use murano_engine::{Engine, EngineError};
+use murano_engine::host::NoCloudHost;
+use murano_engine::testing::{
+    call_test_method, create_object, fixture, load_classes, render_trace,
+};
+use murano_engine::{Engine, EngineBuilder, EngineError};
 use murano_yaml::convert::{self, ToJson, ToYaql};
 use murano_yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
@@ -108,7 +111,7 @@ fn print_log(engine: &Engine, max: usize) {
     }
 }
 
-fn print_error(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) {
+fn print_error(engine: &Engine, sources: &Sources, e: &EngineError, max: usize) {
     use crate::output::{line, message, trace};
     let names = e.murano_names();
     eprintln!(
@@ -119,7 +122,7 @@ fn print_error(runner: &Runner, sources: &Sources, e: &EngineError, max: usize) 
     eprint!(
         "{}",
         trace(
-            &render_trace(&e.frames, &|c| runner.package_of(c), &|p, f| sources
+            &render_trace(&e.frames, &|c| package_of(engine, c), &|p, f| sources
                 .get(p, f)),
             max
         )
@@ -183,27 +186,29 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
         }
     };
     let sources = Sources::new(&packages);
-    let options = RunOptions {
-        limits: args.limits.limits(),
-        ..RunOptions::default()
-    };
-    let runner = match Runner::new(&packages, options) {
+    // The test runner's classes and engine (fixture natives, mocks, the
+    // no-cloud host), built here without a runner.
+    let (classes, resources) = match load_classes(&packages) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("murano: {e}");
             return ExitCode::from(2);
         }
     };
-    if runner.classes().find(class).is_none() {
+    if classes.find(class).is_none() {
         eprintln!("murano: class {class} not found");
         return ExitCode::from(2);
     }
-    let engine = runner.engine();
+    let builder =
+        fixture::install(EngineBuilder::new(Arc::new(classes)).limits(args.limits.limits()));
+    let engine = NoCloudHost::new()
+        .install(builder, Arc::new(resources))
+        .build();
     let object = match &model {
-        None => runner.create(&engine, class),
+        None => create_object(&engine, class),
         Some(model) => load_model_object(&engine, model, class),
     };
-    let result = object.and_then(|o| runner.call(&engine, &o, method, Vec::new(), kwargs));
+    let result = object.and_then(|o| call_test_method(&engine, &o, method, Vec::new(), kwargs));
     let max_message = args.output.max_message;
     print_log(&engine, max_message);
     match result {
@@ -215,7 +220,7 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
             }
         },
         Err(e) => {
-            print_error(&runner, &sources, &e, max_message);
+            print_error(&engine, &sources, &e, max_message);
             ExitCode::from(1)
         }
     }
@@ -279,4 +284,15 @@ fn find_of_class(engine: &Engine, v: &Value, class: &str) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// The package a class belongs to (frames name it).
+fn package_of(engine: &Engine, class: &str) -> Option<String> {
+    let classes = engine.classes();
+    let id = classes.find(class)?;
+    let registry = classes.registry();
+    registry
+        .package_of(id)
+        .and_then(|p| registry.package(p))
+        .map(|p| p.name.clone())
 }

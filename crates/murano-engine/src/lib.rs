@@ -35,8 +35,12 @@
 //! merges the host's system-class declarations); the YAQL functions
 //! (`builtins/functions.rs`) and reflection (`builtins/reflection.rs`)
 //! still reach into the runtime's core (the GC native and the action
-//! tasks go through the [`Engine`] they are given); the test runner keeps its own
-//! no-cloud natives and the mock table lives in the runtime's state.
+//! tasks go through the [`Engine`] they are given); the no-cloud host
+//! ([`host::NoCloudHost`], the test runner's) still declares its own
+//! system-class methods rather than sharing `host/system/`'s. The mock
+//! table is the test runner's ([`MethodMocks`], set through
+//! [`EngineBuilder::method_mocks`]), but the mock dispatch itself
+//! (`mock`) still runs inside the runtime.
 //!
 //! | module | job | Murano counterpart |
 //! |---|---|---|
@@ -251,6 +255,7 @@ pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
+pub use mock::MethodMocks;
 
 /// yaql's standard library and all of the engine's functions (`format`
 /// and `'{0}'.format(…)`, `base64encode`, ..., and also `substr` and

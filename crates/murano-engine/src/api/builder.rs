@@ -39,6 +39,7 @@ pub struct EngineBuilder {
     config: Option<Dict>,
     id_source: Option<IdSource>,
     on_build: Vec<OnBuild>,
+    method_mocks: Option<Arc<crate::MethodMocks>>,
 }
 
 impl std::fmt::Debug for EngineBuilder {
@@ -62,6 +63,7 @@ impl EngineBuilder {
             config: None,
             id_source: None,
             on_build: Vec::new(),
+            method_mocks: None,
         }
     }
 
@@ -133,9 +135,21 @@ impl EngineBuilder {
         self
     }
 
+    /// The method mocks the engine consults on every method call made
+    /// from YAQL (the test runner's interceptor, which `inject` fills; see
+    /// `testing::fixture::install`). Without them every method runs as
+    /// it is.
+    pub fn method_mocks(mut self, mocks: Arc<crate::MethodMocks>) -> EngineBuilder {
+        self.method_mocks = Some(mocks);
+        self
+    }
+
     /// The engine.
     pub fn build(self) -> Engine {
         let engine = Engine::with_natives(self.classes, self.limits, self.functions, self.natives);
+        if let Some(mocks) = self.method_mocks {
+            let _ = engine.core().method_mocks.set(mocks);
+        }
         if let Some(source) = self.id_source {
             engine.set_id_source(source);
         }

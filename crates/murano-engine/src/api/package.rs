@@ -113,6 +113,89 @@ impl PackageFiles {
     }
 }
 
+impl PackageFiles {
+    /// A package from the files of a murano-packages source (a folder or
+    /// a zip read by `murano_packages::source::FileMap`); `root` names it
+    /// in stack frames. Only its manifest is read: classes a package type
+    /// other than MuranoPL generates join through
+    /// [`PackageFiles::add_generated_classes`] ([`PackageFiles::load`]
+    /// does both).
+    pub fn from_file_map(
+        root: &str,
+        source: &murano_packages::source::FileMap,
+    ) -> Result<PackageFiles, PackageError> {
+        use murano_packages::source::PackageSource;
+        let mut files = BTreeMap::new();
+        for p in source.paths() {
+            if let Some(bytes) = source.read(p) {
+                files.insert(p.to_owned(), Arc::new(bytes.to_vec()));
+            }
+        }
+        PackageFiles::from_files(root, files)
+    }
+
+    /// Adds the classes a package type other than MuranoPL generates (a
+    /// `Heat.HOT` package's class, made from its template) through
+    /// murano-packages' built-in package-type plug-ins, and the resource
+    /// the generated code reads (`Resources/<FullName>`: the template,
+    /// where Murano copies it on import). A MuranoPL package is left as
+    /// it is, also one the plug-in refuses when its manifest lists
+    /// classes; one without classes has nothing to run: the plug-in's
+    /// error says why.
+    pub fn add_generated_classes(
+        &mut self,
+        source: murano_packages::source::FileMap,
+    ) -> Result<(), murano_packages::PackageError> {
+        let plugin = match murano_packages::PluginRegistry::with_builtins().load(source) {
+            Ok(p) => p,
+            Err(_) if !self.classes.is_empty() => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        if plugin.format_name() == "MuranoPL" {
+            return Ok(());
+        }
+        for class in plugin.classes()? {
+            if self.classes.iter().any(|(c, _)| *c == class) {
+                continue;
+            }
+            let source = plugin.get_class(&class)?;
+            let mut file = source.file;
+            if self.files.contains_key(&format!("Classes/{file}")) {
+                file = format!("{file} {class}");
+            }
+            self.files
+                .insert(format!("Classes/{file}"), Arc::new(source.bytes));
+            self.classes.push((class, file));
+        }
+        let name = plugin.full_name().to_owned();
+        if let std::collections::btree_map::Entry::Vacant(slot) =
+            self.files.entry(format!("Resources/{name}"))
+        {
+            if let Ok(Some(bytes)) = plugin.get_resource(&name) {
+                slot.insert(Arc::new(bytes));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`PackageFiles::from_file_map`] and then
+    /// [`PackageFiles::add_generated_classes`]; a plug-in error is a
+    /// [`PackageError`] of `root`.
+    pub fn load(
+        root: &str,
+        source: murano_packages::source::FileMap,
+    ) -> Result<PackageFiles, PackageError> {
+        let mut package = PackageFiles::from_file_map(root, &source)?;
+        package
+            .add_generated_classes(source)
+            .map_err(|e| PackageError {
+                root: root.to_owned(),
+                message: e.to_string(),
+            })?;
+        Ok(package)
+    }
+}
+
 /// `MuranoPL/1.4`, `1.4`, `1` as (major, minor); 1.0 when unreadable.
 fn parse_format(text: &str) -> (u32, u32) {
     let version = text.rsplit('/').next().unwrap_or("").trim();

@@ -21,12 +21,14 @@
 //! Heat operation, agent plan and report ([`Recording`]).
 
 mod agent;
+pub(crate) mod no_cloud;
 mod offline;
 mod record;
 mod system;
 
 use murano_yaql::eval::Value;
 
+pub use no_cloud::{NoCloudHost, PackageResources};
 pub use offline::{OfflineHost, OfflineOptions};
 pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
 pub use system::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};

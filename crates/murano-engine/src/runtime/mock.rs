@@ -24,7 +24,10 @@
 //!   context with `$name` bound, for `->`.
 //!
 //! The hook is [`invoke`], which the YAQL method dispatch calls instead of
-//! `Core::invoke`.
+//! `Core::invoke`. The mocks are not the engine's: the test runner owns
+//! them, a [`MethodMocks`] it hands to each engine it builds
+//! (`EngineBuilder::method_mocks`); an engine without one runs every
+//! method as it is.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,6 +45,40 @@ use murano_dsl::registry::ClassId;
 pub(crate) struct Mocks {
     by_method: HashMap<(String, String), Arc<Mock>>,
     originals: Vec<Context>,
+}
+
+/// The method mocks of an engine: the test runner's interceptor, which
+/// the engine consults on every method call made from YAQL. Set through
+/// `EngineBuilder::method_mocks` (`testing::fixture::install` gives each
+/// engine a new one: mocks never leak from one test to the next).
+#[derive(Default)]
+pub struct MethodMocks(std::sync::Mutex<Mocks>);
+
+impl std::fmt::Debug for MethodMocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MethodMocks")
+    }
+}
+
+impl MethodMocks {
+    /// No mocks yet.
+    pub fn new() -> MethodMocks {
+        MethodMocks::default()
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, Mocks> {
+        lock(&self.0)
+    }
+}
+
+/// The engine's mock table, or `inject`'s error without one.
+fn mocks_of(core: &Core) -> Result<&Arc<MethodMocks>, EngineError> {
+    core.method_mocks.get().ok_or_else(|| {
+        EngineError::dsl(
+            "RuntimeError",
+            "method mocks are for engines built with a mock table",
+        )
+    })
 }
 
 enum Mock {
@@ -75,17 +112,17 @@ pub(crate) fn invoke(
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
 ) -> Result<Value, EngineError> {
-    let mock = {
-        let st = lock(&core.state);
-        if st.mocks.by_method.is_empty() {
+    let mock = core.method_mocks.get().and_then(|mocks| {
+        let table = mocks.table();
+        if table.by_method.is_empty() {
             None
         } else {
-            st.mocks
+            table
                 .by_method
                 .get(&(core.classes.name(class).to_owned(), name.to_owned()))
                 .cloned()
         }
-    };
+    });
     let Some(mock) = mock else {
         return core.invoke(this, class, name, args, kwargs, false);
     };
@@ -135,20 +172,18 @@ pub(crate) fn invoke(
                 core.invoke(this.as_ref(), class, &name, args, kwargs, false)
                     .map_err(|e| core.park(e))
             }));
-            {
-                let mut st = lock(&core.state);
-                st.mocks.originals.push(caller.clone());
-                if let Some(f) = frame {
-                    st.stack.push(f.clone());
-                }
+            if let Some(mocks) = core.method_mocks.get() {
+                mocks.table().originals.push(caller.clone());
+            }
+            if let Some(f) = frame {
+                lock(&core.state).stack.push(f.clone());
             }
             let r = lambda.call_in(&eval_ctx).map_err(|e| core.unpark_yaql(&e));
-            {
-                let mut st = lock(&core.state);
-                st.mocks.originals.pop();
-                if frame.is_some() {
-                    st.stack.pop();
-                }
+            if let Some(mocks) = core.method_mocks.get() {
+                mocks.table().originals.pop();
+            }
+            if frame.is_some() {
+                lock(&core.state).stack.pop();
             }
             r
         }
@@ -238,8 +273,9 @@ pub(crate) fn functions() -> Vec<FunctionDef> {
                 }
             };
             let key = (core.classes.name(class).to_owned(), method);
-            lock(&core.state)
-                .mocks
+            mocks_of(&core)
+                .map_err(|e| core.park(e))?
+                .table()
                 .by_method
                 .insert(key, Arc::new(mock));
             Ok(Value::Null)
@@ -247,7 +283,10 @@ pub(crate) fn functions() -> Vec<FunctionDef> {
     );
     let with_original = FunctionDef::native("withOriginal", "*args", move |call| {
         let core = crate::engine::core_of(call)?;
-        let original = lock(&core.state).mocks.originals.last().cloned();
+        let original = core
+            .method_mocks
+            .get()
+            .and_then(|m| m.table().originals.last().cloned());
         let Some(original) = original else {
             return Err(crate::host_exception(
                 "KeyError",

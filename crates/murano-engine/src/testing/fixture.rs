@@ -169,3 +169,13 @@ pub(crate) fn natives() -> Vec<NativeMethod> {
         }),
     ]
 }
+
+/// Adds the test fixture's natives, the mock functions (`inject`,
+/// `withOriginal`) and a new, empty mock table (the runner's interceptor)
+/// to an engine being built, as the runner's engines have them.
+pub fn install(builder: crate::EngineBuilder) -> crate::EngineBuilder {
+    builder
+        .method_mocks(std::sync::Arc::new(crate::MethodMocks::new()))
+        .functions(crate::mock::functions())
+        .natives(natives())
+}

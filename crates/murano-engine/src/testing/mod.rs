@@ -31,7 +31,8 @@
 //! results.
 
 pub mod fixture;
-mod host;
+use crate::host::no_cloud as host;
+use crate::host::NoCloudHost;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -306,7 +307,7 @@ pub struct Runner {
 /// Merges the MuranoPL declarations of native methods (the test fixture's
 /// and the host's) into the class definitions of the same names.
 fn merge_declarations(def: &mut ClassDefinition) -> Result<(), EngineError> {
-    for text in [fixture::FIXTURE_DECLARATIONS, host::HOST_DECLARATIONS] {
+    for text in [fixture::FIXTURE_DECLARATIONS, host::DECLARATIONS] {
         for extra in ClassSetBuilder::parse_file(text.as_bytes(), "native")? {
             if extra.full_name.is_some() && extra.full_name == def.full_name {
                 for m in extra.methods {
@@ -375,56 +376,106 @@ fn declared_classes(package: &TestPackage) -> Vec<String> {
     out
 }
 
+/// The classes of `packages` (in lookup order; a package name seen before
+/// is skipped) as the runner loads them, every class of every class file
+/// with the fixture's and the [`NoCloudHost`]'s native declarations
+/// merged, and their resources for [`NoCloudHost::install`]. `murano run`
+/// builds its engine on them without a [`Runner`].
+pub fn load_classes(
+    packages: &[TestPackage],
+) -> Result<(ClassSet, host::PackageResources), LoadError> {
+    let mut b = ClassSetBuilder::new();
+    let mut resources: host::PackageResources = HashMap::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for p in packages {
+        if seen.contains(&p.name.as_str()) {
+            continue;
+        }
+        seen.push(&p.name);
+        let err = |file: Option<&str>, error: EngineError| LoadError {
+            package: p.name.clone(),
+            file: file.map(str::to_owned),
+            error: Box::new(error),
+        };
+        let id = b
+            .add_package(&p.name, p.version.clone())
+            .map_err(|e| err(None, e))?;
+        let part = |n: &murano_dsl::version::VersionNumber| {
+            n.as_u64()
+                .map_or(0, |v| u32::try_from(v).unwrap_or(u32::MAX))
+        };
+        b.set_package_format(id, part(p.format.major()), part(p.format.minor()));
+        if p.name == "io.murano" {
+            b.add_system_classes(id).map_err(|e| err(None, e))?;
+        }
+        let mut names: Vec<String> = Vec::new();
+        for (path, bytes) in &p.files {
+            let defs = ClassSetBuilder::parse_file(bytes, path).map_err(|e| err(Some(path), e))?;
+            for mut def in defs {
+                let Some(name) = def.full_name.clone() else {
+                    continue;
+                };
+                if names.contains(&name) {
+                    continue;
+                }
+                merge_declarations(&mut def).map_err(|e| err(Some(path), e))?;
+                b.add_class(id, path, def).map_err(|e| err(Some(path), e))?;
+                names.push(name);
+            }
+        }
+        let files = resources.entry(p.name.clone()).or_default();
+        for (name, bytes) in &p.resources {
+            files.insert(name.clone(), Arc::new(bytes.clone()));
+        }
+    }
+    Ok((b.build(), resources))
+}
+
+/// Calls a method of an object whatever its scope, as the runner calls
+/// tests (Murano's `executor.run`): resolved from the object's class.
+pub fn call_test_method(
+    engine: &Engine,
+    object: &Value,
+    method: &str,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, EngineError> {
+    if !engine.is_object(object) {
+        return Err(EngineError::dsl(
+            "NoObjectFoundError",
+            "the receiver is not an object",
+        ));
+    }
+    engine.call_with(
+        &Receiver::Object(object.clone()),
+        method,
+        args,
+        kwargs,
+        &CallOptions::test_runner(),
+    )
+}
+
+/// A new object of `class` from an empty model (Murano's
+/// `object_store.load({}, None, default_type=class)`): its properties
+/// take their defaults, its `.init` runs.
+pub fn create_object(engine: &Engine, class: &str) -> Result<Value, EngineError> {
+    let mut header = Dict::default();
+    header.insert(Value::str("type"), Value::str(class));
+    header.insert(Value::str("id"), Value::str(&engine.generate_id()));
+    let mut object = Dict::default();
+    object.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+    let mut model = Dict::default();
+    model.insert(Value::str("Objects"), Value::Dict(Arc::new(object)));
+    engine
+        .load_model(&Value::Dict(Arc::new(model)))?
+        .ok_or_else(|| EngineError::dsl("NoClassFound", class.to_owned()))
+}
+
 impl Runner {
     /// A runner for the tests of `packages[0]`; the other packages (Murano's
     /// core library `io.murano` among them) come after it in class lookup.
     pub fn new(packages: &[TestPackage], options: RunOptions) -> Result<Runner, LoadError> {
-        let mut b = ClassSetBuilder::new();
-        let mut resources: host::PackageResources = HashMap::new();
-        let mut seen: Vec<&str> = Vec::new();
-        for p in packages {
-            if seen.contains(&p.name.as_str()) {
-                continue;
-            }
-            seen.push(&p.name);
-            let err = |file: Option<&str>, error: EngineError| LoadError {
-                package: p.name.clone(),
-                file: file.map(str::to_owned),
-                error: Box::new(error),
-            };
-            let id = b
-                .add_package(&p.name, p.version.clone())
-                .map_err(|e| err(None, e))?;
-            let part = |n: &murano_dsl::version::VersionNumber| {
-                n.as_u64()
-                    .map_or(0, |v| u32::try_from(v).unwrap_or(u32::MAX))
-            };
-            b.set_package_format(id, part(p.format.major()), part(p.format.minor()));
-            if p.name == "io.murano" {
-                b.add_system_classes(id).map_err(|e| err(None, e))?;
-            }
-            let mut names: Vec<String> = Vec::new();
-            for (path, bytes) in &p.files {
-                let defs =
-                    ClassSetBuilder::parse_file(bytes, path).map_err(|e| err(Some(path), e))?;
-                for mut def in defs {
-                    let Some(name) = def.full_name.clone() else {
-                        continue;
-                    };
-                    if names.contains(&name) {
-                        continue;
-                    }
-                    merge_declarations(&mut def).map_err(|e| err(Some(path), e))?;
-                    b.add_class(id, path, def).map_err(|e| err(Some(path), e))?;
-                    names.push(name);
-                }
-            }
-            let files = resources.entry(p.name.clone()).or_default();
-            for (name, bytes) in &p.resources {
-                files.insert(name.clone(), Arc::new(bytes.clone()));
-            }
-        }
-        let classes = b.build();
+        let (classes, resources) = load_classes(packages)?;
         let discovery = match packages.first() {
             Some(p) => discover(&classes, p),
             None => Discovery::default(),
@@ -462,16 +513,14 @@ impl Runner {
         &self.options
     }
 
-    /// A fresh engine with the fixture's natives, the host and the mock
-    /// functions.
+    /// A fresh engine with the fixture's natives, the mock functions and
+    /// the [`NoCloudHost`].
     pub fn engine(&self) -> Engine {
-        let mut natives = fixture::natives();
-        natives.extend(host::natives(self.resources.clone()));
-        EngineBuilder::new(self.classes.clone())
-            .limits(self.options.limits.clone())
-            .functions(crate::mock::functions())
-            .natives(natives)
-            .config(host::config())
+        let builder = fixture::install(
+            EngineBuilder::new(self.classes.clone()).limits(self.options.limits.clone()),
+        );
+        NoCloudHost::new()
+            .install(builder, self.resources.clone())
             .build()
     }
 
@@ -521,7 +570,7 @@ impl Runner {
     }
 
     /// Calls a method of an object whatever its scope, as the runner calls
-    /// tests (Murano's `executor.run`): resolved from the object's class.
+    /// tests: [`call_test_method`].
     pub fn call(
         &self,
         engine: &Engine,
@@ -530,35 +579,12 @@ impl Runner {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, EngineError> {
-        if !engine.is_object(object) {
-            return Err(EngineError::dsl(
-                "NoObjectFoundError",
-                "the receiver is not an object",
-            ));
-        }
-        engine.call_with(
-            &Receiver::Object(object.clone()),
-            method,
-            args,
-            kwargs,
-            &CallOptions::test_runner(),
-        )
+        call_test_method(engine, object, method, args, kwargs)
     }
 
-    /// A new object of `class` from an empty model (Murano's
-    /// `object_store.load({}, None, default_type=class)`): its properties
-    /// take their defaults, its `.init` runs.
+    /// A new object of `class` from an empty model: [`create_object`].
     pub fn create(&self, engine: &Engine, class: &str) -> Result<Value, EngineError> {
-        let mut header = Dict::default();
-        header.insert(Value::str("type"), Value::str(class));
-        header.insert(Value::str("id"), Value::str(&engine.generate_id()));
-        let mut object = Dict::default();
-        object.insert(Value::str("?"), Value::Dict(Arc::new(header)));
-        let mut model = Dict::default();
-        model.insert(Value::str("Objects"), Value::Dict(Arc::new(object)));
-        engine
-            .load_model(&Value::Dict(Arc::new(model)))?
-            .ok_or_else(|| EngineError::dsl("NoClassFound", class.to_owned()))
+        create_object(engine, class)
     }
 
     /// Runs a run set in order: every test, or with

@@ -129,8 +129,6 @@ pub(crate) struct State {
     pub(crate) loading: u32,
     /// `.init` calls of objects contracts loaded during them, in order.
     pub(crate) deferred_inits: Vec<PendingInit>,
-    /// Method mocks (`inject`, see `crate::mock`).
-    pub(crate) mocks: crate::mock::Mocks,
     /// Warnings Murano's executor logs (see [`Engine::take_warnings`]).
     pub(crate) warnings: Vec<String>,
 }
@@ -243,6 +241,9 @@ pub(crate) struct Core {
     /// Told about calls of the engine's own `io.murano.system.Logger`
     /// natives (see [`Engine::observe_logger_calls`]).
     pub(crate) logger_observer: OnceLock<Arc<LoggerObserver>>,
+    /// The test runner's method mocks, when it built the engine (see
+    /// `crate::mock`).
+    pub(crate) method_mocks: OnceLock<Arc<crate::mock::MethodMocks>>,
 }
 
 /// One re-entry of the engine under way ([`Core::enter`]); dropping it
@@ -357,6 +358,7 @@ impl Engine {
             memory: crate::memory::RunMemory::new(max_memory, weak.clone()),
             self_ref: weak.clone(),
             logger_observer: OnceLock::new(),
+            method_mocks: OnceLock::new(),
         });
         let (base, dispatch) = if core.classes.has_format_12() {
             // Classes of format 1.2 and later need the standard library too.

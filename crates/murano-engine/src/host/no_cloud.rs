@@ -1,12 +1,19 @@
-//! A host without a cloud for test runs: the native parts of Murano's
-//! system classes (`murano/engine/system/*.py`) as MuranoPL declarations
-//! and bodies. What needs no cloud works locally (a Heat stack's template
-//! held in memory, package resources, agent queue names, notifications
-//! dropped); every call that would reach a cloud service (Heat, Neutron,
-//! the agent's message queue) raises a host error, as Murano does when no
-//! cloud answers. The methods are the ones Murano's Python classes have,
-//! no more (a test mocking a method the class lacks gets
-//! `NoMethodFound`, as with Murano).
+//! [`NoCloudHost`]: Murano as a test run sees it, with no cloud at all
+//! (the test runner's host, and `murano run`'s through it). The native
+//! parts of Murano's system classes (`murano/engine/system/*.py`) are
+//! MuranoPL declarations and bodies here. What needs no cloud works
+//! locally (a Heat stack's template held in memory, package resources,
+//! agent queue names, notifications dropped); every call that would reach
+//! a cloud service (Heat, Neutron, the agent's message queue) raises a
+//! host error, as Murano does when no cloud answers. The methods are the
+//! ones Murano's Python classes have, no more (a test mocking a method the
+//! class lacks gets `NoMethodFound`, as with Murano).
+//!
+//! Where it differs from the [`super::SystemClasses`] over
+//! [`super::OfflineHost`] (which deploys use), the difference is this
+//! host's: its declarations ([`DECLARATIONS`]), its errors
+//! (`CloudUnavailable`) and its configuration (Murano's defaults for an
+//! empty `murano.conf`, [`Host::config`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,12 +22,15 @@ use murano_dsl::yaml::convert::{self, ToYaql};
 use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
 
+use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
 use crate::error::{EngineError, ErrorKind};
 use crate::object::lock;
-use crate::{Engine, NativeMethod};
+use crate::{Engine, EngineBuilder, NativeMethod};
 
-/// The declarations merged into the core library's system classes.
-pub(crate) const HOST_DECLARATIONS: &str = "
+/// The declarations of this host's system classes, merged into the core
+/// library's classes of the same names (the test runner merges them with
+/// the fixture's).
+pub(crate) const DECLARATIONS: &str = "
 Name: io.murano.system.HeatStack
 Methods:
   .init:
@@ -135,7 +145,7 @@ Methods:
 
 /// The resources of each package (`Resources/` relative names), by
 /// package name.
-pub(crate) type PackageResources = HashMap<String, HashMap<String, Arc<Vec<u8>>>>;
+pub type PackageResources = HashMap<String, HashMap<String, Arc<Vec<u8>>>>;
 
 /// Per-engine state of the host.
 #[derive(Default)]
@@ -158,11 +168,152 @@ fn host_error(type_name: &str, module: &str, message: &str) -> EngineError {
 
 /// The error of every call that needs a cloud service.
 fn no_cloud(service: &str, class: &str, method: &str) -> EngineError {
-    host_error(
+    let e = cloud_unavailable(service, class, method);
+    host_error(&e.type_name, &e.module, &e.message)
+}
+
+/// [`no_cloud`] as the [`Host`] raises it.
+fn cloud_unavailable(service: &str, class: &str, method: &str) -> HostError {
+    HostError::new(
         "CloudUnavailable",
         "murano_engine.testing",
-        &format!("{class}.{method} needs {service}, which a test run has no access to"),
+        format!("{class}.{method} needs {service}, which a test run has no access to"),
     )
+}
+
+/// A host with no cloud (see the module documentation): the natives of
+/// its system classes read the packages' resources and answer locally;
+/// every cloud call is a `CloudUnavailable` host error. As a [`Host`],
+/// its ids and random names come from a counter (an engine it is
+/// [`NoCloudHost::install`]ed in keeps its own).
+#[derive(Debug, Clone, Default)]
+pub struct NoCloudHost {
+    ids: Arc<Mutex<u64>>,
+}
+
+impl NoCloudHost {
+    /// A host without a cloud.
+    pub fn new() -> NoCloudHost {
+        NoCloudHost::default()
+    }
+
+    /// Adds this host to an engine being built: the bodies of its system
+    /// classes' natives over `resources` (package name → path under
+    /// `Resources/` → bytes) and its configuration. Object ids and
+    /// `randomName()` stay the engine's own.
+    pub fn install(
+        &self,
+        builder: EngineBuilder,
+        resources: Arc<PackageResources>,
+    ) -> EngineBuilder {
+        let builder = builder.natives(natives(resources));
+        match self.config() {
+            Value::Dict(config) => builder.config((*config).clone()),
+            _ => builder,
+        }
+    }
+}
+
+impl Host for NoCloudHost {
+    fn generate_id(&self) -> String {
+        let mut n = lock(&self.ids);
+        *n += 1;
+        format!("{:032x}", *n)
+    }
+
+    fn random_name(&self) -> String {
+        let mut n = lock(&self.ids);
+        *n += 1;
+        murano_dsl::functions::random_name("nocld", 0, *n)
+    }
+
+    fn config(&self) -> Value {
+        Value::Dict(Arc::new(config()))
+    }
+
+    fn heat_stack(&self, _region: &str, _name: &str) -> Result<Option<StackData>, HostError> {
+        Err(cloud_unavailable(
+            "Heat",
+            "io.murano.system.HeatStack",
+            "reload",
+        ))
+    }
+
+    fn heat_apply(
+        &self,
+        op: HeatOp,
+        _region: &str,
+        _name: &str,
+        _data: Option<&StackData>,
+    ) -> Result<(), HostError> {
+        let method = match op {
+            HeatOp::Delete => "delete",
+            HeatOp::Create | HeatOp::Update => "push",
+        };
+        Err(cloud_unavailable(
+            "Heat",
+            "io.murano.system.HeatStack",
+            method,
+        ))
+    }
+
+    fn heat_outputs(&self, _region: &str, _name: &str) -> Result<Value, HostError> {
+        Err(cloud_unavailable(
+            "Heat",
+            "io.murano.system.HeatStack",
+            "output",
+        ))
+    }
+
+    fn agent_send(
+        &self,
+        _queue: &str,
+        _host: &str,
+        _plan: &Value,
+        wait_results: bool,
+        _timeout: i64,
+    ) -> Result<Value, HostError> {
+        Err(cloud_unavailable(
+            "the murano agent's message queue",
+            "io.murano.system.Agent",
+            if wait_results { "call" } else { "send" },
+        ))
+    }
+
+    fn network(&self, query: NetworkQuery<'_>) -> Result<Value, HostError> {
+        let method = match query {
+            NetworkQuery::DefaultRouter => "getDefaultRouter",
+            NetworkQuery::AvailableCidr { .. } => "getAvailableCidr",
+            NetworkQuery::DefaultDns { .. } => "getDefaultDns",
+            NetworkQuery::ExternalNetworkForRouter(_) => "getExternalNetworkIdForRouter",
+            NetworkQuery::ExternalNetworkForNetwork(_) => "getExternalNetworkIdForNetwork",
+            NetworkQuery::Networks => "listNetworks",
+            NetworkQuery::Subnetworks => "listSubnetworks",
+            NetworkQuery::Ports => "listPorts",
+            NetworkQuery::NeutronExtensions => "listNeutronExtensions",
+        };
+        Err(cloud_unavailable(
+            "Neutron",
+            "io.murano.system.NetworkExplorer",
+            method,
+        ))
+    }
+
+    fn current_user(&self) -> Result<Value, HostError> {
+        Err(cloud_unavailable(
+            "Keystone",
+            "io.murano.system.User",
+            "getCurrent",
+        ))
+    }
+
+    fn current_project(&self) -> Result<Value, HostError> {
+        Err(cloud_unavailable(
+            "Keystone",
+            "io.murano.system.Project",
+            "getCurrent",
+        ))
+    }
 }
 
 fn object_id(engine: &Engine, v: Option<&Value>) -> Option<String> {
@@ -258,7 +409,7 @@ fn parse(bytes: &[u8], flavor: Flavor, name: &str) -> Result<Value, EngineError>
 }
 
 /// The bodies of the host's native methods for one engine.
-pub(crate) fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
+fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
     let state = Arc::new(Mutex::new(HostState::default()));
     let mut out = Vec::new();
     let mut add = |class: &str, method: &str, body: Box<crate::NativeBody>| {
@@ -507,7 +658,7 @@ enum ConfigValue {
 
 /// Murano's option defaults as `Engine::set_config` takes them:
 /// `{group: {option: value}}`, options without a group at the top level.
-pub(crate) fn config() -> Dict {
+fn config() -> Dict {
     let mut top = Dict::default();
     for (group, option, value) in CONFIG_DEFAULTS {
         let value = match *value {
@@ -529,4 +680,46 @@ pub(crate) fn config() -> Dict {
         top.insert(key, Value::Dict(Arc::new(inner)));
     }
     top
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_is_murano_defaults_for_an_empty_conf() {
+        let Value::Dict(config) = NoCloudHost::new().config() else {
+            panic!("config is not a mapping");
+        };
+        let Some(Value::Dict(rabbit)) = config.get(&Value::str("rabbitmq")) else {
+            panic!("no rabbitmq group");
+        };
+        assert_eq!(rabbit.get(&Value::str("port")), Some(&Value::Int(5672)));
+        assert_eq!(config.get(&Value::str("home_region")), Some(&Value::Null));
+    }
+
+    #[test]
+    fn cloud_calls_raise_cloud_unavailable() {
+        let host = NoCloudHost::new();
+        let e = host.heat_outputs("r", "s").unwrap_err();
+        assert_eq!(e.type_name, "CloudUnavailable");
+        assert!(e.message.contains("needs Heat"), "{}", e.message);
+        let e = host.network(NetworkQuery::Ports).unwrap_err();
+        assert!(
+            e.message.contains("listPorts needs Neutron"),
+            "{}",
+            e.message
+        );
+        let e = host
+            .agent_send("q", "h", &Value::Null, true, 1)
+            .unwrap_err();
+        assert!(e.message.starts_with("io.murano.system.Agent.call"));
+    }
+
+    #[test]
+    fn ids_and_names_are_fresh() {
+        let host = NoCloudHost::new();
+        assert_ne!(host.generate_id(), host.generate_id());
+        assert_ne!(host.random_name(), host.random_name());
+    }
 }
