@@ -79,4 +79,27 @@ object model, are printed."
 "$MURANO" deploy --dry-run "$WORK/shop-model.json" --catalog examples/packages \
     --catalog "$MURANO_CORE"
 
+step "murano catalog, murano env: a whole environment lifecycle" \
+"An environment composes applications that reference each other: the Notes
+form needs a NotesDb of the same environment (database=@notes-db). The
+packages are imported into a store (a SQLite file in $WORK), both
+applications added, the environment deployed, an action called, an
+application edited and the environment deployed again, then deleted: its
+objects destroyed and its Heat stacks removed from the offline cloud."
+export MURANO_DB=$WORK/walkthrough-env.db
+rm -f "$MURANO_DB"
+"$MURANO" catalog import "$MURANO_CORE" examples/packages/notes-db examples/packages/notes
+"$MURANO" env create demo
+VM='{"?": {"type": "io.murano.resources.LinuxMuranoInstance"}, "name": "vm", "flavor": "m1.small", "image": "ubuntu"}'
+"$MURANO" env add demo com.example.NotesDb --set name=notes-db --set "instance=$VM"
+"$MURANO" env add demo com.example.Notes --set name=notes --set database=@notes-db --set "instance=$VM"
+"$MURANO" env deploy demo
+"$MURANO" env actions demo
+BACKUP=$("$MURANO" env actions demo | awk '/_backup/ {print $1}')
+"$MURANO" env action demo "$BACKUP"
+"$MURANO" env edit demo notes '[{"op": "replace", "path": "/instance/flavor", "value": "m1.medium"}]'
+"$MURANO" env deploy demo
+"$MURANO" env deployments demo
+"$MURANO" env delete demo
+
 printf '\n=== done: %d steps ===\n' "$n"

@@ -204,8 +204,10 @@ fn the_walkthrough_runs_every_step_with_headings() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}{stderr}");
     let headings: Vec<&str> = stdout.lines().filter(|l| l.starts_with("=== ")).collect();
-    assert_eq!(headings.len(), 7, "{headings:#?}");
-    for command in ["check", "schema", "inspect", "ui", "test", "deploy"] {
+    assert_eq!(headings.len(), 8, "{headings:#?}");
+    for command in [
+        "check", "schema", "inspect", "ui", "test", "deploy", "catalog", "env",
+    ] {
         assert!(
             headings
                 .iter()
@@ -214,6 +216,11 @@ fn the_walkthrough_runs_every_step_with_headings() {
         );
     }
     assert!(dir.0.join("shop-model.json").exists());
+    // The environment lifecycle ran to its deletion.
+    assert!(
+        stdout.contains("Deletion finished; environment removed"),
+        "{stdout}"
+    );
 }
 
 /// A deployment of the shop (its model from `murano ui`) with the given
