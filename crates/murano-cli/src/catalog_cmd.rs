@@ -11,7 +11,6 @@ use clap::{Args, Subcommand, ValueEnum};
 use murano_packages::repository::{check_closures, PackageSummary};
 
 use crate::catalog_store::{self, StoreCatalogCommand, StoreOptions};
-use crate::env_cmd::Format as StoreFormat;
 use crate::files;
 use crate::package_cmd::PackLimits;
 use crate::pkg_source;
@@ -84,13 +83,13 @@ pub(crate) struct CatalogListArgs {
     sources: Vec<PathBuf>,
     /// The store listed when no SOURCE is given (default:
     /// `$XDG_DATA_HOME/murano/murano.db`; also `MURANO_DB`).
-    #[arg(long, conflicts_with_all = ["sources", "graph"])]
+    #[arg(long, conflicts_with = "sources")]
     db: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
     /// Print the dependency graph (Graphviz DOT) instead.
-    #[arg(long)]
+    #[arg(long, requires = "sources")]
     graph: bool,
     /// Largest file in a package, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = files::DEFAULT_MAX_FILE_SIZE)]
@@ -108,36 +107,15 @@ enum Format {
 
 pub(crate) fn run(args: &CatalogArgs) -> ExitCode {
     match &args.command {
-        CatalogCommand::List(list) if list.sources.is_empty() && !list.graph => catalog_store::run(
+        CatalogCommand::List(list) if list.sources.is_empty() => catalog_store::run(
             StoreCatalogCommand::List,
             list.db.as_deref(),
             list.format == Format::Json,
         ),
         CatalogCommand::List(list) => run_list(list),
-        CatalogCommand::Import { paths, store } => {
-            let json_out = store.format == StoreFormat::Json;
-            catalog_store::run(
-                StoreCatalogCommand::Import(paths),
-                store.db.as_deref(),
-                json_out,
-            )
-        }
-        CatalogCommand::Show { name, store } => {
-            let json_out = store.format == StoreFormat::Json;
-            catalog_store::run(
-                StoreCatalogCommand::Show(name),
-                store.db.as_deref(),
-                json_out,
-            )
-        }
-        CatalogCommand::Remove { name, store } => {
-            let json_out = store.format == StoreFormat::Json;
-            catalog_store::run(
-                StoreCatalogCommand::Remove(name),
-                store.db.as_deref(),
-                json_out,
-            )
-        }
+        CatalogCommand::Import { paths, store } => store.run(StoreCatalogCommand::Import(paths)),
+        CatalogCommand::Show { name, store } => store.run(StoreCatalogCommand::Show(name)),
+        CatalogCommand::Remove { name, store } => store.run(StoreCatalogCommand::Remove(name)),
     }
 }
 

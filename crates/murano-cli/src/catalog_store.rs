@@ -27,6 +27,14 @@ pub(crate) struct StoreOptions {
     pub(crate) format: Format,
 }
 
+impl StoreOptions {
+    /// Runs `command` on the store these options name, printing as they
+    /// say.
+    pub(crate) fn run(&self, command: StoreCatalogCommand<'_>) -> ExitCode {
+        run(command, self.db.as_deref(), self.format == Format::Json)
+    }
+}
+
 /// What a store-backed catalog command does.
 pub(crate) enum StoreCatalogCommand<'a> {
     /// Import packages (folders, zips, or folders holding packages).
