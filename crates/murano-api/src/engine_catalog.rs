@@ -14,7 +14,7 @@ use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
 use murano_schema::{Catalog, CatalogBuilder};
 
-use crate::store::Db;
+use crate::app::App;
 
 /// One package read for the engine and for schemas.
 #[derive(Debug, Clone)]
@@ -75,12 +75,16 @@ impl TenantPackages {
     }
 }
 
+/// A read archive: the package's `updated` when read, and the package
+/// (`None`: it did not load).
+type Cached = (String, Option<Arc<LoadedPackage>>);
+
 /// The system packages and the cache of catalog archives.
 #[derive(Debug, Default)]
 pub struct EngineCatalog {
     system: Vec<Arc<LoadedPackage>>,
     // Package id → (its `updated`, what it read to).
-    cache: Mutex<HashMap<String, (String, Option<Arc<LoadedPackage>>)>>,
+    cache: Mutex<HashMap<String, Cached>>,
 }
 
 impl EngineCatalog {
@@ -99,22 +103,26 @@ impl EngineCatalog {
 
     /// The packages tenant `tenant` resolves classes from. A catalog
     /// package whose archive does not load is skipped (its classes are
-    /// then not found, as in Murano when a package fails to load).
-    pub fn for_tenant(&self, db: &Db, tenant: Option<&str>) -> Result<TenantPackages, String> {
-        let heads = db.catalog_heads(tenant).map_err(|e| e.to_string())?;
+    /// then not found, as in Murano when a package fails to load). The
+    /// store is locked only to read rows, never while archives are read.
+    pub fn for_tenant(&self, app: &App, tenant: Option<&str>) -> Result<TenantPackages, String> {
+        let heads = app.db().catalog_heads(tenant).map_err(|e| e.to_string())?;
+        let lock = || self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        lock().retain(|id, _| heads.iter().any(|h| &h.id == id));
         let mut out: Vec<Arc<LoadedPackage>> = Vec::new();
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        cache.retain(|id, _| heads.iter().any(|h| &h.id == id));
         for h in &heads {
-            let fresh = cache.get(&h.id).filter(|(u, _)| *u == h.updated);
-            let loaded = match fresh {
-                Some((_, l)) => l.clone(),
+            let cached = lock()
+                .get(&h.id)
+                .filter(|(u, _)| *u == h.updated)
+                .map(|(_, l)| l.clone());
+            let loaded = match cached {
+                Some(l) => l,
                 None => {
-                    let archive = db.package_archive(&h.id).map_err(|e| e.to_string())?;
+                    let archive = app.db().package_archive(&h.id).map_err(|e| e.to_string())?;
                     let l = archive
                         .and_then(|a| LoadedPackage::from_zip(&h.fully_qualified_name, &a).ok())
                         .map(Arc::new);
-                    cache.insert(h.id.clone(), (h.updated.clone(), l.clone()));
+                    lock().insert(h.id.clone(), (h.updated.clone(), l.clone()));
                     l
                 }
             };
@@ -124,7 +132,6 @@ impl EngineCatalog {
                 }
             }
         }
-        drop(cache);
         for s in &self.system {
             if !out.iter().any(|o| o.name == s.name) {
                 out.push(s.clone());

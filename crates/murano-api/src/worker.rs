@@ -301,19 +301,17 @@ pub fn task_result(task: &Value, record: &TaskRecord) -> Value {
 fn run_one(shared: &Shared, app: &Arc<App>, task: &Value) {
     let env_id = task["id"].as_str().unwrap_or("").to_owned();
     let tenant = task["project_id"].as_str().map(str::to_owned);
-    let prepared = {
-        let db = app.db();
-        shared
-            .catalog
-            .for_tenant(&db, tenant.as_deref())
-            .and_then(|pkgs| {
-                let cloud = match db.cloud_state(&env_id).map_err(|e| e.to_string())? {
-                    Some(j) => CloudState::from_json(&j).map_err(|e| e.to_string())?,
-                    None => CloudState::default(),
-                };
-                Ok((pkgs, cloud))
-            })
-    };
+    let prepared = shared
+        .catalog
+        .for_tenant(app, tenant.as_deref())
+        .and_then(|pkgs| {
+            let stored = app.db().cloud_state(&env_id).map_err(|e| e.to_string())?;
+            let cloud = match stored {
+                Some(j) => CloudState::from_json(&j).map_err(|e| e.to_string())?,
+                None => CloudState::default(),
+            };
+            Ok((pkgs, cloud))
+        });
     let (packages, cloud) = match prepared {
         Ok(p) => p,
         Err(e) => return fail_task(app, task, &format!("The engine cannot start the task: {e}")),
@@ -391,7 +389,7 @@ impl Engine for WorkerEngine {
         let packages = self
             .shared
             .catalog
-            .for_tenant(&app.db(), tenant.as_deref())
+            .for_tenant(&app, tenant.as_deref())
             .map_err(|e| RemoteError {
                 exc_type: "RuntimeError".into(),
                 value: e,
@@ -427,7 +425,7 @@ impl Engine for WorkerEngine {
         let packages = self
             .shared
             .catalog
-            .for_tenant(&app.db(), tenant.as_deref())
+            .for_tenant(&app, tenant.as_deref())
             .map_err(|e| RemoteError {
                 exc_type: "RuntimeError".into(),
                 value: e,

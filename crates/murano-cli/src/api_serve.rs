@@ -1,6 +1,7 @@
 //! `murano serve`: Murano's v1 REST API (`murano-api`) for the clients that
 //! speak it (python-muranoclient's `murano`, the dashboard, scripts).
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -142,6 +143,13 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         .filter(|t| !t.is_empty());
     // Refuse a public address without a token before touching any file.
     murano_api::check_listen(args.listen, token.as_deref()).map_err(|e| e.to_string())?;
+    // And a pool that cannot be made.
+    WorkerOptions {
+        workers: args.workers,
+        queue: args.queue,
+        ..WorkerOptions::default()
+    }
+    .validate()?;
     let path = match &args.db {
         Some(p) => p.clone(),
         None => default_db()?,
@@ -188,8 +196,10 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     };
     murano_api::serve_blocking(app, cfg, |addr| {
         eprintln!("murano serve: listening on http://{addr}/v1");
+        // Whoever started the server may have stopped reading after the
+        // address line: a warning that cannot be written is dropped.
         for w in &warnings {
-            eprintln!("{w}");
+            let _ = writeln!(std::io::stderr(), "{w}");
         }
     })
     .map_err(|e| e.to_string())

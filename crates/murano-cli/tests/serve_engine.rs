@@ -74,10 +74,22 @@ fn call(
     headers: &[(&str, &str)],
     body: Option<Vec<u8>>,
 ) -> (u16, Value) {
+    call_as(srv, "p1", method, path, headers, body)
+}
+
+/// [`call`] as tenant `tenant`.
+fn call_as(
+    srv: &Server,
+    tenant: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<Vec<u8>>,
+) -> (u16, Value) {
     let mut b = ureq::http::Request::builder()
         .method(method)
         .uri(format!("{}{path}", srv.url))
-        .header("X-Project-Id", "p1")
+        .header("X-Project-Id", tenant)
         .header("X-User-Id", "u1");
     let json_body = body.is_some() && !headers.iter().any(|(k, _)| *k == "Content-Type");
     if json_body {
@@ -232,7 +244,13 @@ fn a_client_lives_a_whole_environment_lifecycle_over_http() {
         .iter()
         .map(|p| zip(&scratch, &packages.join(p)))
         .collect();
-    let srv = start(&scratch.path("api.db"), &core, &[]);
+    // The offline cloud answers from the cloud description.
+    let cloud = scratch.write("cloud.yaml", "host:\n  fixed_ip: 192.0.2.7\n");
+    let srv = start(
+        &scratch.path("api.db"),
+        &core,
+        &["--cloud", cloud.to_str().unwrap(), "--workers", "1"],
+    );
     for z in &zips {
         upload(&srv, z);
     }
@@ -279,9 +297,7 @@ fn a_client_lives_a_whole_environment_lifecycle_over_http() {
         "{texts:?}"
     );
     assert!(
-        texts
-            .iter()
-            .any(|t| t.starts_with("Database notes-db is up at ")),
+        texts.contains(&"Database notes-db is up at 192.0.2.7".to_owned()),
         "{texts:?}"
     );
     assert_eq!(
@@ -297,6 +313,7 @@ fn a_client_lives_a_whole_environment_lifecycle_over_http() {
     assert_eq!(services[0]["?"]["id"], app_id);
     assert_eq!(services[0]["name"], "notes-db");
     assert_eq!(services[0]["backups"], 0);
+    assert_eq!(services[0]["instance"]["ipAddresses"], json!(["192.0.2.7"]));
     let actions = services[0]["?"]["_actions"].as_object().unwrap();
     let (action_id, _) = actions
         .iter()
@@ -361,6 +378,21 @@ fn a_client_lives_a_whole_environment_lifecycle_over_http() {
         );
         assert_eq!(status, 404, "{class}.{method}: {v}");
     }
+
+    // Another tenant's engine does not see these private packages.
+    let body = json!({"className": "com.example.Shop", "methodName": "fromCatalogue",
+                      "parameters": {"model": {}, "catalogue": "books"}});
+    let (status, v) = call_as(
+        &srv,
+        "p2",
+        "POST",
+        "/v1/actions",
+        &[],
+        Some(body.to_string().into_bytes()),
+    );
+    assert_eq!(status, 404, "{v}");
+    let (status, v) = call_as(&srv, "p2", "GET", "/v1/schemas/com.example.Shop", &[], None);
+    assert_eq!(status, 404, "{v}");
 
     // A class schema and a model builder's.
     let schema = ok(&srv, "GET", "/v1/schemas/com.example.Shop", &[], None);
@@ -551,4 +583,25 @@ fn a_server_killed_during_a_deployment_fails_it_and_loses_nothing_else() {
         None,
     );
     assert_eq!(wait_deployed(&srv, &endless, 2)["state"], "success");
+}
+
+#[test]
+fn pool_options_out_of_range_are_refused() {
+    for (flag, value) in [
+        ("--workers", "0"),
+        ("--queue", "0"),
+        ("--workers", "100000"),
+    ] {
+        let db = std::env::temp_dir().join(format!("murano-serve-opts-{}.db", std::process::id()));
+        let out = murano()
+            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+            .arg(&db)
+            .args([flag, value])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{flag} {value}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("must be between"), "{flag} {value}: {err}");
+        assert!(!db.exists(), "the database was created");
+    }
 }
