@@ -357,6 +357,9 @@ fn remote(raised: &Value) -> RemoteError {
     }
 }
 
+/// Each method locks the app's store itself: call them without holding
+/// [`App::db`]'s guard (a task refused by a full queue is failed in the
+/// store at once; static actions and schemas read the catalog).
 impl Engine for WorkerEngine {
     fn handle_task(&self, task: Value) {
         let refused = {

@@ -283,3 +283,60 @@ fn static_actions_run_with_null_arguments_as_murano_sends_them() {
     // Murano's package loader finds no package for the class: a 404.
     assert_eq!(err.exc_type, "NoPackageForClassFound");
 }
+
+/// A runner that fails hard on environments named `boom`.
+struct Panicky(GatedRunner);
+
+impl TaskRunner for Panicky {
+    fn run_task(
+        &self,
+        packages: &[PackageFiles],
+        cloud: &CloudState,
+        task: &Value,
+        observer: ReportObserver,
+    ) -> TaskRecord {
+        assert_ne!(task["id"], "boom", "the runner fails");
+        self.0.run_task(packages, cloud, task, observer)
+    }
+
+    fn run_static(&self, packages: &[PackageFiles], task: &Value) -> TaskRecord {
+        self.0.run_static(packages, task)
+    }
+}
+
+#[test]
+fn a_task_whose_engine_fails_is_failed_and_the_pool_goes_on() {
+    let gate = Arc::new(Gate::default());
+    gate.open();
+    let options = WorkerOptions {
+        workers: 1,
+        ..WorkerOptions::default()
+    };
+    let engine = Arc::new(
+        WorkerEngine::with_runner(
+            &options,
+            EngineCatalog::default(),
+            Arc::new(Panicky(GatedRunner(gate))),
+        )
+        .unwrap(),
+    );
+    let app = Arc::new(App::new(
+        Db::in_memory().unwrap(),
+        Policy::default(),
+        engine.clone(),
+        Limits::default(),
+    ));
+    engine.attach(&app);
+    for env in ["boom", "fine"] {
+        let t = deploying(&app.db(), env);
+        engine.handle_task(t);
+    }
+    wait_finished(&app, "boom");
+    wait_finished(&app, "fine");
+    assert_eq!(session_state(&app, "boom"), "deploy failure");
+    assert!(texts(&app, "boom")
+        .iter()
+        .any(|t| t.contains("engine failed")));
+    assert_eq!(session_state(&app, "fine"), "deployed");
+    engine.shutdown();
+}

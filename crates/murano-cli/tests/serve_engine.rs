@@ -314,6 +314,20 @@ fn a_client_lives_a_whole_environment_lifecycle_over_http() {
     assert_eq!(services[0]["name"], "notes-db");
     assert_eq!(services[0]["backups"], 0);
     assert_eq!(services[0]["instance"]["ipAddresses"], json!(["192.0.2.7"]));
+    // The engine's instance notifications are Murano's statistics.
+    let stats = ok(
+        &srv,
+        "GET",
+        &format!("/v1/environments/{env}/instance-statistics/raw"),
+        &[],
+        None,
+    );
+    assert_eq!(stats.as_array().map(Vec::len), Some(1), "{stats}");
+    assert_eq!(stats[0]["active"], true, "{stats}");
+    assert_eq!(
+        stats[0]["type_name"], "io.murano.resources.LinuxMuranoInstance",
+        "{stats}"
+    );
     let actions = services[0]["?"]["_actions"].as_object().unwrap();
     let (action_id, _) = actions
         .iter()
@@ -435,6 +449,14 @@ fn a_client_lives_a_whole_environment_lifecycle_over_http() {
     let shown = ok(&srv, "GET", &format!("/v1/environments/{env}"), &[], None);
     assert_eq!(shown["services"], json!([]), "{shown}");
     assert_eq!(shown["status"], "ready");
+    let stats = ok(
+        &srv,
+        "GET",
+        &format!("/v1/environments/{env}/instance-statistics/raw"),
+        &[],
+        None,
+    );
+    assert_eq!(stats[0]["active"], false, "{stats}");
 
     // Deletion: the engine's delete task, then the environment is gone.
     ok(
