@@ -393,6 +393,18 @@ fn a_client_lives_a_whole_environment_lifecycle_over_http() {
         assert_eq!(status, 404, "{class}.{method}: {v}");
     }
 
+    // Arguments breaking the method's contract: 400.
+    let body = json!({"className": "com.example.Shop", "methodName": "fromCatalogue",
+                      "parameters": {"model": {}, "catalogue": "books", "size": 0}});
+    let (status, v) = call(
+        &srv,
+        "POST",
+        "/v1/actions",
+        &[],
+        Some(body.to_string().into_bytes()),
+    );
+    assert_eq!(status, 400, "{v}");
+
     // Another tenant's engine does not see these private packages.
     let body = json!({"className": "com.example.Shop", "methodName": "fromCatalogue",
                       "parameters": {"model": {}, "catalogue": "books"}});
