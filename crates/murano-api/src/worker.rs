@@ -8,6 +8,7 @@
 //! engine's stack.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::thread::JoinHandle;
@@ -47,6 +48,12 @@ pub struct WorkerOptions {
     pub offline: OfflineOptions,
     /// The engine's limits.
     pub deploy: DeployOptions,
+    /// Most reports (status reports and instance notifications) one task
+    /// stores (default 10,000); one warning says when more were dropped.
+    pub max_reports: usize,
+    /// Longest text of a stored report, in bytes (default 64 KiB; longer
+    /// ones are cut, ending in `…`).
+    pub max_report_text: usize,
 }
 
 impl Default for WorkerOptions {
@@ -57,6 +64,8 @@ impl Default for WorkerOptions {
             stack: 16 << 20,
             offline: OfflineOptions::default(),
             deploy: DeployOptions::default(),
+            max_reports: 10_000,
+            max_report_text: 64 << 10,
         }
     }
 }
@@ -145,6 +154,8 @@ struct Shared {
     catalog: EngineCatalog,
     queue: usize,
     stack: usize,
+    max_reports: usize,
+    max_report_text: usize,
 }
 
 /// The engine of `murano serve`: a bounded pool of threads running tasks.
@@ -193,6 +204,8 @@ impl WorkerEngine {
             catalog,
             queue: options.queue,
             stack: options.stack,
+            max_reports: options.max_reports,
+            max_report_text: options.max_report_text,
         });
         let (tx, rx) = sync_channel::<Value>(options.queue);
         let rx = Arc::new(Mutex::new(rx));
@@ -318,9 +331,27 @@ fn run_one(shared: &Shared, app: &Arc<App>, task: &Value) {
     };
     let reporter = app.clone();
     let report_env = env_id.clone();
+    let (most, longest) = (shared.max_reports, shared.max_report_text);
+    let made = AtomicUsize::new(0);
     let observer: ReportObserver = Arc::new(move |r: &murano_yaql::eval::Value| {
+        // A package reporting in a loop must not fill the disk.
+        let n = made.fetch_add(1, Ordering::Relaxed);
+        let report = match n.cmp(&most) {
+            std::cmp::Ordering::Less => {
+                let mut j = value_to_json(r);
+                if let Some(t) = j["text"].as_str().filter(|t| t.len() > longest) {
+                    j["text"] = json!(cut(t, longest));
+                }
+                j
+            }
+            std::cmp::Ordering::Equal => json!({
+                "kind": "status", "id": report_env, "level": "warning", "details": null,
+                "text": format!("This task made more than {most} reports: the later ones were dropped"),
+            }),
+            std::cmp::Ordering::Greater => return,
+        };
         let db = reporter.db();
-        let _ = results::record_report(&db, &report_env, &value_to_json(r));
+        let _ = results::record_report(&db, &report_env, &report);
     });
     let record = shared
         .runner
@@ -331,6 +362,15 @@ fn run_one(shared: &Shared, app: &Arc<App>, task: &Value) {
         let _ = db.set_cloud_state(&env_id, &record.cloud_after.to_json());
     }
     let _ = results::process_result(&db, &env_id, &result);
+}
+
+/// The first `max` bytes of `text` (at a character boundary), then `…`.
+fn cut(text: &str, max: usize) -> String {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\u{2026}", &text[..end])
 }
 
 /// Fail a task that could not run: an error report, then the task's own

@@ -340,3 +340,69 @@ fn a_task_whose_engine_fails_is_failed_and_the_pool_goes_on() {
     assert_eq!(session_state(&app, "fine"), "deployed");
     engine.shutdown();
 }
+
+/// A runner that reports `n` times, each a long text.
+struct Chatty(usize);
+
+impl TaskRunner for Chatty {
+    fn run_task(
+        &self,
+        _packages: &[PackageFiles],
+        cloud: &CloudState,
+        task: &Value,
+        observer: ReportObserver,
+    ) -> TaskRecord {
+        for i in 0..self.0 {
+            let text = format!("{i}:{}", "\u{e9}".repeat(100));
+            observer(&decode(
+                &json!({"kind": "status", "id": task["id"], "text": text,
+                                      "level": "info", "details": null}),
+            ));
+        }
+        let mut model = task["model"].clone();
+        model["ObjectsCopy"] = model["Objects"].clone();
+        TaskRecord {
+            outcome: json!({"ok": true, "result": null}),
+            recording: Recording::default(),
+            log: Vec::new(),
+            final_model: model,
+            cloud_after: cloud.clone(),
+        }
+    }
+
+    fn run_static(&self, packages: &[PackageFiles], task: &Value) -> TaskRecord {
+        GatedRunner(Arc::default()).run_static(packages, task)
+    }
+}
+
+#[test]
+fn reports_of_a_task_are_bounded_in_number_and_length() {
+    let options = WorkerOptions {
+        workers: 1,
+        max_reports: 5,
+        max_report_text: 11,
+        ..WorkerOptions::default()
+    };
+    let engine = Arc::new(
+        WorkerEngine::with_runner(&options, EngineCatalog::default(), Arc::new(Chatty(50)))
+            .unwrap(),
+    );
+    let app = Arc::new(App::new(
+        Db::in_memory().unwrap(),
+        Policy::default(),
+        engine.clone(),
+        Limits::default(),
+    ));
+    engine.attach(&app);
+    let t = deploying(&app.db(), "chatty");
+    engine.handle_task(t);
+    wait_finished(&app, "chatty");
+    let got = texts(&app, "chatty");
+    // Five reports cut to 11 bytes (at a character boundary), the
+    // warning, then the task's own closing report.
+    assert_eq!(got.len(), 7, "{got:?}");
+    assert_eq!(got[0], "0:\u{e9}\u{e9}\u{e9}\u{e9}\u{2026}");
+    assert!(got[5].contains("more than 5 reports"), "{got:?}");
+    assert_eq!(got[6], "Deployment finished with warnings");
+    engine.shutdown();
+}
