@@ -339,6 +339,10 @@ fn run_one(shared: &Shared, app: &Arc<App>, task: &Value) {
         let report = match n.cmp(&most) {
             std::cmp::Ordering::Less => {
                 let mut j = value_to_json(r);
+                // A message that is not a string is stored as its JSON text.
+                if !j["text"].is_null() && !j["text"].is_string() {
+                    j["text"] = json!(j["text"].to_string());
+                }
                 if let Some(t) = j["text"].as_str().filter(|t| t.len() > longest) {
                     j["text"] = json!(cut(t, longest));
                 }

@@ -353,7 +353,11 @@ impl TaskRunner for Chatty {
         observer: ReportObserver,
     ) -> TaskRecord {
         for i in 0..self.0 {
-            let text = format!("{i}:{}", "\u{e9}".repeat(100));
+            let text = if i == 0 {
+                json!(format!("{i}:{}", "\u{e9}".repeat(100)))
+            } else {
+                json!([i, "x".repeat(100)])
+            };
             observer(&decode(
                 &json!({"kind": "status", "id": task["id"], "text": text,
                                       "level": "info", "details": null}),
@@ -402,6 +406,7 @@ fn reports_of_a_task_are_bounded_in_number_and_length() {
     // warning, then the task's own closing report.
     assert_eq!(got.len(), 7, "{got:?}");
     assert_eq!(got[0], "0:\u{e9}\u{e9}\u{e9}\u{e9}\u{2026}");
+    assert_eq!(got[1], "[1,\"xxxxxxx\u{2026}");
     assert!(got[5].contains("more than 5 reports"), "{got:?}");
     assert_eq!(got[6], "Deployment finished with warnings");
     engine.shutdown();
