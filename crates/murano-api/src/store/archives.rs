@@ -18,14 +18,15 @@ pub struct PackageHead {
 }
 
 impl Db {
-    /// The packages tenant `tenant` may use (Murano's API catalog: its
-    /// own, then the public ones of other tenants), oldest first within
-    /// each group.
+    /// The packages tenant `tenant` may use (Murano's API catalog as its
+    /// engine searches it: its own, then the public ones of other
+    /// tenants, enabled ones only), oldest first within each group.
     pub fn catalog_heads(&self, tenant: Option<&str>) -> Result<Vec<PackageHead>, StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT id, fully_qualified_name, COALESCE(updated, ''), \
                     COALESCE(owner_id = ?1, 0) AS owned \
-             FROM package WHERE owner_id = ?1 OR is_public = 1 \
+             FROM package WHERE (owner_id = ?1 OR is_public = 1) \
+             AND COALESCE(enabled, 1) = 1 \
              ORDER BY owned DESC, created, rowid",
         )?;
         let rows = stmt.query_map([tenant], |r| {
@@ -49,5 +50,45 @@ impl Db {
             })
             .optional()?
             .flatten())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_engine_sees_own_then_public_enabled_packages() {
+        let db = Db::in_memory().unwrap();
+        let t = "2020-01-01T00:00:00.000000";
+        for (id, owner, public, enabled) in [
+            ("pub", "q", true, true),
+            ("mine", "p", false, true),
+            ("theirs", "q", false, true),
+            ("off", "p", false, false),
+        ] {
+            let row = json!({"id": id, "fully_qualified_name": format!("x.{id}"),
+                "owner_id": owner, "is_public": public, "enabled": enabled,
+                "archive": {"$hex": "00"}, "created": t, "updated": t});
+            db.insert("package", row.as_object().unwrap()).unwrap();
+        }
+        let ids: Vec<(String, bool)> = db
+            .catalog_heads(Some("p"))
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.id, h.owned))
+            .collect();
+        assert_eq!(ids, [("mine".to_owned(), true), ("pub".to_owned(), false)]);
+        let anonymous: Vec<String> = db
+            .catalog_heads(None)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        assert_eq!(anonymous, ["pub"]);
+        assert_eq!(db.package_archive("mine").unwrap(), Some(vec![0]));
+        assert_eq!(db.package_archive("nope").unwrap(), None);
     }
 }
