@@ -7,7 +7,9 @@
 //! the controllers run on), `handlers` (the controllers), `store` and
 //! `schema` (the database), `context` and `policy` (who asks, what they may
 //! do), `fault` (webob's error bodies), `engine` (the engine interface
-//! tasks are handed to).
+//! tasks are handed to), `worker` (the engine that runs them: a bounded
+//! pool of threads over `murano-env`) and `engine_catalog` (the packages
+//! it resolves classes from).
 
 #![forbid(unsafe_code)]
 
@@ -15,6 +17,7 @@ pub mod app;
 pub mod clock;
 pub mod context;
 pub mod engine;
+pub mod engine_catalog;
 pub mod fault;
 pub mod handlers;
 pub mod patch;
@@ -23,6 +26,7 @@ pub mod schema;
 pub mod server;
 pub mod store;
 pub mod upload;
+pub mod worker;
 
 pub use app::{App, Limits};
 pub use server::{

@@ -11,6 +11,11 @@ use serde_json::{Map, Value};
 
 use crate::schema::{self, Kind, Table};
 
+mod archives;
+mod migrate;
+pub use archives::PackageHead;
+pub use migrate::CURRENT as SCHEMA_VERSION;
+
 /// One row.
 pub type Row = Map<String, Value>;
 
@@ -115,7 +120,7 @@ impl Db {
     }
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
-        conn.execute_batch(&schema::ddl())?;
+        migrate::run(&conn)?;
         Ok(Db { conn })
     }
 

@@ -1,15 +1,17 @@
 //! `murano serve`: Murano's v1 REST API (`murano-api`) for the clients that
 //! speak it (python-muranoclient's `murano`, the dashboard, scripts).
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use murano_api::engine::QueueOnlyEngine;
+use murano_api::engine_catalog::EngineCatalog;
 use murano_api::policy::Policy;
 use murano_api::store::Db;
+use murano_api::worker::{WorkerEngine, WorkerOptions};
 use murano_api::{App, Limits, ServeConfig};
 
 /// Serve Murano's v1 REST API at http://LISTEN/v1.
@@ -19,6 +21,12 @@ use murano_api::{App, Limits, ServeConfig};
 /// Murano's default policy applies (admin role for all-tenant listings).
 /// Listening anywhere but loopback requires --token (or MURANO_API_TOKEN),
 /// and every request must then carry it as X-Auth-Token.
+///
+/// Deployments, actions and deletions run in the background on a pool of
+/// engine threads (--workers, --queue) against each environment's
+/// stateful offline cloud (--cloud: the cloud description `murano env`
+/// reads); classes resolve from the API's catalog, then from Murano's core
+/// library (--catalog, MURANO_CATALOG, /usr/share/murano-common).
 ///
 /// Example: murano serve --db ./api.db --listen 127.0.0.1:8082
 #[derive(Args)]
@@ -37,6 +45,72 @@ pub(crate) struct ServeArgs {
     /// Largest request body in bytes (Murano's package_size_limit: 5 MiB).
     #[arg(long, default_value_t = 5 * 1024 * 1024)]
     max_body: usize,
+    /// The cloud description (YAML, as `murano env --cloud`): what the
+    /// offline cloud behind deployments answers.
+    #[arg(long)]
+    cloud: Option<PathBuf>,
+    /// Engine threads running deployments and actions at once.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Tasks waiting for an engine thread; beyond, a deployment fails at
+    /// once with a "queue is full" report.
+    #[arg(long, default_value_t = 64)]
+    queue: usize,
+    /// Packages (folders searched recursively, or .zip files) holding
+    /// Murano's core library (io.murano) and other system packages; then
+    /// MURANO_CATALOG, then /usr/share/murano-common.
+    #[arg(long, value_name = "DIR")]
+    catalog: Vec<PathBuf>,
+    /// Units of fuel one engine task may burn (instructions, loop
+    /// iterations, calls): a runaway package ends its own deployment.
+    #[arg(long, default_value_t = murano_engine::DEFAULT_FUEL)]
+    max_fuel: u64,
+}
+
+/// Murano's core library and the other system packages of the catalog
+/// paths (the first package of a name wins); a warning when the core
+/// library is missing (deployments then fail with NoClassFound). The
+/// warnings are printed after the address line clients wait for.
+fn system_packages(
+    catalog: &[PathBuf],
+) -> (Vec<murano_api::engine_catalog::LoadedPackage>, Vec<String>) {
+    use murano_api::engine_catalog::LoadedPackage;
+    let mut out: Vec<LoadedPackage> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut add_all = |root: &std::path::Path, out: &mut Vec<LoadedPackage>| {
+        for path in crate::files::find_packages(root) {
+            let label = path
+                .file_name()
+                .map(|n| n.to_string_lossy().trim_end_matches(".zip").to_owned())
+                .unwrap_or_default();
+            let loaded = crate::files::read_package_or_message(&path)
+                .and_then(|l| LoadedPackage::from_source(&label, l.files));
+            match loaded {
+                Ok(p) if !out.iter().any(|o| o.name == p.name) => out.push(p),
+                Ok(_) => {}
+                Err(e) => warnings.push(format!("murano serve: catalog: {e}")),
+            }
+        }
+    };
+    for root in crate::core_library::catalog_paths(catalog) {
+        add_all(&root, &mut out);
+    }
+    let has_core = |out: &[LoadedPackage]| {
+        out.iter()
+            .any(|p| p.name == crate::core_library::CORE_PACKAGE)
+    };
+    if !has_core(&out) {
+        if let Some(root) = crate::core_library::system_catalog() {
+            add_all(&root, &mut out);
+        }
+    }
+    if !has_core(&out) {
+        warnings.push(format!(
+            "murano serve: warning: {} (deployments will fail)",
+            crate::core_library::missing_hint()
+        ));
+    }
+    (out, warnings)
 }
 
 fn default_db() -> Result<PathBuf, String> {
@@ -69,6 +143,13 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         .filter(|t| !t.is_empty());
     // Refuse a public address without a token before touching any file.
     murano_api::check_listen(args.listen, token.as_deref()).map_err(|e| e.to_string())?;
+    // And a pool that cannot be made.
+    WorkerOptions {
+        workers: args.workers,
+        queue: args.queue,
+        ..WorkerOptions::default()
+    }
+    .validate()?;
     let path = match &args.db {
         Some(p) => p.clone(),
         None => default_db()?,
@@ -87,12 +168,25 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         max_body: args.max_body,
         ..Limits::default()
     };
+    let mut deploy = murano_engine::deploy::DeployOptions::default();
+    deploy.limits.fuel = Some(args.max_fuel);
+    let options = WorkerOptions {
+        workers: args.workers,
+        queue: args.queue,
+        offline: crate::env_cmd::offline(args.cloud.as_deref())?,
+        deploy,
+        ..WorkerOptions::default()
+    };
+    let (system, warnings) = system_packages(&args.catalog);
+    let catalog = EngineCatalog::new(system);
+    let engine = Arc::new(WorkerEngine::start(&options, catalog)?);
     let app = Arc::new(App::new(
         db,
         Policy::default(),
-        Arc::new(QueueOnlyEngine::default()),
+        engine.clone(),
         limits.clone(),
     ));
+    engine.attach(&app);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let cfg = ServeConfig {
         listen: args.listen,
@@ -102,6 +196,11 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     };
     murano_api::serve_blocking(app, cfg, |addr| {
         eprintln!("murano serve: listening on http://{addr}/v1");
+        // Whoever started the server may have stopped reading after the
+        // address line: a warning that cannot be written is dropped.
+        for w in &warnings {
+            let _ = writeln!(std::io::stderr(), "{w}");
+        }
     })
     .map_err(|e| e.to_string())
 }

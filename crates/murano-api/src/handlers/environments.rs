@@ -275,6 +275,8 @@ pub fn remove(db: &Db, env_id: &str) -> Result<(), ApiError> {
         db.delete("task", &key("environment_id", env_id))?;
         db.delete("session", &key("environment_id", env_id))?;
         db.delete("environment", &key("id", env_id))?;
+        // Its offline cloud (Heat stacks) goes with it.
+        db.delete_cloud_state(env_id)?;
         Ok::<_, ApiError>(())
     })
 }

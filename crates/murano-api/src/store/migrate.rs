@@ -1,0 +1,158 @@
+//! Versioned migrations of the API database, counted in SQLite's
+//! `user_version`: version 0 is the first release (Murano's tables of
+//! `schema`), each later version adds what the list below says. A file
+//! written by a newer `murano` (a version this one does not know) is
+//! refused, never changed.
+
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::Value;
+
+use super::{Db, StoreError};
+
+/// The migrations, in order: the version each one brings the file to and
+/// its SQL.
+const MIGRATIONS: &[(i64, &str)] = &[(
+    1,
+    // The offline cloud of each environment (Heat stacks, counters) kept
+    // from one engine task to the next.
+    "CREATE TABLE IF NOT EXISTS \"environment_cloud\" (\
+         \"environment_id\" TEXT PRIMARY KEY, \
+         \"state\" TEXT NOT NULL, \
+         \"updated\" TEXT)",
+)];
+
+/// The version this build writes.
+pub const CURRENT: i64 = 1;
+
+/// Prepare the file at `conn`: refuse a newer one, create Murano's tables
+/// (`schema`) where missing, then bring it to [`CURRENT`], each step in a
+/// transaction.
+pub(super) fn run(conn: &Connection) -> Result<(), StoreError> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > CURRENT {
+        return Err(StoreError::Sql(format!(
+            "the database has schema version {version}, newer than this murano's {CURRENT}: \
+             refusing to open it"
+        )));
+    }
+    conn.execute_batch(&crate::schema::ddl())?;
+    for (to, sql) in MIGRATIONS.iter().filter(|(to, _)| *to > version) {
+        conn.execute_batch(&format!(
+            "BEGIN; {sql}; PRAGMA user_version = {to}; COMMIT;"
+        ))
+        .inspect_err(|_| {
+            let _ = conn.execute_batch("ROLLBACK");
+        })?;
+    }
+    Ok(())
+}
+
+impl Db {
+    /// The schema version of the file (`PRAGMA user_version`).
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    /// The stored offline cloud of environment `env_id` (JSON as
+    /// `murano_env::CloudState::to_json` writes it), if any.
+    pub fn cloud_state(&self, env_id: &str) -> Result<Option<Value>, StoreError> {
+        let text: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT state FROM environment_cloud WHERE environment_id = ?1",
+                [env_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        text.map(|t| serde_json::from_str(&t).map_err(|e| StoreError::Sql(e.to_string())))
+            .transpose()
+    }
+
+    /// Store the offline cloud of environment `env_id`.
+    pub fn set_cloud_state(&self, env_id: &str, state: &Value) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO environment_cloud (environment_id, state, updated) VALUES (?1, ?2, ?3) \
+             ON CONFLICT(environment_id) DO UPDATE SET state = excluded.state, \
+             updated = excluded.updated",
+            rusqlite::params![env_id, state.to_string(), crate::clock::now()],
+        )?;
+        Ok(())
+    }
+
+    /// Forget the offline cloud of environment `env_id`.
+    pub fn delete_cloud_state(&self, env_id: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "DELETE FROM environment_cloud WHERE environment_id = ?1",
+            [env_id],
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!(
+            "murano-api-migrate-{name}-{}.db",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&p);
+        p
+    }
+
+    #[test]
+    fn a_first_release_file_is_migrated_and_keeps_its_rows() {
+        let path = scratch("old");
+        {
+            // A file as the first release wrote it: Murano's tables only.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(&crate::schema::ddl()).unwrap();
+            conn.execute(
+                "INSERT INTO environment (id, name, tenant_id, version) VALUES ('e', 'n', 't', 0)",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.schema_version().unwrap(), CURRENT);
+        assert!(db.get("environment", "e").unwrap().is_some());
+        assert_eq!(db.cloud_state("e").unwrap(), None);
+        db.set_cloud_state("e", &json!({"heat": {}})).unwrap();
+        db.set_cloud_state("e", &json!({"heat": {"s": 1}})).unwrap();
+        drop(db);
+        let db = Db::open(&path).unwrap();
+        assert_eq!(
+            db.cloud_state("e").unwrap(),
+            Some(json!({"heat": {"s": 1}}))
+        );
+        db.delete_cloud_state("e").unwrap();
+        assert_eq!(db.cloud_state("e").unwrap(), None);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_newer_file_is_refused_untouched() {
+        let path = scratch("new");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch("PRAGMA user_version = 99").unwrap();
+        }
+        let err = Db::open(&path).unwrap_err().to_string();
+        assert!(err.contains("newer"), "{err}");
+        let conn = Connection::open(&path).unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 99);
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(tables, 0);
+        let _ = std::fs::remove_file(&path);
+    }
+}
