@@ -928,3 +928,142 @@ fn instance_statistics_of_unknown_environment_are_empty() {
     );
     assert_eq!((r.status, r.json()), (200, json!([])));
 }
+
+// ------------------------------------------- error mappings (mocked tests)
+
+#[test]
+fn package_filter_with_unbalanced_quotes_is_skipped() {
+    let s = start();
+    s.policy(PKG_RULES);
+    add_package(
+        &s,
+        package_row("p1", "f1", "n1", "test_tenant", false, 1),
+        &[],
+        &[],
+    );
+    // Valid quoting filters (no package has these tags) ...
+    let r = s.get("/catalog/packages?tag=in%3Atag1%2Ctag3", &default_who());
+    assert_eq!(ids(&r.json()), Vec::<String>::new());
+    // ... an unclosed quote makes Murano skip the filter.
+    let r = s.get("/catalog/packages?tag=in%3A%22tag1%2Ctag3", &default_who());
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(ids(&r.json()), ["p1"]);
+}
+
+#[test]
+fn template_names_are_unique_per_tenant() {
+    let s = start();
+    s.policy(&[("create_env_template", "@"), ("clone_env_template", "@")]);
+    let body = json!({"name": "mytemp", "description_text": "description"});
+    assert_eq!(
+        s.post("/templates", &default_who(), body.clone()).status,
+        200
+    );
+    let r = s.post("/templates", &default_who(), body.clone());
+    assert_eq!(r.status, 409);
+    assert_eq!(
+        r.text(),
+        webob(
+            "409 Conflict",
+            "There was a conflict when trying to complete your request.",
+            " Env Template with specified name already exists"
+        )
+    );
+    // Another tenant may use the name.
+    assert_eq!(s.post("/templates", &who("u2", "t2"), body).status, 200);
+    let r = s.post(
+        "/templates",
+        &default_who(),
+        json!({"name": "pub", "is_public": true}),
+    );
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let r = s.post(
+        &format!("/templates/{id}/clone"),
+        &default_who(),
+        json!({"name": "mytemp"}),
+    );
+    assert_eq!(r.status, 409);
+    assert_eq!(
+        r.text(),
+        webob(
+            "409 Conflict",
+            "Env template with specified name already exists",
+            " "
+        )
+    );
+}
+
+/// Environment `e1` of `test_tenant` (version `version`) with session `s1`
+/// of `test_user` in `state`, opened against version 0.
+fn env_with_session(s: &Server, version: i64, state: &str) {
+    s.insert(
+        "environment",
+        json!({"id": "e1", "name": "env", "tenant_id": "test_tenant",
+               "version": version, "description_text": "", "created": T0, "updated": T0,
+               "description": {"Objects": {"?": {"id": "e1"}}, "Attributes": []}}),
+    );
+    s.insert(
+        "session",
+        json!({"id": "s1", "environment_id": "e1", "user_id": "test_user",
+               "state": state, "version": 0, "description": null,
+               "created": T0, "updated": T0}),
+    );
+}
+
+#[test]
+fn session_refusals() {
+    let rules = [
+        ("create_environment", "@"),
+        ("show_environment", "@"),
+        ("delete_environment", "@"),
+    ];
+    for state in ["deploying", "deleting"] {
+        let s = start();
+        s.policy(&rules);
+        env_with_session(&s, 0, state);
+        let r = s.post_empty("/environments/e1/configure", &default_who());
+        assert_eq!(r.status, 403, "{state}");
+        assert_eq!(
+            r.text(),
+            webob(
+                "403 Forbidden",
+                // webob strips `<...>` (the id) from plain-text bodies.
+                "Could not open session for environment , environment has deploying or deleting status.",
+                " "
+            )
+        );
+    }
+    // A session the environment has moved past (deployed since).
+    let s = start();
+    s.policy(&rules);
+    env_with_session(&s, 1, "opened");
+    let r = s.get("/environments/e1/sessions/s1", &default_who());
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.text(),
+        webob(
+            "403 Forbidden",
+            "Session  is invalid: environment has been updated or updating right now with other session",
+            " "
+        )
+    );
+    let s = start();
+    s.policy(&rules);
+    env_with_session(&s, 0, "deploying");
+    let r = s.send(
+        "DELETE",
+        "/environments/e1/sessions/s1",
+        &default_who(),
+        &[],
+        None,
+    );
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.text(),
+        webob(
+            "403 Forbidden",
+            "Session  is in deploying state and could not be deleted",
+            " "
+        )
+    );
+}
