@@ -343,6 +343,17 @@ fn packages_invalid_order_by_is_skipped() {
         assert_eq!(r.status, 200, "{q}: {}", r.text());
         assert_eq!(ids(&r.json()), ["p1"], "{q}");
     }
+    // With the invalid value dropped, the order is by id alone (not name).
+    add_package(
+        &s,
+        package_row("p0", "f0", "n9", "test_tenant", false, 2),
+        &[],
+        &[],
+    );
+    let r = s.get("/catalog/packages", &default_who());
+    assert_eq!(ids(&r.json()), ["p1", "p0"]);
+    let r = s.get("/catalog/packages?order_by=TEST+ORDER+BY", &default_who());
+    assert_eq!(ids(&r.json()), ["p0", "p1"]);
 }
 
 #[test]
@@ -404,6 +415,9 @@ fn packages_visibility_by_owner_public_and_admin() {
     assert_eq!(count(&user, "?catalog=True"), 4);
     assert_eq!(count(&admin, ""), 6);
     assert_eq!(count(&admin, "?catalog=True"), 4);
+    // Same names: ordered by id.
+    let r = s.get("/catalog/packages", &admin);
+    assert_eq!(ids(&r.json()), ["p0", "p1", "p2", "p3", "q1", "q2"]);
 }
 
 fn patch_package(s: &Server, id: &str, ops: Value) -> Resp {
@@ -1066,4 +1080,35 @@ fn session_refusals() {
             " "
         )
     );
+}
+
+#[test]
+fn services_replaced_whole_in_a_session() {
+    let s = start();
+    s.policy(&[("create_environment", "@")]);
+    let w = who("test_user_1", "test_tenant_1");
+    let r = s.post("/environments", &w, json!({"name": "test_environment_1"}));
+    let env_id = r.json()["id"].as_str().unwrap().to_owned();
+    let r = s.post_empty(&format!("/environments/{env_id}/configure"), &w);
+    let w = Who {
+        session: Some(r.json()["id"].as_str().unwrap().to_owned()),
+        ..w
+    };
+    let path = format!("/environments/{env_id}/services");
+    let app = json!([{"?": {"id": "a1", "type": "x"}, "name": "n"}]);
+    for body in [json!([]), json!("test service"), app] {
+        let r = s.send("PUT", &path, &w, &[], Some(body.to_string().into_bytes()));
+        assert_eq!((r.status, r.json()), (200, body));
+    }
+    let r = s.get(&path, &w);
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            200,
+            json!([{"?": {"id": "a1", "type": "x", "status": "pending"}, "name": "n"}])
+        )
+    );
+    // No body: the services become an empty list.
+    let r = s.send("PUT", &path, &w, &[], Some(Vec::new()));
+    assert_eq!((r.status, r.json()), (200, json!([])));
 }

@@ -314,9 +314,10 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         };
         rows.push((rank, p, d));
     }
+    // An `order_by` whose values were all invalid (and dropped) sorts by
+    // `id` alone, as Murano's search does.
     let mut keys: Vec<&str> = f
         .list("order_by")
-        .filter(|o| !o.is_empty())
         .map(|o| {
             o.iter()
                 .map(|k| match k.as_str() {
