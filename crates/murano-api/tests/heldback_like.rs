@@ -605,6 +605,28 @@ fn categories_sorted() {
     assert_eq!(names(""), ["cat1", "cat2"]);
     assert_eq!(names("?sort_keys=created%2C++id"), ["cat1", "cat2"]);
     assert_eq!(names("?sort_dir=desc"), ["cat2", "cat1"]);
+    // Times within one second still order (the rendered ones do not).
+    let s = start();
+    for (id, name, t) in [("z", "cat1", "01.100000"), ("y", "cat2", "01.200000")] {
+        let t = format!("2020-01-01T00:00:{t}");
+        s.insert(
+            "category",
+            json!({"id": id, "name": name, "created": t, "updated": t}),
+        );
+    }
+    s.policy(&[("get_category", "@")]);
+    let r = s.get(
+        "/catalog/categories?sort_keys=created%2C++id",
+        &default_who(),
+    );
+    let v = r.json();
+    let got: Vec<&str> = v["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, ["z", "y"]);
 }
 
 // ------------------------------------------------------------ deployments
