@@ -20,6 +20,7 @@ pub mod engine;
 pub mod engine_catalog;
 pub mod fault;
 pub mod handlers;
+pub mod model_patch;
 pub mod patch;
 pub mod policy;
 pub mod schema;

@@ -715,9 +715,12 @@ impl Binds {
                 if w.len() != g.len() {
                     return Err(fail());
                 }
+                // A package's names built from Python sets; not the list of
+                // category objects `GET /catalog/categories` answers.
                 let unordered = ["tags", "categories", "class_definitions"]
                     .iter()
-                    .any(|k| at.ends_with(k));
+                    .any(|k| at.ends_with(k))
+                    && w.iter().all(Value::is_string);
                 if unordered {
                     let mut ws: Vec<String> = w.iter().map(Value::to_string).collect();
                     let mut gs: Vec<String> = g.iter().map(Value::to_string).collect();

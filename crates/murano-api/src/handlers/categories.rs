@@ -90,8 +90,22 @@ pub fn index(app: &App, req: &Req) -> Outcome {
     let db = app.db();
     let mut all = Vec::new();
     for row in db.select("category", &Row::new(), "")? {
-        all.push(category_dict(&db, &row)?);
+        let mut d = category_dict(&db, &row)?;
+        // Sort on the stored times (microseconds), not the rendered ones.
+        for k in ["created", "updated"] {
+            if let Some(t) = row.get(k) {
+                d[format!("_{k}")] = t.clone();
+            }
+        }
+        all.push(d);
     }
+    let sort_keys: Vec<String> = sort_keys
+        .into_iter()
+        .map(|k| match k.as_str() {
+            "created" | "updated" => format!("_{k}"),
+            _ => k,
+        })
+        .collect();
     let cmp_key = |v: &Value, k: &str| match &v[k] {
         Value::Number(n) => format!("{:020}", n.as_u64().unwrap_or(0)),
         v => v.as_str().unwrap_or("").to_owned(),
@@ -111,6 +125,10 @@ pub fn index(app: &App, req: &Req) -> Outcome {
         if let Some(i) = all.iter().position(|c| c["id"] == m.as_str()) {
             all.drain(..=i);
         }
+    }
+    for d in all.iter_mut().filter_map(Value::as_object_mut) {
+        d.remove("_created");
+        d.remove("_updated");
     }
     if let Some(l) = limit {
         all.truncate(l);

@@ -344,35 +344,10 @@ pub fn get_model(app: &App, req: &Req, env_id: &str, path: &str) -> Outcome {
         .ok_or_else(|| ApiError::plain(404))
 }
 
-/// Murano's env-model JSON-patch checks: a list of changes with `op`,
-/// `path`, and `value` where the operation needs one.
-fn validate_patch(body: &Value) -> Result<&Vec<Value>, ApiError> {
-    let list = body
-        .as_array()
-        .ok_or_else(|| ApiError::bad_request("JSON-patch must be a list."))?;
-    for change in list {
-        let op = change
-            .get("op")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("Unable to find 'op' in JSON Schema change"))?;
-        if change.get("path").is_none() {
-            return Err(ApiError::bad_request(
-                "Unable to find 'path' in JSON Schema change",
-            ));
-        }
-        if matches!(op, "add" | "replace" | "test") && change.get("value").is_none() {
-            return Err(ApiError::bad_request(format!(
-                "Operation \"{op}\" requires a member named \"value\"."
-            )));
-        }
-    }
-    Ok(list)
-}
-
 /// `PATCH /environments/{id}/model/` (`application/env-model-json-patch`).
 pub fn update_model(app: &App, req: &Req, env_id: &str) -> Outcome {
     let body = req.json()?.unwrap_or(Value::Null);
-    let changes = validate_patch(&body)?.clone();
+    let changes = crate::model_patch::parse(&body)?;
     let db = app.db();
     check_env(&db, req, env_id)?;
     if changes.is_empty() {

@@ -62,19 +62,83 @@ impl Filters {
     }
 }
 
-/// Murano's `split_for_quotes`: comma-separated values, double quotes
-/// keeping commas inside.
-fn split_for_quotes(s: &str) -> Vec<String> {
-    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
-    for c in s.chars() {
+/// Murano's `validate_quotes`: a quote (not escaped by an odd run of
+/// backslashes; the run is not reset by a quote) opens only at the start or
+/// after a comma, closes only at the end or before one, and is closed.
+fn quotes_valid(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (mut open, mut backslashes) = (true, 0usize);
+    for (i, &c) in b.iter().enumerate() {
         match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
+            b'"' => {
+                if backslashes % 2 == 1 {
+                    continue;
+                }
+                if open && i > 0 && b[i - 1] != b',' {
+                    return false;
+                }
+                if !open && i + 1 != b.len() && b[i + 1] != b',' {
+                    return false;
+                }
+                open = !open;
+            }
+            b'\\' => backslashes += 1,
+            _ => backslashes = 0,
         }
     }
-    out.push(cur);
-    out.into_iter().filter(|v| !v.is_empty()).collect()
+    open
+}
+
+/// Murano's `split_for_quotes`: comma-separated values, double quotes
+/// keeping commas inside (`\"` a quote), empty values kept; `None` when
+/// the quotes are invalid (Murano then skips the filter).
+fn split_for_quotes(s: &str) -> Option<Vec<String>> {
+    if !quotes_valid(s) {
+        return None;
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '"' {
+            // `"` then non-quote characters or backslash escapes, `"`, `,`?
+            let mut j = i + 1;
+            let mut closed = None;
+            while j < chars.len() {
+                match chars[j] {
+                    '"' => {
+                        closed = Some(j);
+                        break;
+                    }
+                    '\\' if j + 1 < chars.len() && chars[j + 1] != '\n' => j += 2,
+                    '\\' => break,
+                    _ => j += 1,
+                }
+            }
+            if let Some(end) = closed {
+                out.push(chars[i + 1..end].iter().collect::<String>());
+                i = end + 1;
+                if chars.get(i) == Some(&',') {
+                    i += 1;
+                }
+                continue;
+            }
+        }
+        if chars[i] == ',' {
+            out.push(String::new());
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i] != ',' {
+            i += 1;
+        }
+        out.push(chars[start..i].iter().collect());
+        if i < chars.len() {
+            i += 1;
+        }
+    }
+    Some(out.into_iter().map(|v| v.replace("\\\"", "\"")).collect())
 }
 
 fn parse(query: &[(String, String)]) -> Filters {
@@ -88,8 +152,11 @@ fn parse(query: &[(String, String)]) -> Filters {
                 .strip_prefix("in:")
                 .filter(|_| IN_OPERATOR.contains(&k.as_str()))
             {
-                f.lists.retain(|(n, _)| n != k);
-                f.lists.push((k.clone(), split_for_quotes(rest)));
+                // Murano logs invalid quoting and skips the filter.
+                if let Some(values) = split_for_quotes(rest) {
+                    f.lists.retain(|(n, _)| n != k);
+                    f.lists.push((k.clone(), values));
+                }
             } else {
                 match f.lists.iter_mut().find(|(n, _)| n == k) {
                     Some((_, l)) => l.push(v.clone()),
@@ -247,9 +314,10 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         };
         rows.push((rank, p, d));
     }
+    // An `order_by` whose values were all invalid (and dropped) sorts by
+    // `id` alone, as Murano's search does.
     let mut keys: Vec<&str> = f
         .list("order_by")
-        .filter(|o| !o.is_empty())
         .map(|o| {
             o.iter()
                 .map(|k| match k.as_str() {
@@ -299,7 +367,25 @@ mod tests {
 
     #[test]
     fn filters_and_quotes() {
-        assert_eq!(split_for_quotes(r#"a,"b,c",d"#), vec!["a", "b,c", "d"]);
+        let split = |s: &str| split_for_quotes(s).map(|v| v.join("|"));
+        for (input, want) in [
+            (r#"a,"b,c",d"#, Some("a|b,c|d")),
+            ("a,,b", Some("a||b")),
+            ("a,", Some("a")),
+            (",", Some("")),
+            (" a , b ", Some(" a | b ")),
+            (r#""a\"b",c"#, Some(r#"a"b|c"#)),
+            (r#"a\"b"#, Some(r#"a"b"#)),
+            (r#""a"#, None),
+            (r#"a"b"#, None),
+            (r#""a"b"#, None),
+        ] {
+            assert_eq!(split(input).as_deref(), want, "{input}");
+        }
+        // Invalid quoting: the filter is skipped.
+        assert!(parse(&[("tag".into(), r#"in:"t1,t3"#.into())])
+            .list("tag")
+            .is_none());
         assert_eq!(title("library"), "Library");
         let f = parse(&[
             ("tag".into(), "in:x,y".into()),

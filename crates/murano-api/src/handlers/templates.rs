@@ -97,7 +97,21 @@ pub fn create(app: &App, req: &Req) -> Outcome {
     };
     validate_name(&Value::Object(params.clone()))?;
     let db = app.db();
+    // A deployed Murano's table is unique on (tenant_id, name).
+    if name_taken(&db, &req.ctx.tenant_value(), &params["name"])? {
+        return Err(ApiError::detail(
+            409,
+            "Env Template with specified name already exists",
+        ));
+    }
     insert_template(&db, params, req.ctx.tenant_value()).map(Reply::Json)
+}
+
+/// Whether the tenant already has a template called `name`.
+fn name_taken(db: &Db, tenant: &Value, name: &Value) -> Result<bool, ApiError> {
+    let mut k = key("tenant_id", tenant.clone());
+    k.insert("name".into(), name.clone());
+    Ok(!db.select(TABLE, &k, "")?.is_empty())
 }
 
 fn exists(db: &Db, id: &str) -> Result<Row, ApiError> {
@@ -275,6 +289,12 @@ pub fn clone(app: &App, req: &Req, id: &str) -> Outcome {
     }
     for k in ["created", "updated"] {
         params.remove(k);
+    }
+    if name_taken(&db, &req.ctx.tenant_value(), &json!(name))? {
+        return Err(ApiError::new(
+            409,
+            "Env template with specified name already exists",
+        ));
     }
     insert_template(&db, params, req.ctx.tenant_value()).map(Reply::Json)
 }
