@@ -23,16 +23,18 @@
 //!    (`runtime/engine/` split along its own sections);
 //! 5. `builtins/`: Murano's YAQL functions, reflection, the GC and
 //!    principal natives, `format`, `patch`;
-//! 6. `api/`: [`EngineBuilder`], [`CallOptions`], [`PackageFiles`], JSON
-//!    conversion, [`stack_trace`];
+//! 6. `api/`: [`EngineBuilder`], [`CallOptions`], [`PackageFiles`] (the
+//!    one package type, read by murano-packages; [`class_set_with`] loads
+//!    packages as deploy or as the test runner does), JSON conversion,
+//!    [`stack_trace`];
 //! 7. clients of the API: [`host`] (one file per system class under
 //!    `host/system/`), [`testing`], [`deploy`].
 //!
 //! Not done yet: some imports still go upwards (the class set builds its
 //! YAQL libraries from the built-ins' functions; the runtime registers
 //! the built-in natives and reads reflection values; the scheduler names
-//! the lock helper by its old path in `runtime/object.rs`; `PackageFiles`
-//! merges the host's system-class declarations); the YAQL functions
+//! the lock helper by its old path in `runtime/object.rs`; `class_set`
+//! merges the host's system-class declarations by default); the YAQL functions
 //! (`builtins/functions.rs`) and reflection (`builtins/reflection.rs`)
 //! still reach into the runtime's core (the GC native and the action
 //! tasks go through the [`Engine`] they are given); the no-cloud host
@@ -249,7 +251,9 @@ mod tests;
 pub use api::builder::EngineBuilder;
 pub use api::call::CallOptions;
 pub use api::json::{from_json, to_json};
-pub use api::package::{PackageError, PackageFiles};
+pub use api::package::{
+    class_set_with, ClassSetOptions, FrameFiles, LoadError, PackageError, PackageFiles,
+};
 pub use api::trace::stack_trace;
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
