@@ -81,9 +81,10 @@
 //! message, frames) with `downcast_ref` when the evaluation returns. Host
 //! functions raise host exceptions with [`host_exception`], an
 //! `Error::host` of a `murano_dsl::functions::PythonException`, as
-//! Murano's YAQL functions do. Only a failed property read (`$obj.name`,
-//! whose YAQL hook can answer nothing but "none") leaves its error in the
-//! engine for the evaluation to pick up.
+//! Murano's YAQL functions do. A failed property read (`$obj.name`) is
+//! one too: the host object's property hook
+//! (`murano_yaql::eval::HostObject::property`) returns the error, so
+//! nothing is parked in the engine.
 //!
 //! **Engine classes.** [`ClassSetBuilder::add_system_classes`] adds the
 //! classes Murano implements in Python (`io.murano.system.GC`) to a
