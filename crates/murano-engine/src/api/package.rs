@@ -541,8 +541,8 @@ impl PackageFiles {
 
 /// The resources of `packages` by package name (of two packages of one
 /// name, the later one's file wins a path both hold).
-pub(crate) fn resources_of(
-    packages: &[PackageFiles],
+pub(crate) fn resources_of<'a>(
+    packages: impl IntoIterator<Item = &'a PackageFiles>,
 ) -> HashMap<String, HashMap<String, Arc<Vec<u8>>>> {
     let mut out: HashMap<String, HashMap<String, Arc<Vec<u8>>>> = HashMap::new();
     for p in packages {

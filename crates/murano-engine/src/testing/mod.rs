@@ -35,13 +35,12 @@ pub mod fixture;
 use crate::host::no_cloud as host;
 use crate::host::NoCloudHost;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use murano_dsl::model::ClassDefinition;
 use murano_yaql::eval::{Dict, Value};
 
-use crate::api::package::{class_set_with, ClassSetOptions};
+use crate::api::package::{class_set_with, resources_of, ClassSetOptions};
 use crate::classes::{ClassSet, ClassSetBuilder};
 use crate::error::{EngineError, StackFrame};
 use crate::{CallOptions, Engine, EngineBuilder, Limits, LogRecord, PackageFiles, Receiver};
@@ -298,16 +297,7 @@ pub fn load_classes(
         first_of_a_name: true,
     };
     let (classes, added) = class_set_with(packages, &options)?;
-    let mut resources: host::PackageResources = HashMap::new();
-    for p in added {
-        let files = resources.entry(p.name.clone()).or_default();
-        for (path, bytes) in p.resources() {
-            if let Some(name) = path.strip_prefix("Resources/") {
-                files.insert(name.to_owned(), bytes);
-            }
-        }
-    }
-    Ok((classes, resources))
+    Ok((classes, resources_of(added)))
 }
 
 /// Calls a method of an object whatever its scope, as the runner calls
