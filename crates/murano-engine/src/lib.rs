@@ -30,17 +30,24 @@
 //! 7. clients of the API: [`host`] (one file per system class under
 //!    `host/system/`), [`testing`], [`deploy`].
 //!
-//! Not done yet: some imports still go upwards (the class set builds its
-//! YAQL libraries from the built-ins' functions; the runtime registers
-//! the built-in natives and reads reflection values; the scheduler names
-//! the lock helper by its old path in `runtime/object.rs`; `class_set`
-//! merges the host's system-class declarations by default); the YAQL functions
-//! (`builtins/functions.rs`) and reflection (`builtins/reflection.rs`)
-//! still reach into the runtime's core (the GC native and the action
-//! tasks go through the [`Engine`] they are given); the no-cloud host
-//! ([`host::NoCloudHost`], the test runner's) still declares its own
-//! system-class methods rather than sharing `host/system/`'s. The mock
-//! table is the test runner's ([`MethodMocks`], set through
+//! Not done yet: these imports still go upwards: `classes/` builds its
+//! YAQL libraries from the built-ins (`functions::register`,
+//! `register_method_dispatch`, `reflection::register`) and merges the
+//! principal natives' declarations (`principal::merge_into`); the
+//! runtime registers the built-in natives (`builtins::natives`), keeps
+//! the reflection values' table in its state and reads a class's
+//! reflection properties (`reflection::type_property`) for `$type.name`;
+//! `api/`'s [`class_set`](deploy::class_set) merges the host's
+//! system-class declarations by default ([`ClassSetOptions::merge`]).
+//! The YAQL functions (`builtins/functions.rs`) and reflection
+//! (`builtins/reflection.rs`) still name the runtime's `Core` (the GC
+//! native and the action tasks go through the [`Engine`] they are
+//! given). The no-cloud host ([`host::NoCloudHost`], the test runner's)
+//! shares Murano's configuration defaults and the resource lookup with
+//! `host/system/`, but still declares its own system-class methods and
+//! bodies (their defaults are null where `host/system/`'s are a "not
+//! given" marker, and several signatures differ). The mock table is the
+//! test runner's ([`MethodMocks`], set through
 //! [`EngineBuilder::method_mocks`]), but the mock dispatch itself
 //! (`mock`) still runs inside the runtime.
 //!
