@@ -1,21 +1,21 @@
 //! Packages for the engine commands (`murano test`, `murano run`): the
 //! packages named on the command line, then the catalog (`--catalog`,
 //! `MURANO_CATALOG`, `/usr/share/murano-common`), read into the engine's
-//! [`TestPackage`]s.
+//! [`PackageFiles`], the engine's package type, as Murano's test runner
+//! reads them ([`PackageFiles::from_source`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use murano_engine::testing::TestPackage;
-use murano_engine::StackFrame;
+use murano_engine::{PackageFiles, StackFrame};
 
 use crate::core_library;
 use crate::files::{find_packages, read_package_or_message};
 
 /// A package read for the engine, from a folder or a zip.
-pub(crate) fn read_test_package(path: &Path) -> Result<TestPackage, String> {
+pub(crate) fn read_test_package(path: &Path) -> Result<PackageFiles, String> {
     let loaded = read_package_or_message(path)?;
-    TestPackage::from_source(loaded.files).map_err(|e| format!("{}: {e}", path.display()))
+    PackageFiles::from_source(loaded.files).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The packages of a run: those given (in order), then every package of
@@ -26,7 +26,7 @@ pub(crate) fn read_test_package(path: &Path) -> Result<TestPackage, String> {
 pub(crate) fn load_packages(
     given: &[PathBuf],
     catalog: &[PathBuf],
-) -> Result<Vec<TestPackage>, String> {
+) -> Result<Vec<PackageFiles>, String> {
     load_catalog(given, catalog, read_test_package, |p| &p.name)
 }
 
@@ -77,13 +77,13 @@ pub(crate) fn load_catalog<T>(
 pub(crate) struct Sources(HashMap<(String, String), String>);
 
 impl Sources {
-    pub(crate) fn new(packages: &[TestPackage]) -> Sources {
+    pub(crate) fn new(packages: &[PackageFiles]) -> Sources {
         let mut map = HashMap::new();
         for p in packages {
-            for (file, bytes) in &p.files {
+            for (file, bytes) in p.class_files() {
                 map.insert(
-                    (p.name.clone(), file.clone()),
-                    String::from_utf8_lossy(bytes).into_owned(),
+                    (p.name.clone(), file),
+                    String::from_utf8_lossy(&bytes).into_owned(),
                 );
             }
         }

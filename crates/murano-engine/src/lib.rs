@@ -23,22 +23,31 @@
 //!    (`runtime/engine/` split along its own sections);
 //! 5. `builtins/`: Murano's YAQL functions, reflection, the GC and
 //!    principal natives, `format`, `patch`;
-//! 6. `api/`: [`EngineBuilder`], [`CallOptions`], [`PackageFiles`], JSON
-//!    conversion, [`stack_trace`];
+//! 6. `api/`: [`EngineBuilder`], [`CallOptions`], [`PackageFiles`] (the
+//!    one package type, read by murano-packages; [`class_set_with`] loads
+//!    packages as deploy or as the test runner does), JSON conversion,
+//!    [`stack_trace`];
 //! 7. clients of the API: [`host`] (one file per system class under
 //!    `host/system/`), [`testing`], [`deploy`].
 //!
-//! Not done yet: some imports still go upwards (the class set builds its
-//! YAQL libraries from the built-ins' functions; the runtime registers
-//! the built-in natives and reads reflection values; the scheduler names
-//! the lock helper by its old path in `runtime/object.rs`; `PackageFiles`
-//! merges the host's system-class declarations); the YAQL functions
-//! (`builtins/functions.rs`) and reflection (`builtins/reflection.rs`)
-//! still reach into the runtime's core (the GC native and the action
-//! tasks go through the [`Engine`] they are given); the no-cloud host
-//! ([`host::NoCloudHost`], the test runner's) still declares its own
-//! system-class methods rather than sharing `host/system/`'s. The mock
-//! table is the test runner's ([`MethodMocks`], set through
+//! Not done yet: these imports still go upwards: `classes/` builds its
+//! YAQL libraries from the built-ins (`functions::register`,
+//! `register_method_dispatch`, `reflection::register`) and merges the
+//! principal natives' declarations (`principal::merge_into`); the
+//! runtime registers the built-in natives (`builtins::natives`), keeps
+//! the reflection values' table in its state and reads a class's
+//! reflection properties (`reflection::type_property`) for `$type.name`;
+//! `api/`'s [`class_set`](deploy::class_set) merges the host's
+//! system-class declarations by default ([`ClassSetOptions::merge`]).
+//! The YAQL functions (`builtins/functions.rs`) and reflection
+//! (`builtins/reflection.rs`) still name the runtime's `Core` (the GC
+//! native and the action tasks go through the [`Engine`] they are
+//! given). The no-cloud host ([`host::NoCloudHost`], the test runner's)
+//! shares Murano's configuration defaults and the resource lookup with
+//! `host/system/`, but still declares its own system-class methods and
+//! bodies (their defaults are null where `host/system/`'s are a "not
+//! given" marker, and several signatures differ). The mock table is the
+//! test runner's ([`MethodMocks`], set through
 //! [`EngineBuilder::method_mocks`]), but the mock dispatch itself
 //! (`mock`) still runs inside the runtime.
 //!
@@ -79,9 +88,10 @@
 //! message, frames) with `downcast_ref` when the evaluation returns. Host
 //! functions raise host exceptions with [`host_exception`], an
 //! `Error::host` of a `murano_dsl::functions::PythonException`, as
-//! Murano's YAQL functions do. Only a failed property read (`$obj.name`,
-//! whose YAQL hook can answer nothing but "none") leaves its error in the
-//! engine for the evaluation to pick up.
+//! Murano's YAQL functions do. A failed property read (`$obj.name`) is
+//! one too: the host object's property hook
+//! (`murano_yaql::eval::HostObject::property`) returns the error, so
+//! nothing is parked in the engine.
 //!
 //! **Engine classes.** [`ClassSetBuilder::add_system_classes`] adds the
 //! classes Murano implements in Python (`io.murano.system.GC`) to a
@@ -249,7 +259,9 @@ mod tests;
 pub use api::builder::EngineBuilder;
 pub use api::call::CallOptions;
 pub use api::json::{from_json, to_json};
-pub use api::package::{PackageError, PackageFiles};
+pub use api::package::{
+    class_set_with, ClassSetOptions, FrameFiles, LoadError, PackageError, PackageFiles,
+};
 pub use api::trace::stack_trace;
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};

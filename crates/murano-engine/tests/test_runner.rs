@@ -10,10 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use murano_engine::testing::{
-    select, Outcome, Phase, RunOptions, RunSet, Runner, TestPackage, TestResult,
-};
-use murano_engine::StackFrame;
+use murano_engine::testing::{select, Outcome, Phase, RunOptions, RunSet, Runner, TestResult};
+use murano_engine::{PackageFiles, StackFrame};
 use murano_testkit::{conclude, read_jsonl, Suite};
 use serde_json::Value as Json;
 
@@ -63,9 +61,9 @@ fn find_packages(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn test_package(path: &Path) -> Result<TestPackage, String> {
+fn test_package(path: &Path) -> Result<PackageFiles, String> {
     let files = murano_testkit::read_package_dir(path)?;
-    TestPackage::from_source(files).map_err(|e| format!("{}: {e}", path.display()))
+    PackageFiles::from_source(files).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn strings(v: &Json) -> Vec<String> {

@@ -3,9 +3,7 @@
 //! runner; the result comes back as a message.
 
 use lsp_types::{CodeLens, Command, Uri};
-use murano_engine::testing::{
-    is_test_name, Outcome, RunOptions, Runner, TestPackage, TEST_FIXTURE_CLASS,
-};
+use murano_engine::testing::{is_test_name, Outcome, RunOptions, Runner, TEST_FIXTURE_CLASS};
 
 use crate::analysis::Doc;
 use crate::workspace::Workspace;
@@ -56,7 +54,7 @@ pub(crate) fn run_test(
     let own = &ws.packages[package];
     let mut names: Vec<String> = own.manifest.requires.clone();
     names.push("io.murano".to_owned());
-    let mut packages = vec![TestPackage::from_source(own.files.clone())
+    let mut packages = vec![murano_engine::PackageFiles::from_source(own.files.clone())
         .map_err(|e| format!("cannot load the package: {e}"))?];
     for (i, p) in ws.packages.iter().enumerate() {
         let wanted = p
@@ -65,7 +63,7 @@ pub(crate) fn run_test(
             .as_ref()
             .is_some_and(|n| names.contains(n));
         if i != package && wanted {
-            if let Ok(tp) = TestPackage::from_source(p.files.clone()) {
+            if let Ok(tp) = murano_engine::PackageFiles::from_source(p.files.clone()) {
                 packages.push(tp);
             }
         }

@@ -64,8 +64,8 @@ impl HostObject for Expr {
     fn type_name(&self) -> &str {
         "YaqlExpression"
     }
-    fn property(&self, name: &str) -> Option<Value> {
-        (name == "\u{0}text").then(|| Value::str(&self.0))
+    fn property(&self, name: &str) -> Result<Option<Value>, murano_yaql::eval::Error> {
+        Ok((name == "\u{0}text").then(|| Value::str(&self.0)))
     }
 }
 
@@ -73,6 +73,8 @@ fn object_id_of(v: &Value) -> Option<String> {
     match v {
         Value::Object(o) if o.type_name() == "ObjectID" => o
             .property("\u{0}id")
+            .ok()
+            .flatten()
             .and_then(|v| v.as_str().map(str::to_owned)),
         _ => None,
     }
@@ -85,13 +87,15 @@ impl HostObject for Oid {
     fn type_name(&self) -> &str {
         "ObjectID"
     }
-    fn property(&self, name: &str) -> Option<Value> {
-        (name == "\u{0}id").then(|| Value::str(&self.0))
+    fn property(&self, name: &str) -> Result<Option<Value>, murano_yaql::eval::Error> {
+        Ok((name == "\u{0}id").then(|| Value::str(&self.0)))
     }
     fn host_eq(&self, other: &dyn HostObject) -> bool {
         other.type_name() == "ObjectID"
             && other
                 .property("\u{0}id")
+                .ok()
+                .flatten()
                 .and_then(|v| v.as_str().map(str::to_owned))
                 == Some(self.0.clone())
     }
@@ -107,6 +111,8 @@ fn text_of(v: &Value) -> Option<String> {
     match v {
         Value::Object(o) if o.type_name() == "YaqlExpression" => o
             .property("\u{0}text")
+            .ok()
+            .flatten()
             .and_then(|v| v.as_str().map(str::to_owned)),
         _ => None,
     }

@@ -122,8 +122,8 @@ impl HostObject for MemoryObject {
     fn type_name(&self) -> &str {
         &self.class
     }
-    fn property(&self, name: &str) -> Option<Value> {
-        self.properties.get(&Value::str(name)).cloned()
+    fn property(&self, name: &str) -> Result<Option<Value>, murano_yaql::eval::Error> {
+        Ok(self.properties.get(&Value::str(name)).cloned())
     }
 }
 

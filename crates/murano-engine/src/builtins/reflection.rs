@@ -11,6 +11,7 @@ use murano_dsl::yaml::Node;
 use murano_yaql::eval::{Error as YaqlError, FunctionDef, HostObject, Library, Value};
 
 use crate::engine::Core;
+use crate::error::EngineError;
 use crate::object::{addr_of, lock};
 
 /// A reflection object.
@@ -44,9 +45,16 @@ impl HostObject for ReflObj {
         &self.label
     }
 
-    fn property(&self, name: &str) -> Option<Value> {
-        let core = self.core.upgrade()?;
-        refl_property(&core, &self.what, name)
+    fn property(&self, name: &str) -> Result<Option<Value>, YaqlError> {
+        let Some(core) = self.core.upgrade() else {
+            return Ok(None);
+        };
+        let mut failed = None;
+        let v = refl_property(&core, &self.what, name, &mut failed);
+        match failed {
+            Some(e) => Err(YaqlError::host(e)),
+            None => Ok(v),
+        }
     }
 
     /// `str()` of a version is its text (semantic_version's `__str__`).
@@ -88,8 +96,29 @@ fn tuple(items: Vec<Value>) -> Value {
     Value::tuple(items)
 }
 
-/// The reflection properties of a class (`typeinfo()`).
-pub(crate) fn type_property(core: &Core, class: ClassId, name: &str) -> Option<Value> {
+/// The reflection properties of a class (`typeinfo()`): `Ok(None)` for
+/// a name it does not have, the error of a meta object that could not be
+/// made.
+pub(crate) fn type_property(
+    core: &Core,
+    class: ClassId,
+    name: &str,
+) -> Result<Option<Value>, EngineError> {
+    let mut failed = None;
+    let v = class_property(core, class, name, &mut failed);
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(v),
+    }
+}
+
+/// [`type_property`], the error of a meta object left in `failed`.
+fn class_property(
+    core: &Core,
+    class: ClassId,
+    name: &str,
+    failed: &mut Option<EngineError>,
+) -> Option<Value> {
     let classes = &core.classes;
     let registry = classes.registry();
     Some(match name {
@@ -146,7 +175,7 @@ pub(crate) fn type_property(core: &Core, class: ClassId, name: &str) -> Option<V
                     )
                 })
                 .collect();
-            meta_objects(core, list)?
+            meta_objects(core, list, failed)?
         }
         "inherited" => Value::Bool(
             classes
@@ -189,9 +218,13 @@ fn collect(list: Vec<MetaInstance<'_>>) -> Vec<(ClassId, ClassId, Option<Node>)>
 
 /// Meta objects: one object of each meta class, its properties from the
 /// attachment (evaluated in the declaring class) through their contracts.
-/// `None` with the error parked when one fails (so that the property
+/// `None` with the error in `failed` when one fails (so that the property
 /// read fails with it: a limit must not read as null).
-fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Option<Value> {
+fn meta_objects(
+    core: &Core,
+    list: Vec<(ClassId, ClassId, Option<Node>)>,
+    failed: &mut Option<EngineError>,
+) -> Option<Value> {
     let mut out = Vec::new();
     for (meta_class, declared_by, props) in list {
         let ctx = core.method_context(declared_by, None);
@@ -199,7 +232,7 @@ fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Opt
             Some(node) => match crate::exec::eval_node(core, &node, &ctx) {
                 Ok(v) => v,
                 Err(e) => {
-                    lock(&core.state).pending = Some(e);
+                    *failed = Some(e);
                     return None;
                 }
             },
@@ -215,7 +248,7 @@ fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Opt
         match made {
             Ok(o) => out.push(Value::Object(o)),
             Err(e) => {
-                lock(&core.state).pending = Some(e);
+                *failed = Some(e);
                 return None;
             }
         }
@@ -223,7 +256,14 @@ fn meta_objects(core: &Core, list: Vec<(ClassId, ClassId, Option<Node>)>) -> Opt
     Some(tuple(out))
 }
 
-fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
+/// A reflection object's property, the error of a meta object left in
+/// `failed`.
+fn refl_property(
+    core: &Core,
+    what: &Refl,
+    name: &str,
+    failed: &mut Option<EngineError>,
+) -> Option<Value> {
     let classes = &core.classes;
     Some(match what {
         Refl::Method(class, index) => {
@@ -239,7 +279,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                 "usage" => Value::str(m.usage.as_str()),
                 "meta" => {
                     let list = collect(classes.registry().method_meta(*class, &m.name).ok()?);
-                    meta_objects(core, list)?
+                    meta_objects(core, list, failed)?
                 }
                 _ => return None,
             }
@@ -253,7 +293,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                 "declaringType" => core.type_value(*class, false),
                 "meta" => {
                     let list = collect(classes.registry().property_meta(*class, &p.name).ok()?);
-                    meta_objects(core, list)?
+                    meta_objects(core, list, failed)?
                 }
                 _ => return None,
             }
@@ -273,7 +313,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                             .argument_meta(*class, &method.name, &a.name)
                             .ok()?,
                     );
-                    meta_objects(core, list)?
+                    meta_objects(core, list, failed)?
                 }
                 _ => return None,
             }
@@ -290,7 +330,7 @@ fn refl_property(core: &Core, what: &Refl, name: &str) -> Option<Value> {
                         .iter()
                         .map(|a| (a.meta_class, a.meta_class, a.properties.clone()))
                         .collect();
-                    meta_objects(core, list)?
+                    meta_objects(core, list, failed)?
                 }
                 _ => return None,
             }

@@ -3,6 +3,7 @@
 //! each class comes from (for stack traces).
 
 pub(crate) mod init_order;
+pub(crate) mod system;
 
 use std::collections::HashMap;
 
@@ -126,8 +127,8 @@ impl ClassSetBuilder {
     /// their native methods (see [`ClassSetBuilder::add_class`]).
     pub fn add_system_classes(&mut self, package: PackageId) -> Result<(), EngineError> {
         self.system_package = Some(package);
-        let path = crate::gc::GC_CLASS_NAME;
-        for class in ClassSetBuilder::parse_file(crate::gc::GC_CLASS.as_bytes(), path)? {
+        let path = system::GC_CLASS_NAME;
+        for class in ClassSetBuilder::parse_file(system::GC_CLASS.as_bytes(), path)? {
             self.add_class(package, path, class)?;
         }
         Ok(())

@@ -23,8 +23,8 @@ use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
 
 use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
+use crate::base::sync::lock;
 use crate::error::{EngineError, ErrorKind};
-use crate::object::lock;
 use crate::{Engine, EngineBuilder, NativeMethod};
 
 /// The declarations of this host's system classes, merged into the core
@@ -143,8 +143,9 @@ Methods:
     Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}]
 ";
 
-/// The resources of each package (`Resources/` relative names), by
-/// package name.
+/// The files of each package by package name, then by path inside the
+/// package (`Resources/x.template`), as every host reads resources from
+/// them ([`crate::EngineBuilder::resources`]).
 pub type PackageResources = HashMap<String, HashMap<String, Arc<Vec<u8>>>>;
 
 /// Per-engine state of the host.
@@ -198,8 +199,8 @@ impl NoCloudHost {
     }
 
     /// Adds this host to an engine being built: the bodies of its system
-    /// classes' natives over `resources` (package name → path under
-    /// `Resources/` → bytes) and its configuration. Object ids and
+    /// classes' natives over `resources` (package name → path inside the
+    /// package → bytes, [`PackageResources`]) and its configuration. Object ids and
     /// `randomName()` stay the engine's own.
     pub fn install(
         &self,
@@ -228,7 +229,9 @@ impl Host for NoCloudHost {
     }
 
     fn config(&self) -> Value {
-        Value::Dict(Arc::new(config()))
+        Value::Dict(Arc::new(super::system::config::defaults(
+            super::system::config::ConfigSet::TestRun,
+        )))
     }
 
     fn heat_stack(&self, _region: &str, _name: &str) -> Result<Option<StackData>, HostError> {
@@ -384,9 +387,7 @@ fn read_resource(
         .or_else(|| caller_package(engine)),
     }
     .unwrap_or_default();
-    let bytes = resources
-        .get(&package)
-        .and_then(|files| files.get(&name))
+    let bytes = super::system::resources::package_resource(resources, &package, &name)
         .cloned()
         .ok_or_else(|| {
             host_error(
@@ -604,82 +605,6 @@ fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
         );
     }
     out
-}
-
-/// Murano's configuration options that MuranoPL code reads through
-/// `config()`, with Murano's defaults (`murano/common/config.py`), as a
-/// test run with an empty `murano.conf` sees them. `(group, option)`;
-/// group `""` is `DEFAULT`.
-const CONFIG_DEFAULTS: &[(&str, &str, ConfigValue)] = &[
-    ("", "home_region", ConfigValue::Null),
-    ("", "file_server", ConfigValue::Str("")),
-    ("rabbitmq", "host", ConfigValue::Str("localhost")),
-    ("rabbitmq", "port", ConfigValue::Int(5672)),
-    ("rabbitmq", "login", ConfigValue::Str("guest")),
-    ("rabbitmq", "password", ConfigValue::Str("guest")),
-    ("rabbitmq", "virtual_host", ConfigValue::Str("/")),
-    ("rabbitmq", "ssl", ConfigValue::Bool(false)),
-    ("rabbitmq", "ssl_version", ConfigValue::Str("")),
-    ("rabbitmq", "ca_certs", ConfigValue::Str("")),
-    ("rabbitmq", "insecure", ConfigValue::Bool(false)),
-    ("engine", "agent_source", ConfigValue::Str("murano-agent")),
-    ("networking", "max_environments", ConfigValue::Int(250)),
-    ("networking", "max_hosts", ConfigValue::Int(250)),
-    (
-        "networking",
-        "env_ip_template",
-        ConfigValue::Str("10.0.0.0"),
-    ),
-    (
-        "networking",
-        "external_network",
-        ConfigValue::Str("ext-net"),
-    ),
-    (
-        "networking",
-        "router_name",
-        ConfigValue::Str("murano-default-router"),
-    ),
-    ("networking", "create_router", ConfigValue::Bool(true)),
-    (
-        "networking",
-        "network_config_file",
-        ConfigValue::Str("netconfig.yaml"),
-    ),
-];
-
-#[derive(Clone, Copy)]
-enum ConfigValue {
-    Null,
-    Str(&'static str),
-    Int(i64),
-    Bool(bool),
-}
-
-/// Murano's option defaults as `Engine::set_config` takes them:
-/// `{group: {option: value}}`, options without a group at the top level.
-fn config() -> Dict {
-    let mut top = Dict::default();
-    for (group, option, value) in CONFIG_DEFAULTS {
-        let value = match *value {
-            ConfigValue::Null => Value::Null,
-            ConfigValue::Str(s) => Value::str(s),
-            ConfigValue::Int(n) => Value::Int(n),
-            ConfigValue::Bool(b) => Value::Bool(b),
-        };
-        if group.is_empty() {
-            top.insert(Value::str(option), value);
-            continue;
-        }
-        let key = Value::str(group);
-        let mut inner = match top.get(&key) {
-            Some(Value::Dict(d)) => (**d).clone(),
-            _ => Dict::default(),
-        };
-        inner.insert(Value::str(option), value);
-        top.insert(key, Value::Dict(Arc::new(inner)));
-    }
-    top
 }
 
 #[cfg(test)]

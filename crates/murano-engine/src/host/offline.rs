@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use murano_yaql::eval::{Dict, Value};
 
 use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
-use crate::object::lock;
+use crate::base::sync::lock;
 
 /// What [`OfflineHost`] answers where its answer is arbitrary.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,30 +255,9 @@ impl Host for OfflineHost {
     }
 
     fn config(&self) -> Value {
-        dict(vec![
-            ("home_region", Value::Null),
-            ("file_server", s("")),
-            (
-                "rabbitmq",
-                dict(vec![
-                    ("host", s("localhost")),
-                    ("port", Value::Int(5672)),
-                    ("login", s("guest")),
-                    ("password", s("guest")),
-                    ("virtual_host", s("/")),
-                    ("ssl", Value::Bool(false)),
-                    ("ca_certs", s("")),
-                ]),
-            ),
-            (
-                "engine",
-                dict(vec![
-                    ("agent_source", s("murano-agent")),
-                    ("agent_timeout", Value::Int(3600)),
-                    ("disable_murano_agent", Value::Bool(false)),
-                ]),
-            ),
-        ])
+        Value::Dict(Arc::new(super::system::config::defaults(
+            super::system::config::ConfigSet::Deploy,
+        )))
     }
 
     fn heat_stack(&self, region: &str, name: &str) -> Result<Option<StackData>, HostError> {

@@ -114,10 +114,6 @@ pub(crate) fn eval_node(core: &Core, node: &Node, ctx: &Context) -> Result<Value
             // `CTX_CURRENT_INSTRUCTION`).
             core.set_position(node.start, Some(&y.expression));
             let query = core.current_yaql().compile_parsed(&y.expression);
-            {
-                let mut st = crate::object::lock(&core.state);
-                st.pending = None;
-            }
             evaluate(core, &query, ctx)?
         }
         YamlValue::Seq(items) => Value::List(Arc::new(
@@ -218,7 +214,6 @@ impl Executor<'_> {
         match &ins.kind {
             InstructionKind::Expression(y) => {
                 let query = self.core.current_yaql().compile_parsed(&y.expression);
-                crate::object::lock(&self.core.state).pending = None;
                 evaluate(self.core, &query, ctx)?;
                 Ok(Flow::Normal)
             }

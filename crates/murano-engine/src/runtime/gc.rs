@@ -21,42 +21,7 @@ use crate::engine::Core;
 use crate::error::{EngineError, ErrorKind};
 use crate::object::{lock, Obj};
 
-/// The full name of the garbage collector class.
-pub(crate) const GC_CLASS_NAME: &str = "io.murano.system.GC";
-
-/// The MuranoPL declaration of `io.murano.system.GC` (static methods whose
-/// bodies the engine implements): add it to the `io.murano` package with
-/// [`crate::ClassSetBuilder::add_system_classes`].
-pub(crate) const GC_CLASS: &str = "Name: io.murano.system.GC
-Methods:
-  collect:
-    Usage: Static
-    Scope: Public
-  isDestroyed:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - object: {Contract: $}
-  isDoomed:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - object: {Contract: $}
-  subscribeDestruction:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - publisher: {Contract: $}
-      - subscriber: {Contract: $}
-      - handler: {Contract: $.string(), Default: null}
-  unsubscribeDestruction:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - publisher: {Contract: $}
-      - subscriber: {Contract: $}
-      - handler: {Contract: $.string(), Default: null}
-";
+pub(crate) use crate::classes::system::GC_CLASS_NAME;
 
 /// One destruction subscription of a publisher: the subscriber (by id: a
 /// weak reference) and the handler method it wants called, if any.

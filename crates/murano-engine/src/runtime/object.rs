@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 use indexmap::IndexMap;
 use murano_dsl::registry::ClassId;
-use murano_yaql::eval::{HostObject, Value};
+use murano_yaql::eval::{Error as YaqlError, HostObject, Value};
 
 use crate::engine::Core;
 
@@ -60,9 +60,13 @@ impl HostObject for Obj {
         &self.class_name
     }
 
-    fn property(&self, name: &str) -> Option<Value> {
-        let core = self.core.upgrade()?;
-        core.read_property_from_yaql(self, name)
+    fn property(&self, name: &str) -> Result<Option<Value>, YaqlError> {
+        let Some(core) = self.core.upgrade() else {
+            return Ok(None);
+        };
+        core.read_property_as(self, self.class, name)
+            .map(Some)
+            .map_err(YaqlError::host)
     }
 
     fn host_eq(&self, other: &dyn HostObject) -> bool {
@@ -93,22 +97,22 @@ impl HostObject for TypeObj {
         &self.name
     }
 
-    fn property(&self, name: &str) -> Option<Value> {
-        let core = self.core.upgrade()?;
+    fn property(&self, name: &str) -> Result<Option<Value>, YaqlError> {
+        let Some(core) = self.core.upgrade() else {
+            return Ok(None);
+        };
         if !self.reference {
-            if name == "meta" {
-                lock(&core.state).pending = None;
-            }
-            if let Some(v) = crate::reflection::type_property(&core, self.class, name) {
-                return Some(v);
-            }
-            // Making the meta objects failed: the read fails with its
-            // error (parked), not as a missing static property.
-            if name == "meta" && lock(&core.state).pending.is_some() {
-                return None;
+            // Making the meta objects can fail: the read fails with that
+            // error, not as a missing static property.
+            if let Some(v) = crate::reflection::type_property(&core, self.class, name)
+                .map_err(YaqlError::host)?
+            {
+                return Ok(Some(v));
             }
         }
-        core.read_static_from_yaql(self.class, name)
+        core.read_static_property(self.class, name)
+            .map(Some)
+            .map_err(YaqlError::host)
     }
 
     /// Types are singletons: two values of one class (and kind) are equal.
@@ -170,8 +174,12 @@ impl HostObject for CastObj {
         &self.obj.class_name
     }
 
-    fn property(&self, name: &str) -> Option<Value> {
-        let core = self.obj.core.upgrade()?;
-        core.read_part_from_yaql(&self.obj, self.class, name)
+    fn property(&self, name: &str) -> Result<Option<Value>, YaqlError> {
+        let Some(core) = self.obj.core.upgrade() else {
+            return Ok(None);
+        };
+        core.read_property_as(&self.obj, self.class, name)
+            .map(Some)
+            .map_err(YaqlError::host)
     }
 }

@@ -27,119 +27,27 @@
 //! ([`Phase::SetUp`], [`Phase::Init`]); Murano stops the whole run there.
 //! [`RunOptions::stop_on_setup_error`] gives Murano's behaviour.
 //!
-//! No I/O: the caller reads the packages ([`TestPackage`]) and prints the
-//! results.
+//! No I/O: the caller reads the packages ([`PackageFiles::from_source`],
+//! the engine's one package type, as Murano's runner reads them) and prints
+//! the results.
 
 pub mod fixture;
 use crate::host::no_cloud as host;
 use crate::host::NoCloudHost;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use murano_dsl::model::ClassDefinition;
-use murano_dsl::version::Version;
 use murano_yaql::eval::{Dict, Value};
 
+use crate::api::package::{class_set_with, resources_of, ClassSetOptions};
 use crate::classes::{ClassSet, ClassSetBuilder};
 use crate::error::{EngineError, StackFrame};
-use crate::{CallOptions, Engine, EngineBuilder, Limits, LogRecord, Receiver};
+use crate::{CallOptions, Engine, EngineBuilder, Limits, LogRecord, PackageFiles, Receiver};
 
 pub use fixture::FIXTURE_CLASS as TEST_FIXTURE_CLASS;
 
-/// A package as the test runner needs it.
-#[derive(Debug, Clone)]
-pub struct TestPackage {
-    /// The package's full name.
-    pub name: String,
-    /// Its version.
-    pub version: Version,
-    /// Its MuranoPL format (the manifest's `Format`: `1.4` for
-    /// `MuranoPL/1.4`), which chooses Murano's YAQL flavour.
-    pub format: Version,
-    /// The classes its manifest lists (`Classes` keys), the candidates
-    /// for test classes.
-    pub classes: Vec<String>,
-    /// Its class files: path inside the package (`Classes/Foo.yaml`) and
-    /// bytes. Every class of every file is loaded.
-    pub files: Vec<(String, Vec<u8>)>,
-    /// Its resources by name relative to `Resources/`.
-    pub resources: Vec<(String, Vec<u8>)>,
-}
-
-impl TestPackage {
-    /// Reads a package's files as the runner needs them: its manifest
-    /// through the built-in package-type plug-ins (so a `Heat.HOT`
-    /// package gives its generated class), every class file once, and
-    /// the files under `Resources/`.
-    ///
-    /// ```
-    /// use murano_engine::testing::TestPackage;
-    /// use murano_packages::source::FileMap;
-    ///
-    /// let mut files = FileMap::new();
-    /// files.insert("manifest.yaml", b"FullName: a.b\nFormat: MuranoPL/1.0\nType: Library\nClasses: {a.b.C: C.yaml}\n".to_vec())?;
-    /// files.insert("Classes/C.yaml", b"Name: a.b.C\n".to_vec())?;
-    /// files.insert("Resources/x.template", b"{}".to_vec())?;
-    /// let package = TestPackage::from_source(files)?;
-    /// assert_eq!(package.classes, ["a.b.C"]);
-    /// assert_eq!(package.files[0].0, "Classes/C.yaml");
-    /// assert_eq!(package.resources[0].0, "x.template");
-    /// # Ok::<(), murano_packages::PackageError>(())
-    /// ```
-    pub fn from_source<S>(source: S) -> Result<TestPackage, murano_packages::PackageError>
-    where
-        S: murano_packages::source::PackageSource + Clone + Send + Sync + 'static,
-    {
-        let resources = source
-            .files_under("Resources")
-            .into_iter()
-            .filter_map(|p| {
-                let bytes = source.read(&p)?.to_vec();
-                Some((p.strip_prefix("Resources/")?.to_owned(), bytes))
-            })
-            .collect();
-        let package = murano_packages::PluginRegistry::with_builtins().load(source)?;
-        let classes = package.classes()?;
-        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-        for class in &classes {
-            let class_source = package.get_class(class)?;
-            if !files.iter().any(|(f, _)| *f == class_source.file) {
-                files.push((class_source.file, class_source.bytes));
-            }
-        }
-        Ok(TestPackage {
-            name: package.full_name().to_owned(),
-            version: package.version().clone(),
-            format: package.runtime_version().clone(),
-            classes,
-            files,
-            resources,
-        })
-    }
-}
-
-/// Why packages could not be prepared for a test run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadError {
-    /// The package.
-    pub package: String,
-    /// The file, when one is to blame.
-    pub file: Option<String>,
-    /// What went wrong.
-    pub error: Box<EngineError>,
-}
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.file {
-            Some(file) => write!(f, "{}: {file}: {}", self.package, self.error),
-            None => write!(f, "{}: {}", self.package, self.error),
-        }
-    }
-}
-
-impl std::error::Error for LoadError {}
+pub use crate::api::package::LoadError;
 
 /// What discovery found in a package.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -322,13 +230,13 @@ fn merge_declarations(def: &mut ClassDefinition) -> Result<(), EngineError> {
 }
 
 /// The test classes among `package`'s and their tests.
-pub fn discover(classes: &ClassSet, package: &TestPackage) -> Discovery {
+pub fn discover(classes: &ClassSet, package: &PackageFiles) -> Discovery {
     let fixture = classes.find(fixture::FIXTURE_CLASS);
     let is_test = |name: &str| match (classes.find(name), fixture) {
         (Some(c), Some(f)) => classes.is_subclass(c, f),
         _ => false,
     };
-    let mut names = package.classes.clone();
+    let mut names = package.class_names();
     names.sort();
     names.dedup();
     let mut out = Discovery {
@@ -366,10 +274,10 @@ pub fn discover(classes: &ClassSet, package: &TestPackage) -> Discovery {
 }
 
 /// The names of the classes a package's files declare.
-fn declared_classes(package: &TestPackage) -> Vec<String> {
+fn declared_classes(package: &PackageFiles) -> Vec<String> {
     let mut out = Vec::new();
-    for (path, bytes) in &package.files {
-        if let Ok(defs) = ClassSetBuilder::parse_file(bytes, path) {
+    for (path, bytes) in package.class_files() {
+        if let Ok(defs) = ClassSetBuilder::parse_file(&bytes, &path) {
             out.extend(defs.into_iter().filter_map(|d| d.full_name));
         }
     }
@@ -382,53 +290,14 @@ fn declared_classes(package: &TestPackage) -> Vec<String> {
 /// merged, and their resources for [`NoCloudHost::install`]. `murano run`
 /// builds its engine on them without a [`Runner`].
 pub fn load_classes(
-    packages: &[TestPackage],
+    packages: &[PackageFiles],
 ) -> Result<(ClassSet, host::PackageResources), LoadError> {
-    let mut b = ClassSetBuilder::new();
-    let mut resources: host::PackageResources = HashMap::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for p in packages {
-        if seen.contains(&p.name.as_str()) {
-            continue;
-        }
-        seen.push(&p.name);
-        let err = |file: Option<&str>, error: EngineError| LoadError {
-            package: p.name.clone(),
-            file: file.map(str::to_owned),
-            error: Box::new(error),
-        };
-        let id = b
-            .add_package(&p.name, p.version.clone())
-            .map_err(|e| err(None, e))?;
-        let part = |n: &murano_dsl::version::VersionNumber| {
-            n.as_u64()
-                .map_or(0, |v| u32::try_from(v).unwrap_or(u32::MAX))
-        };
-        b.set_package_format(id, part(p.format.major()), part(p.format.minor()));
-        if p.name == "io.murano" {
-            b.add_system_classes(id).map_err(|e| err(None, e))?;
-        }
-        let mut names: Vec<String> = Vec::new();
-        for (path, bytes) in &p.files {
-            let defs = ClassSetBuilder::parse_file(bytes, path).map_err(|e| err(Some(path), e))?;
-            for mut def in defs {
-                let Some(name) = def.full_name.clone() else {
-                    continue;
-                };
-                if names.contains(&name) {
-                    continue;
-                }
-                merge_declarations(&mut def).map_err(|e| err(Some(path), e))?;
-                b.add_class(id, path, def).map_err(|e| err(Some(path), e))?;
-                names.push(name);
-            }
-        }
-        let files = resources.entry(p.name.clone()).or_default();
-        for (name, bytes) in &p.resources {
-            files.insert(name.clone(), Arc::new(bytes.clone()));
-        }
-    }
-    Ok((b.build(), resources))
+    let options = ClassSetOptions {
+        merge: &merge_declarations,
+        first_of_a_name: true,
+    };
+    let (classes, added) = class_set_with(packages, &options)?;
+    Ok((classes, resources_of(added)))
 }
 
 /// Calls a method of an object whatever its scope, as the runner calls
@@ -474,7 +343,7 @@ pub fn create_object(engine: &Engine, class: &str) -> Result<Value, EngineError>
 impl Runner {
     /// A runner for the tests of `packages[0]`; the other packages (Murano's
     /// core library `io.murano` among them) come after it in class lookup.
-    pub fn new(packages: &[TestPackage], options: RunOptions) -> Result<Runner, LoadError> {
+    pub fn new(packages: &[PackageFiles], options: RunOptions) -> Result<Runner, LoadError> {
         let (classes, resources) = load_classes(packages)?;
         let discovery = match packages.first() {
             Some(p) => discover(&classes, p),

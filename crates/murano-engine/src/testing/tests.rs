@@ -1,7 +1,5 @@
 //! Unit tests of the test runner on small in-memory packages.
 
-use murano_dsl::version::Version;
-
 use super::*;
 use crate::ErrorKind;
 
@@ -116,28 +114,33 @@ Methods:
     Body:
 "#;
 
-fn packages() -> Vec<TestPackage> {
+/// A package through the runner's reader from a manifest and one class
+/// file.
+fn package(manifest: &str, file: &str, text: &str) -> PackageFiles {
+    let mut files = murano_packages::source::FileMap::new();
+    files
+        .insert("manifest.yaml", manifest.as_bytes().to_vec())
+        .unwrap();
+    files
+        .insert(&format!("Classes/{file}"), text.as_bytes().to_vec())
+        .unwrap();
+    PackageFiles::from_source(files).unwrap()
+}
+
+fn packages() -> Vec<PackageFiles> {
     vec![
-        TestPackage {
-            name: "demo".into(),
-            version: Version::new(1, 0, 0),
-            format: Version::new(1, 4, 0),
-            classes: vec![
-                "demo.Greeter".into(),
-                "demo.GreeterTests".into(),
-                "demo.BrokenSetUp".into(),
-            ],
-            files: vec![("Classes/demo.yaml".into(), APP.as_bytes().to_vec())],
-            resources: Vec::new(),
-        },
-        TestPackage {
-            name: "io.murano".into(),
-            version: Version::new(0, 0, 0),
-            format: Version::new(1, 4, 0),
-            classes: Vec::new(),
-            files: vec![("Classes/core.yaml".into(), CORE.as_bytes().to_vec())],
-            resources: Vec::new(),
-        },
+        package(
+            "FullName: demo\nVersion: 1.0.0\nFormat: MuranoPL/1.4\nType: Library\n\
+             Classes: {demo.Greeter: demo.yaml, demo.GreeterTests: demo.yaml, demo.BrokenSetUp: demo.yaml}\n",
+            "demo.yaml",
+            APP,
+        ),
+        package(
+            "FullName: io.murano\nFormat: MuranoPL/1.4\nType: Library\n\
+             Classes: {io.murano.Object: core.yaml}\n",
+            "core.yaml",
+            CORE,
+        ),
     ]
 }
 
@@ -300,7 +303,10 @@ fn a_runaway_test_is_stopped_by_the_fuel_limit() {
 #[test]
 fn broken_class_files_are_load_errors() {
     let mut p = packages();
-    p[0].files[0].1 = b"Name: [unclosed".to_vec();
+    p[0].files.insert(
+        "Classes/demo.yaml".into(),
+        Arc::new(b"Name: [unclosed".to_vec()),
+    );
     let e = Runner::new(&p, RunOptions::default()).unwrap_err();
     assert_eq!(e.package, "demo");
     assert_eq!(e.file.as_deref(), Some("Classes/demo.yaml"));

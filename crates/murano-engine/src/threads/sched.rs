@@ -18,8 +18,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Condvar, Mutex};
 
+use crate::base::sync::lock;
 use crate::greenpool::{Effect, Pool, PoolEvent};
-use crate::object::lock;
 
 /// A green thread's number (0: the thread that called into the engine).
 pub(crate) type ThreadId = u64;

@@ -472,8 +472,11 @@ mod tests {
         fn type_name(&self) -> &str {
             "Counter"
         }
-        fn property(&self, name: &str) -> Option<Value> {
-            (name == "size").then_some(Value::Int(3))
+        fn property(&self, name: &str) -> Result<Option<Value>, crate::eval::Error> {
+            if name == "broken" {
+                return Err(crate::eval::Error::host(std::fmt::Error));
+            }
+            Ok((name == "size").then_some(Value::Int(3)))
         }
         fn item(&self, key: &Value) -> Option<Value> {
             key.as_int().map(|i| Value::Int(i * 10))
@@ -513,6 +516,17 @@ mod tests {
         // Its own methods replace YAQL's: `len` is not one of them.
         assert_eq!(run("$.len()").unwrap_err().python_name(), "AttributeError");
         assert_eq!(run("$?.add(2)").unwrap(), Value::Int(3));
+    }
+
+    #[test]
+    fn a_failed_property_read_raises_its_own_error() {
+        let ctx = Context::new(Arc::new(Library::standard(false)))
+            .with("$", Value::Object(Arc::new(Counter)));
+        let run = |e: &str| Engine::standard().compile(e).unwrap().evaluate(&ctx);
+        let e = run("[$.size, $.broken]").unwrap_err();
+        assert!(e.downcast_ref::<std::fmt::Error>().is_some(), "{e}");
+        // A property the object does not have is yaql's AttributeError.
+        assert_eq!(run("$.other").unwrap_err().python_name(), "AttributeError");
     }
 
     #[test]

@@ -628,7 +628,7 @@ impl Interp {
                     None => Err(Error::new(ErrorKind::KeyError, key.repr())),
                 }
             }
-            Value::Object(o) => match o.property(name) {
+            Value::Object(o) => match o.property(name)? {
                 Some(v) => Ok(v),
                 None => Err(Error::new(
                     ErrorKind::AttributeError,

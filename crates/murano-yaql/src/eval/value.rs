@@ -98,10 +98,14 @@ pub struct RegexValue {
 pub trait HostObject: fmt::Debug + Send + Sync {
     /// A type name, used in messages.
     fn type_name(&self) -> &str;
-    /// The value of a property, `None` when it has none by that name.
-    fn property(&self, name: &str) -> Option<Value> {
+    /// The value of a property, `Ok(None)` when it has none by that name
+    /// (yaql's `AttributeError`). A failed read is an error the
+    /// evaluation raises as it is (a host's own error as
+    /// [`Error::host`](crate::eval::Error::host), which the host reads back
+    /// with `downcast_ref`).
+    fn property(&self, name: &str) -> Result<Option<Value>, crate::eval::Error> {
         let _ = name;
-        None
+        Ok(None)
     }
     /// Whether `obj.name(...)` calls the object's own methods
     /// ([`HostObject::call_method`]) instead of YAQL functions, as for a

@@ -3,13 +3,14 @@
 
 mod agent;
 mod agent_listener;
+pub(crate) mod config;
 mod heat_stack;
 mod identity;
 mod instance_notifier;
 mod metadef_browser;
 mod mistral_client;
 mod network_explorer;
-mod resources;
+pub(crate) mod resources;
 mod status_reporter;
 
 use std::collections::HashMap;
@@ -22,8 +23,8 @@ use serde_json::{json, Map, Value as Json};
 use super::agent::{build_plan, text_of, PlanEnv};
 use super::record::{encode, Recording, MAX_RECORDS};
 use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
+use crate::base::sync::lock;
 use crate::error::{EngineError, ErrorKind};
-use crate::object::lock;
 use crate::{Engine, EngineBuilder, NativeCall, NativeMethod, WeakEngine};
 
 /// The default of optional native arguments: tells "not given" from a

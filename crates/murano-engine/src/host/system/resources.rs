@@ -124,8 +124,7 @@ impl SystemClasses {
     }
 
     pub(super) fn read_resource(&self, package: &str, path: &str) -> Result<Vec<u8>, EngineError> {
-        let key = format!("Resources/{path}");
-        if let Some(bytes) = self.inner.resources.get(package).and_then(|p| p.get(&key)) {
+        if let Some(bytes) = package_resource(&self.inner.resources, package, path) {
             return Ok(bytes.to_vec());
         }
         self.inner.host.resource(package, path).map_err(host_error)
@@ -152,5 +151,35 @@ impl SystemClasses {
         Self::caller_package(engine, 1).ok_or_else(|| {
             EngineError::dsl("DslInvalidOperationError", "Resources: no calling package")
         })
+    }
+}
+
+/// The file `Resources/<name>` of `package` among the packages' files
+/// (package name → path inside the package → bytes), as every host's
+/// `Resources` class reads it.
+pub(crate) fn package_resource<'a>(
+    resources: &'a crate::host::PackageResources,
+    package: &str,
+    name: &str,
+) -> Option<&'a Arc<Vec<u8>>> {
+    resources.get(package)?.get(&format!("Resources/{name}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resources_are_found_by_their_path_inside_the_package() {
+        let mut files = HashMap::new();
+        files.insert("Resources/a.template".to_owned(), Arc::new(b"x".to_vec()));
+        let mut all: crate::host::PackageResources = HashMap::new();
+        all.insert("p".to_owned(), files);
+        assert_eq!(
+            package_resource(&all, "p", "a.template").map(|b| b.as_slice()),
+            Some(&b"x"[..])
+        );
+        assert!(package_resource(&all, "p", "Resources/a.template").is_none());
+        assert!(package_resource(&all, "q", "a.template").is_none());
     }
 }

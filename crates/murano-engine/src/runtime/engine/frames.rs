@@ -101,19 +101,12 @@ impl Core {
         YaqlError::host(e)
     }
 
-    /// The engine error behind a YAQL error: the engine error it carries,
-    /// a host exception ([`PythonException`] cause), the error a failed
-    /// property read left (the host object's property hook can only
-    /// answer "none"), or the YAQL error itself.
+    /// The engine error behind a YAQL error: the engine error it carries
+    /// (a failed property read's too), a host exception
+    /// ([`PythonException`] cause), or the YAQL error itself.
     pub(crate) fn unpark_yaql(&self, e: &YaqlError) -> EngineError {
         if let Some(inner) = e.downcast_ref::<EngineError>() {
-            lock(&self.state).pending = None;
             return inner.clone();
-        }
-        if e.kind() == YaqlErrorKind::Host || e.kind() == YaqlErrorKind::AttributeError {
-            if let Some(p) = lock(&self.state).pending.take() {
-                return p;
-            }
         }
         if let Some(p) = e.downcast_ref::<PythonException>() {
             return python_exception(p);
@@ -125,16 +118,7 @@ impl Core {
         // A limit an engine call inside the contract raised wins over
         // whatever the contract made of it (a missing attribute, ...).
         if let Some(inner) = e.downcast_ref::<EngineError>() {
-            lock(&self.state).pending = None;
             return inner.clone();
-        }
-        {
-            let mut st = lock(&self.state);
-            if st.pending.as_ref().is_some_and(|p| !p.catchable()) {
-                if let Some(p) = st.pending.take() {
-                    return p;
-                }
-            }
         }
         if let Some(p) = e.downcast_ref::<PythonException>() {
             return python_exception(p);

@@ -108,7 +108,6 @@ pub(crate) struct State {
     pub(crate) next_id: u64,
     /// Where object ids come from instead of `next_id` (`Engine::set_id_source`).
     pub(crate) id_source: Option<crate::ids::IdSource>,
-    pub(crate) pending: Option<EngineError>,
     pub(crate) root: Option<Arc<Obj>>,
     pub(crate) attributes: Vec<(String, String, String, Value)>,
     pub(crate) class_configs: HashMap<String, Dict>,
@@ -264,7 +263,6 @@ impl Drop for Nesting<'_> {
 pub(crate) struct ThreadState {
     stack: Vec<Frame>,
     nesting: usize,
-    pending: Option<EngineError>,
     static_receiver: Option<Arc<Obj>>,
     aliases: Vec<HashMap<String, Arc<Obj>>>,
     dry_run: u32,
@@ -478,7 +476,6 @@ impl Engine {
         {
             let mut st = lock(&core.state);
             st.stack.clear();
-            st.pending = None;
         }
         // Callers from outside get mutable values (lists), as Murano's
         // object interface gives them (`to_mutable`).
@@ -741,7 +738,6 @@ impl Core {
         ThreadState {
             stack: std::mem::take(&mut st.stack),
             nesting: std::mem::take(&mut st.nesting),
-            pending: st.pending.take(),
             static_receiver: st.static_receiver.take(),
             aliases: std::mem::take(&mut st.aliases),
             dry_run: std::mem::take(&mut st.dry_run),
@@ -753,7 +749,6 @@ impl Core {
         let mut st = lock(&self.state);
         st.stack = t.stack;
         st.nesting = t.nesting;
-        st.pending = t.pending;
         st.static_receiver = t.static_receiver;
         st.aliases = t.aliases;
         st.dry_run = t.dry_run;

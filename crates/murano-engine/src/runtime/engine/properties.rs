@@ -7,28 +7,6 @@ impl Core {
         lock(&self.state).stack.last().map(|f| f.class)
     }
 
-    /// `$obj.name` from YAQL: `None` (with the error parked) on failure.
-    pub(crate) fn read_property_from_yaql(&self, obj: &Obj, name: &str) -> Option<Value> {
-        self.read_part_from_yaql(obj, obj.class, name)
-    }
-
-    /// [`Core::read_property_from_yaql`] through the object's part `part`
-    /// (a `cast()` value).
-    pub(crate) fn read_part_from_yaql(
-        &self,
-        obj: &Obj,
-        part: ClassId,
-        name: &str,
-    ) -> Option<Value> {
-        match self.read_property_as(obj, part, name) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                lock(&self.state).pending = Some(e);
-                None
-            }
-        }
-    }
-
     /// The caller's class and whether the object is an instance of it
     /// (Murano's `caller_class.is_compatible(obj)`): then the lookup
     /// starts at the caller's class and undeclared names are the caller's
@@ -118,17 +96,6 @@ impl Core {
                     obj.class_name
                 ),
             )),
-        }
-    }
-
-    /// `:Class.name` / `$this.name` in a static method, from YAQL.
-    pub(crate) fn read_static_from_yaql(&self, class: ClassId, name: &str) -> Option<Value> {
-        match self.read_static_property(class, name) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                lock(&self.state).pending = Some(e);
-                None
-            }
         }
     }
 
