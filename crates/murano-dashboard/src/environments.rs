@@ -288,9 +288,16 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
         Ok(s) => s,
         Err(e) => return failure(&e),
     };
+    // While a deployment runs, its session's model is what is shown.
+    let shown = sid.clone().or_else(|| {
+        let db = d.app.db();
+        handlers::sessions_of(&db, eid, Some("deploying"))
+            .ok()
+            .and_then(|s| s.first().and_then(|s| s["id"].as_str().map(str::to_owned)))
+    });
     let env = match json_of(envs::show(
         &d.app,
-        &api_req(&req.ctx, sid.as_deref(), &[], None),
+        &api_req(&req.ctx, shown.as_deref(), &[], None),
         eid,
     )) {
         Ok(v) => v,

@@ -104,7 +104,8 @@ ul.errors { list-style: none; margin: .1rem 0 .3rem; padding: 0; color: #b3261e;
 .alert { border: 1px solid #b3261e; background: #fdecea; padding: .25rem .75rem; border-radius: 4px; margin-bottom: 1rem; }
 .notice { border: 1px solid #2a62c9; background: #eef4ff; padding: .25rem .75rem; border-radius: 4px; margin-bottom: 1rem; }
 button { font: inherit; padding: .35rem 1rem; border-radius: 4px; border: 1px solid #2a62c9; background: #fff; color: #2a62c9; cursor: pointer; }
-button.primary { background: #2a62c9; color: #fff; } button.danger { border-color: #b3261e; color: #b3261e; }
+button.primary { background: #2a62c9; color: #fff; }
+button:disabled { opacity: .5; cursor: not-allowed; } button.danger { border-color: #b3261e; color: #b3261e; }
 .buttons { display: flex; gap: .75rem; margin-top: 1rem; flex-wrap: wrap; }
 .columns { display: flex; gap: 2rem; align-items: flex-start; } .columns > .left { flex: 3; min-width: 0; }
 .columns > .right { flex: 2; min-width: 0; font-size: .92rem; color: #3b3f46; }
