@@ -64,7 +64,9 @@ pub fn result(d: &Dashboard, req: &PageRequest, eid: &str, tid: &str) -> Page {
         eid,
         tid,
     )) {
-        Ok(v) => {
+        // An empty result is a task still running (Murano stores `{}`
+        // until the engine reports back).
+        Ok(v) if v.as_object().is_none_or(|o| !o.is_empty()) => {
             let failed = v["isException"] == Value::Bool(true);
             let body = format!(
                 "{back}<h1>Action result</h1>\n<p id=\"action-state\" class=\"status {}\">{}</p>\n<pre id=\"action-result\" tabindex=\"0\">{}</pre>\n",
@@ -74,7 +76,7 @@ pub fn result(d: &Dashboard, req: &PageRequest, eid: &str, tid: &str) -> Page {
             );
             Page::Html(200, page("Action result", Section::Environments, &body))
         }
-        Err(e) if e.status == 404 => {
+        Ok(_) => {
             let body = format!(
                 "{back}<h1>Action result</h1>\n<p id=\"action-state\" role=\"status\">The action runs; its result shows here when it ends (reload the page).</p>\n\
                  <script>setTimeout(function () {{ location.reload(); }}, 1500);</script>\n"

@@ -24,6 +24,9 @@ pub mod environments;
 pub mod html;
 pub mod wizard;
 
+#[cfg(test)]
+mod page_tests;
+
 use std::sync::{Arc, Mutex};
 
 use axum::body::{to_bytes, Body};
