@@ -193,7 +193,7 @@ impl Dashboard {
             .path
             .split('/')
             .filter(|s| !s.is_empty())
-            .map(|s| percent_decode(s))
+            .map(percent_decode)
             .collect();
         let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
         let get = req.method == Method::Get;
