@@ -361,7 +361,8 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
                 .unwrap_or_else(|| "never".into());
             body.push_str(&format!(
                 "<tr data-app=\"{}\" data-type=\"{}\"><td>{}</td><td><code>{}</code></td><td><span class=\"{}\">{}</span></td><td>{}</td>\
-                 <td><form method=\"post\" action=\"/environments/{}/apps/{}/remove\" class=\"inline\">\
+                 <td><a href=\"/environments/{}/apps/{}/edit\" class=\"edit-app\" aria-label=\"Edit {}\">Edit</a> \
+                 <form method=\"post\" action=\"/environments/{}/apps/{}/remove\" class=\"inline\">\
                  <button type=\"submit\" class=\"danger remove-app\" aria-label=\"Remove {}\"{}>Remove</button></form></td></tr>\n",
                 escape(&aid),
                 escape(&text(&a["?"]["type"])),
@@ -370,6 +371,9 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
                 status_class(&st),
                 escape(&st),
                 last,
+                url_encode(eid),
+                url_encode(&aid),
+                escape(&app_name(a)),
                 url_encode(eid),
                 url_encode(&aid),
                 escape(&app_name(a)),

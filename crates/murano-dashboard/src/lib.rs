@@ -11,7 +11,8 @@
 //!
 //! Layers: `html` (escaping, frame, stylesheet), `calls` (the controllers
 //! called in-process), `catalog`, `environments`, `wizard` (Dynamic UI
-//! wizards with application-typed fields), `actions`, and this module's
+//! wizards with application-typed fields), `edit` (an application's
+//! properties filled with their values), `actions`, and this module's
 //! dispatcher and axum routes.
 
 #![forbid(unsafe_code)]
@@ -20,6 +21,7 @@ pub mod actions;
 pub mod calls;
 pub mod catalog;
 pub mod cloud;
+pub mod edit;
 pub mod environments;
 pub mod html;
 pub mod wizard;
@@ -215,6 +217,8 @@ impl Dashboard {
             ["environments", eid, "apps", aid, "remove"] if post => {
                 environments::remove_app(self, req, eid, aid)
             }
+            ["environments", eid, "apps", aid, "edit"] if get => edit::show(self, req, eid, aid),
+            ["environments", eid, "apps", aid, "edit"] if post => edit::save(self, req, eid, aid),
             ["environments", eid, "deployments", did] if get => {
                 environments::deployment(self, req, eid, did)
             }

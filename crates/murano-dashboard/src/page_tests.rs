@@ -414,3 +414,99 @@ fn unknown_pages_are_not_found_and_the_root_goes_to_the_catalog() {
         Page::Bytes("text/css; charset=utf-8", _)
     ));
 }
+
+/// Adds package `pid` to `eid` through its wizard with `values` and the
+/// application name `name`; the new application's id.
+fn add(d: &Dashboard, eid: &str, pid: &str, values: &[(&str, &str)], name: &str) -> String {
+    let mut at = redirect(d.dispatch(&PageRequest::post(
+        &format!("/environments/{eid}/add/{pid}"),
+        &[],
+    )));
+    while at.starts_with("/drafts/") {
+        let mut form: Vec<(&str, &str)> = values.to_vec();
+        form.push(("application_name", name));
+        form.push(("__action", "next"));
+        at = redirect(d.dispatch(&PageRequest::post(&at, &form)));
+    }
+    let sid = crate::calls::existing_session(&d.app, &local_context(), eid).unwrap();
+    let env = json_of(murano_api::handlers::environments::show(
+        &d.app,
+        &api_req(&local_context(), sid.as_deref(), &[], None),
+        eid,
+    ))
+    .unwrap();
+    env["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["?"]["name"] == name)
+        .map(|s| s["?"]["id"].as_str().unwrap().to_owned())
+        .unwrap()
+}
+
+#[test]
+fn an_application_is_edited_with_its_current_values() {
+    let d = dashboard();
+    let (db, web) = two_packages(&d);
+    let eid = create_env(&d, "edit");
+    let db_id = add(&d, &eid, &db, &[("size", "20")], "db1");
+    let other = add(&d, &eid, &db, &[("size", "5")], "db2");
+    let web_id = add(&d, &eid, &web, &[("database", &db_id)], "web1");
+    let (_, env_page) = html(d.dispatch(&PageRequest::get(&format!("/environments/{eid}"))));
+    assert!(
+        env_page.contains(&format!("/apps/{web_id}/edit\"")),
+        "{env_page}"
+    );
+    // A reference is a select of the other applications, the current one chosen.
+    let (_, web_edit) = html(d.dispatch(&PageRequest::get(&format!(
+        "/environments/{eid}/apps/{web_id}/edit"
+    ))));
+    assert!(
+        web_edit.contains(&format!(
+            "<option value=\"{db_id}\" selected>db1 (com.example.Db"
+        )),
+        "{web_edit}"
+    );
+    assert!(
+        web_edit.contains("<label for=\"id_database\">database</label>"),
+        "{web_edit}"
+    );
+    let edit = format!("/environments/{eid}/apps/{db_id}/edit");
+    let (_, db_edit) = html(d.dispatch(&PageRequest::get(&edit)));
+    assert!(
+        db_edit.contains("name=\"size\" id=\"id_size\" value=\"20\""),
+        "{db_edit}"
+    );
+    // A number that is not one: the error is tied to its field, the value kept.
+    let (status, bad) = html(d.dispatch(&PageRequest::post(&edit, &[("size", "big")])));
+    assert_eq!(status, 400);
+    assert!(
+        bad.contains("aria-describedby=\"err_size\" aria-invalid=\"true\""),
+        "{bad}"
+    );
+    assert!(bad.contains("value=\"big\""), "{bad}");
+    redirect(d.dispatch(&PageRequest::post(&edit, &[("size", "30")])));
+    redirect(d.dispatch(&PageRequest::post(
+        &format!("/environments/{eid}/apps/{web_id}/edit"),
+        &[("database", &other)],
+    )));
+    let sid = crate::calls::existing_session(&d.app, &local_context(), &eid).unwrap();
+    let model = json_of(murano_api::handlers::services::get(
+        &d.app,
+        &api_req(&local_context(), sid.as_deref(), &[], None),
+        &eid,
+        None,
+    ))
+    .unwrap();
+    let find = |id: &str| {
+        model
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["?"]["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(find(&db_id)["size"], 30);
+    assert_eq!(find(&web_id)["database"], json!(other));
+}
