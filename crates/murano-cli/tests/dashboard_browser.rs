@@ -44,9 +44,12 @@ impl Api {
             .spawn()
             .expect("murano serve runs");
         let mut line = String::new();
-        BufReader::new(child.stderr.take().expect("stderr"))
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        stderr
             .read_line(&mut line)
             .expect("the server prints its address");
+        // Keep reading what it says, so that its writes never fail.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
         let url = line.trim().rsplit(' ').next().unwrap_or("").to_owned();
         assert!(url.starts_with("http://127.0.0.1:"), "{line}");
         Api {
@@ -313,6 +316,13 @@ fn compose(s: &Session<'_>, api: &Api) -> (String, Json) {
     assert_eq!(s.url(), env_url);
     s.screenshot(&shots().join("environment-composed.png"));
     assert_eq!(page_apps(s).len(), 3);
+    // Edit Apache later: its form shows the current values.
+    s.submit(&format!("tr[data-app=\"{apache_id}\"] a.edit-app"));
+    assert!(s.value("#id_instance").contains("LinuxMuranoInstance"));
+    s.fill("enablePHP", "true");
+    s.screenshot(&shots().join("edit-apache.png"));
+    s.submit("#save");
+    assert_eq!(s.url(), env_url);
     // Deploy; the deployment records the model the page showed.
     let shown = page_apps(s);
     s.submit("#deploy");
