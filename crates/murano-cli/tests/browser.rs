@@ -13,8 +13,8 @@
 //! target/forms-screenshots/.
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::path::Path;
+use std::process::{Command, ExitCode};
 use std::time::Duration;
 
 use serde_json::{json, Value as Json};
