@@ -84,7 +84,21 @@ pub fn open_session(app: &App, ctx: &RequestContext, env_id: &str) -> Result<Str
 /// fully qualified name, display name, type and whether it has a UI.
 pub fn visible_packages(app: &App, ctx: &RequestContext) -> Result<Vec<Value>, ApiError> {
     let db = app.db();
-    let rows = db.select("package", &murano_api::store::Row::new(), "name")?;
+    let rows = db.select_columns(
+        "package",
+        &murano_api::store::Row::new(),
+        &[
+            "id",
+            "fully_qualified_name",
+            "name",
+            "type",
+            "ui_definition",
+            "enabled",
+            "is_public",
+            "owner_id",
+        ],
+        "name",
+    )?;
     Ok(rows
         .into_iter()
         .filter(|p| {

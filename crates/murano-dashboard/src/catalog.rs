@@ -270,11 +270,23 @@ pub fn show(d: &Dashboard, req: &PageRequest, pid: &str) -> Page {
     body.push_str("</dl>\n<h2>Versions</h2>\n<ul id=\"versions\">\n");
     // Every package of this name the user may see (one per owner).
     let mut versions = Vec::new();
-    if let Ok(all) = crate::calls::visible_packages(&d.app, &req.ctx) {
-        for other in all
-            .iter()
-            .filter(|o| o["fqn"].as_str() == Some(fqn.as_str()))
-        {
+    let same_name = d
+        .app
+        .db()
+        .select_columns(
+            "package",
+            &murano_api::store::key("fully_qualified_name", fqn.as_str()),
+            &["id", "is_public", "owner_id"],
+            "",
+        )
+        .unwrap_or_default();
+    {
+        let visible = same_name.iter().filter(|p| {
+            req.ctx.is_admin
+                || p["is_public"] == Value::Bool(true)
+                || p["owner_id"].as_str() == req.ctx.tenant.as_deref()
+        });
+        for other in visible {
             let oid = text(&other["id"]);
             let version = if oid == pid {
                 facts.version.clone()
