@@ -147,6 +147,10 @@ fn corpus_packages() -> Option<Vec<PathBuf>> {
         apps.join("WordPress/package"),
         apps.join("MySQL/package"),
         apps.join("ApacheHTTPServer/package/v0"),
+        // What their classes use.
+        apps.join("SQLDatabaseLibrary/package"),
+        apps.join("ZabbixAgent/package"),
+        apps.join("ZabbixServer/package"),
     ];
     all.iter().all(|p| p.is_dir()).then_some(all)
 }
@@ -412,6 +416,11 @@ fn wordpress_deployed_acted_on_and_deleted(driver: &Driver) -> Outcome {
     // A deployment's page: reports, model, Heat templates and plans.
     s.submit("#history tr[data-deployment] a");
     assert!(!s.find_all("table.reports tr.report").is_empty());
+    // The Heat template of the environment's stack.
+    s.click("details.stack summary");
+    assert!(s
+        .text("pre.heat_templates")
+        .contains("heat_template_version"));
     s.screenshot(&shots().join("deployment.png"));
     // An action of the deployed model.
     s.go(&env_url);

@@ -202,9 +202,10 @@ fn reports_table(reports: &[Value]) -> String {
 }
 
 /// The script that refreshes the deployments section while one runs:
-/// it fetches the page again and swaps the section (the page without
-/// scripts shows the same on a reload).
-const LIVE_SCRIPT: &str = "<script>\n(function () {\n  function poll() {\n    fetch(location.pathname, {credentials: 'same-origin'}).then(function (r) { return r.text(); }).then(function (t) {\n      var doc = new DOMParser().parseFromString(t, 'text/html');\n      ['deployments', 'env-status', 'applications'].forEach(function (id) {\n        var now = doc.getElementById(id), old = document.getElementById(id);\n        if (now && old) { old.replaceWith(now); }\n      });\n      if (doc.getElementById('live')) { setTimeout(poll, 1500); }\n    }).catch(function () { setTimeout(poll, 3000); });\n  }\n  setTimeout(poll, 1500);\n})();\n</script>\n";
+/// it fetches the page again and swaps the sections, and reloads the
+/// whole page once nothing runs (buttons and actions change then); the
+/// page without scripts shows the same on a reload.
+const LIVE_SCRIPT: &str = "<script>\n(function () {\n  function poll() {\n    fetch(location.pathname, {credentials: 'same-origin'}).then(function (r) { return r.text(); }).then(function (t) {\n      var doc = new DOMParser().parseFromString(t, 'text/html');\n      if (!doc.getElementById('live')) { location.reload(); return; }\n      ['deployments', 'env-status', 'applications'].forEach(function (id) {\n        var now = doc.getElementById(id), old = document.getElementById(id);\n        if (now && old) { old.replaceWith(now); }\n      });\n      setTimeout(poll, 1500);\n    }).catch(function () { setTimeout(poll, 3000); });\n  }\n  setTimeout(poll, 1500);\n})();\n</script>\n";
 
 /// The actions of the deployed model's objects, as forms.
 fn actions_section(eid: &str, deployed: &Value, busy: bool) -> String {
@@ -489,6 +490,23 @@ pub fn deployment(d: &Dashboard, req: &PageRequest, eid: &str, did: &str) -> Pag
                     escape(&serde_json::to_string_pretty(t).unwrap_or_default())
                 ));
             }
+        }
+    }
+    // The offline cloud keeps the environment's Heat stacks as the last
+    // task left them (not one copy per deployment).
+    let cloud = d.app.db().cloud_state(eid).ok().flatten();
+    if let Some(stacks) = cloud
+        .as_ref()
+        .and_then(|c| c.get("heat"))
+        .and_then(Value::as_object)
+    {
+        for (name, stack) in stacks {
+            shown = true;
+            body.push_str(&format!(
+                "<details class=\"stack\"><summary>Heat stack {} (as the environment's cloud has it now)</summary>\n<pre class=\"heat_templates\">{}</pre>\n</details>\n",
+                escape(name),
+                escape(&serde_json::to_string_pretty(&stack["template"]).unwrap_or_default())
+            ));
         }
     }
     if !shown {
