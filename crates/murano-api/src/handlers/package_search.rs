@@ -239,7 +239,16 @@ pub fn search(app: &App, req: &Req) -> Outcome {
     let tenant = req.ctx.tenant.clone().unwrap_or_default();
     let db = app.db();
     let mut rows: Vec<(Option<usize>, Row, Value)> = Vec::new();
-    for p in db.select("package", &Row::new(), "")? {
+    // Every column but the binary ones (a listing never shows them, and
+    // decoding a thousand archives dominated the search).
+    let cols: Vec<&str> = crate::schema::table("package")
+        .map(|t| t.columns.iter().map(|c| c.name).collect())
+        .unwrap_or_default();
+    let cols: Vec<&str> = cols
+        .into_iter()
+        .filter(|c| !["archive", "logo", "supplier_logo"].contains(c))
+        .collect();
+    for p in db.select_columns("package", &Row::new(), &cols, "")? {
         let mine = p["owner_id"].as_str() == Some(tenant.as_str());
         let public = p["is_public"] == json!(true);
         let visible = if catalog || (!req.ctx.is_admin && manage_public) {
