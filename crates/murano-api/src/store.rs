@@ -129,6 +129,9 @@ impl Db {
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
         migrate::run(&conn)?;
+        // Reads are a few statement shapes run many times (a catalog
+        // listing reads each package's links): parse each once.
+        conn.set_prepared_statement_cache_capacity(64);
         Ok(Db { conn })
     }
 
@@ -220,7 +223,7 @@ impl Db {
             "SELECT * FROM {} WHERE {w} ORDER BY {order}",
             quoted(t.name)
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(wv))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
@@ -262,7 +265,7 @@ impl Db {
                 .join(", "),
             quoted(t.name)
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(wv))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {

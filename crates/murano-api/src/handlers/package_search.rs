@@ -239,6 +239,11 @@ pub fn search(app: &App, req: &Req) -> Outcome {
     let tenant = req.ctx.tenant.clone().unwrap_or_default();
     let db = app.db();
     let mut rows: Vec<(Option<usize>, Row, Value)> = Vec::new();
+    // The dict (links read from three tables) is needed before paging only
+    // to filter or rank by it; otherwise only for the page returned.
+    let needs_dict = ["category", "tag"].iter().any(|k| f.list(k).is_some())
+        || f.one("class_name").is_some()
+        || f.one("search").is_some();
     // Every column but the binary ones (a listing never shows them, and
     // decoding a thousand archives dominated the search).
     let cols: Vec<&str> = crate::schema::table("package")
@@ -286,6 +291,10 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             continue;
         }
         if f.one("name").is_some_and(|v| text(&p["name"]) != v) {
+            continue;
+        }
+        if !needs_dict {
+            rows.push((None, p, Value::Null));
             continue;
         }
         let d = package_dict(&db, &p)?;
@@ -366,7 +375,15 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             .map(|r| r.1["id"].clone())
             .unwrap_or(Value::Null);
     }
-    result["packages"] = json!(rows.into_iter().map(|r| r.2).collect::<Vec<_>>());
+    let mut packages = Vec::with_capacity(rows.len());
+    for (_, p, d) in rows {
+        packages.push(if d.is_null() {
+            package_dict(&db, &p)?
+        } else {
+            d
+        });
+    }
+    result["packages"] = json!(packages);
     Ok(Reply::Json(result))
 }
 
