@@ -202,7 +202,10 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     // The dashboard's pages share the port (issue 34).
     murano_api::server::serve_blocking_with(app, cfg, murano_dashboard::router, |addr| {
         eprintln!("murano serve: listening on http://{addr}/v1");
-        let _ = writeln!(std::io::stderr(), "murano serve: dashboard at http://{addr}/");
+        let _ = writeln!(
+            std::io::stderr(),
+            "murano serve: dashboard at http://{addr}/"
+        );
         // Whoever started the server may have stopped reading after the
         // address line: a warning that cannot be written is dropped.
         for w in &warnings {
