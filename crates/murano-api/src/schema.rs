@@ -585,5 +585,15 @@ pub fn ddl() -> String {
             parts.join(", ")
         ));
     }
+    out.push_str(INDEXES);
     out
 }
+
+/// Indexes on the columns a package's dict is read by (a catalog listing
+/// reads it for every package); those reads order by rowid, so an index
+/// changes no answer.
+const INDEXES: &str = "\
+CREATE INDEX IF NOT EXISTS \"ix_package_to_category_package\" ON \"package_to_category\" (\"package_id\");
+CREATE INDEX IF NOT EXISTS \"ix_package_to_tag_package\" ON \"package_to_tag\" (\"package_id\");
+CREATE INDEX IF NOT EXISTS \"ix_class_definition_package\" ON \"class_definition\" (\"package_id\");
+";

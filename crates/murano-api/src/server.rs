@@ -382,3 +382,33 @@ pub fn serve_blocking(
             .map_err(|e| ServeError::Bind(addr, e))
     })
 }
+
+/// [`serve_blocking`] with more routes beside the API's (`extra` gets the
+/// shared state and returns routes without a fallback, merged into the
+/// API's router): `murano serve` adds the dashboard's pages this way.
+pub fn serve_blocking_with(
+    app: Arc<App>,
+    cfg: ServeConfig,
+    extra: impl FnOnce(Shared) -> Router,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    check_listen(cfg.listen, cfg.token.as_deref())?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.workers.max(1))
+        .max_blocking_threads(MAX_BLOCKING)
+        .enable_all()
+        .build()
+        .map_err(|e| ServeError::Bind(cfg.listen, e))?;
+    let shared = Shared {
+        app,
+        token: cfg.token.clone().filter(|t| !t.is_empty()),
+    };
+    let routes = router(shared.clone()).merge(extra(shared));
+    rt.block_on(async move {
+        let (listener, addr) = bind(cfg.listen, cfg.token.as_deref()).await?;
+        ready(addr);
+        axum::serve(listener, routes)
+            .await
+            .map_err(|e| ServeError::Bind(addr, e))
+    })
+}

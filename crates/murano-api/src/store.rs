@@ -89,7 +89,15 @@ fn from_sql(kind: Kind, v: ValueRef<'_>) -> Value {
 
 /// Lower-case hex of `b`.
 pub fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    // A table, not `format!` per byte: package archives are hexed on
+    // every catalog read.
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(b.len() * 2);
+    for x in b {
+        out.push(char::from(DIGITS[usize::from(x >> 4)]));
+        out.push(char::from(DIGITS[usize::from(x & 15)]));
+    }
+    out
 }
 
 /// The bytes of a hex string (invalid pairs are dropped).
@@ -121,6 +129,9 @@ impl Db {
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
         migrate::run(&conn)?;
+        // Reads are a few statement shapes run many times (a catalog
+        // listing reads each package's links): parse each once.
+        conn.set_prepared_statement_cache_capacity(64);
         Ok(Db { conn })
     }
 
@@ -212,12 +223,54 @@ impl Db {
             "SELECT * FROM {} WHERE {w} ORDER BY {order}",
             quoted(t.name)
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(wv))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let mut row = Row::new();
             for (i, c) in t.columns.iter().enumerate() {
+                row.insert(c.name.to_owned(), from_sql(c.kind, r.get_ref(i)?));
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    /// [`Db::select`] reading only the columns `cols` (unknown names are
+    /// skipped): listings that need no archive or logo do not decode them.
+    pub fn select_columns(
+        &self,
+        table_name: &str,
+        key: &Row,
+        cols: &[&str],
+        order: &str,
+    ) -> Result<Vec<Row>, StoreError> {
+        let t = table(table_name)?;
+        let wanted: Vec<_> = t
+            .columns
+            .iter()
+            .filter(|c| cols.contains(&c.name))
+            .collect();
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (w, wv) = Self::where_clause(t, key);
+        let order = if order.is_empty() { "rowid" } else { order };
+        let sql = format!(
+            "SELECT {} FROM {} WHERE {w} ORDER BY {order}",
+            wanted
+                .iter()
+                .map(|c| quoted(c.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            quoted(t.name)
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params_from_iter(wv))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let mut row = Row::new();
+            for (i, c) in wanted.iter().enumerate() {
                 row.insert(c.name.to_owned(), from_sql(c.kind, r.get_ref(i)?));
             }
             out.push(row);

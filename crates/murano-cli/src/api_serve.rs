@@ -28,6 +28,11 @@ use murano_api::{App, Limits, ServeConfig};
 /// reads); classes resolve from the API's catalog, then from Murano's core
 /// library (--catalog, MURANO_CATALOG, /usr/share/murano-common).
 ///
+/// The same port serves the dashboard at http://LISTEN/: the catalog,
+/// environments, application wizards, deployments and actions as pages
+/// (a browser without context headers works as the tenant "local"; with
+/// a token, the browser signs in once at /login).
+///
 /// Example: murano serve --db ./api.db --listen 127.0.0.1:8082
 #[derive(Args)]
 pub(crate) struct ServeArgs {
@@ -194,8 +199,13 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         limits,
         workers,
     };
-    murano_api::serve_blocking(app, cfg, |addr| {
+    // The dashboard's pages share the port (issue 34).
+    murano_api::server::serve_blocking_with(app, cfg, murano_dashboard::router, |addr| {
         eprintln!("murano serve: listening on http://{addr}/v1");
+        let _ = writeln!(
+            std::io::stderr(),
+            "murano serve: dashboard at http://{addr}/"
+        );
         // Whoever started the server may have stopped reading after the
         // address line: a warning that cannot be written is dropped.
         for w in &warnings {

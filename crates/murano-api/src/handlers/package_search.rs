@@ -239,7 +239,21 @@ pub fn search(app: &App, req: &Req) -> Outcome {
     let tenant = req.ctx.tenant.clone().unwrap_or_default();
     let db = app.db();
     let mut rows: Vec<(Option<usize>, Row, Value)> = Vec::new();
-    for p in db.select("package", &Row::new(), "")? {
+    // The dict (links read from three tables) is needed before paging only
+    // to filter or rank by it; otherwise only for the page returned.
+    let needs_dict = ["category", "tag"].iter().any(|k| f.list(k).is_some())
+        || f.one("class_name").is_some()
+        || f.one("search").is_some();
+    // Every column but the binary ones (a listing never shows them, and
+    // decoding a thousand archives dominated the search).
+    let cols: Vec<&str> = crate::schema::table("package")
+        .map(|t| t.columns.iter().map(|c| c.name).collect())
+        .unwrap_or_default();
+    let cols: Vec<&str> = cols
+        .into_iter()
+        .filter(|c| !["archive", "logo", "supplier_logo"].contains(c))
+        .collect();
+    for p in db.select_columns("package", &Row::new(), &cols, "")? {
         let mine = p["owner_id"].as_str() == Some(tenant.as_str());
         let public = p["is_public"] == json!(true);
         let visible = if catalog || (!req.ctx.is_admin && manage_public) {
@@ -277,6 +291,10 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             continue;
         }
         if f.one("name").is_some_and(|v| text(&p["name"]) != v) {
+            continue;
+        }
+        if !needs_dict {
+            rows.push((None, p, Value::Null));
             continue;
         }
         let d = package_dict(&db, &p)?;
@@ -357,7 +375,15 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             .map(|r| r.1["id"].clone())
             .unwrap_or(Value::Null);
     }
-    result["packages"] = json!(rows.into_iter().map(|r| r.2).collect::<Vec<_>>());
+    let mut packages = Vec::with_capacity(rows.len());
+    for (_, p, d) in rows {
+        packages.push(if d.is_null() {
+            package_dict(&db, &p)?
+        } else {
+            d
+        });
+    }
+    result["packages"] = json!(packages);
     Ok(Reply::Json(result))
 }
 

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod webdriver;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -1,0 +1,180 @@
+//! The dashboard's pages on `murano serve`'s port over HTTP: the token
+//! gate (sign in once, then a cookie), posts from other sites refused, the
+//! form body limit, and the pages next to the API.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+struct Server(Child, String);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(name: &str, token: Option<&str>) -> Server {
+    let dir = std::env::temp_dir().join(format!("murano-dash-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_murano"));
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(dir.join("api.db"))
+        .env_remove("MURANO_API_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(t) = token {
+        cmd.args(["--token", t]);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let url = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .trim_end_matches("/v1")
+        .to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    Server(child, url)
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
+/// (status, Set-Cookie, body) of a request.
+fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String, String) {
+    let mut b = ureq::http::Request::builder().method(method).uri(url);
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let mut resp = agent().run(b.body(body.to_vec()).unwrap()).unwrap();
+    let cookie = resp
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let status = resp.status().as_u16();
+    let text = resp.body_mut().read_to_string().unwrap_or_default();
+    (status, cookie, text)
+}
+
+const FORM: (&str, &str) = ("Content-Type", "application/x-www-form-urlencoded");
+
+#[test]
+fn pages_and_the_api_share_the_port() {
+    let s = serve("port", None);
+    let (status, _, page) = send("GET", &format!("{}/catalog", s.1), &[], b"");
+    assert_eq!(status, 200);
+    assert!(page.contains("<h1>Catalog</h1>"), "{page}");
+    let (status, _, body) = send(
+        "GET",
+        &format!("{}/v1/environments", s.1),
+        &[("X-Project-Id", "local")],
+        b"",
+    );
+    assert_eq!(status, 200, "{body}");
+    // Unknown paths stay the API's 404.
+    assert_eq!(send("GET", &format!("{}/nowhere", s.1), &[], b"").0, 404);
+    // An environment made in the pages is the API's, for the local tenant.
+    let (status, _, _) = send(
+        "POST",
+        &format!("{}/environments", s.1),
+        &[FORM],
+        b"name=web",
+    );
+    assert_eq!(status, 303);
+    let (_, _, listed) = send(
+        "GET",
+        &format!("{}/v1/environments", s.1),
+        &[("X-Project-Id", "local")],
+        b"",
+    );
+    assert!(listed.contains("\"name\":\"web\""), "{listed}");
+    let (_, _, other) = send(
+        "GET",
+        &format!("{}/v1/environments", s.1),
+        &[("X-Project-Id", "other")],
+        b"",
+    );
+    assert!(!other.contains("\"name\":\"web\""), "{other}");
+}
+
+#[test]
+fn posts_from_other_sites_and_oversized_forms_are_refused() {
+    let s = serve("origin", None);
+    let foreign = send(
+        "POST",
+        &format!("{}/environments", s.1),
+        &[FORM, ("Origin", "http://evil.example")],
+        b"name=x",
+    );
+    assert_eq!(foreign.0, 403);
+    let big = vec![b'a'; murano_dashboard::MAX_FORM + 1];
+    assert_eq!(
+        send("POST", &format!("{}/environments", s.1), &[FORM], &big).0,
+        413
+    );
+    let (_, _, listed) = send(
+        "GET",
+        &format!("{}/v1/environments", s.1),
+        &[("X-Project-Id", "local")],
+        b"",
+    );
+    assert!(
+        listed.contains("\"environments\":[]"),
+        "nothing was created: {listed}"
+    );
+}
+
+#[test]
+fn with_a_token_the_browser_signs_in_once() {
+    let s = serve("token", Some("s3cret"));
+    let (status, _, page) = send("GET", &format!("{}/catalog", s.1), &[], b"");
+    assert_eq!(status, 401);
+    assert!(
+        page.contains("<label for=\"id_token\">Token</label>"),
+        "{page}"
+    );
+    assert_eq!(
+        send("POST", &format!("{}/login", s.1), &[FORM], b"token=wrong").0,
+        401
+    );
+    let (status, cookie, _) = send("POST", &format!("{}/login", s.1), &[FORM], b"token=s3cret");
+    assert_eq!(status, 303);
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    assert_eq!(
+        send(
+            "GET",
+            &format!("{}/catalog", s.1),
+            &[("Cookie", &pair)],
+            b""
+        )
+        .0,
+        200
+    );
+    // The API still wants its header.
+    assert_eq!(
+        send(
+            "GET",
+            &format!("{}/v1/environments", s.1),
+            &[("Cookie", &pair)],
+            b""
+        )
+        .0,
+        401
+    );
+}
