@@ -337,6 +337,33 @@ impl Store {
         Ok(())
     }
 
+    /// The files of the package `name`, `None` when the catalog has no
+    /// such package.
+    pub fn package_files_of(&self, name: &str) -> Result<Option<Files>> {
+        let known: bool = self
+            .conn
+            .query_row("SELECT 1 FROM packages WHERE name = ?1", [name], |_| {
+                Ok(true)
+            })
+            .optional()?
+            .unwrap_or(false);
+        if !known {
+            return Ok(None);
+        }
+        let mut st = self
+            .conn
+            .prepare("SELECT path, bytes FROM package_files WHERE package = ?1 ORDER BY path")?;
+        let rows = st.query_map([name], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })?;
+        let mut files = Files::new();
+        for row in rows {
+            let (path, bytes) = row?;
+            files.insert(path, Arc::new(bytes));
+        }
+        Ok(Some(files))
+    }
+
     /// Every package's files (name, files), by name.
     pub fn package_files(&self) -> Result<Vec<(String, Files)>> {
         let mut st = self
