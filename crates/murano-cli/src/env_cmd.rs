@@ -317,7 +317,7 @@ fn working(env: &StoredEnvironment) -> Json {
 fn engine_packages(store: &Store) -> Result<Vec<PackageFiles>, String> {
     let mut out = Vec::new();
     for (name, files) in store.package_files().map_err(|e| e.to_string())? {
-        let mut p = PackageFiles::from_files(&name, files).map_err(|e| e.to_string())?;
+        let mut p = murano_store::engine_package(&name, files).map_err(|e| e.to_string())?;
         p.root = p.name.clone();
         out.push(p);
     }

@@ -758,3 +758,56 @@ fn an_application_from_the_forms_of_a_catalog_package_by_name() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_heat_hot_package_of_the_catalog_deploys_through_its_generated_class() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = scratch("hot");
+    let db = dir.join("m.db");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let hot = root.join("examples/packages/hello-hot");
+    let core = shared.join("conformance/engine/meta/io.murano");
+    ok(
+        &db,
+        &[
+            "catalog",
+            "import",
+            core.to_str().unwrap(),
+            hot.to_str().unwrap(),
+        ],
+    );
+    // The catalog lists the class the Heat.HOT plug-in generates.
+    assert_eq!(
+        json_of(&db, &["catalog", "show", "com.example.HelloHot"])["classes"][0],
+        "com.example.HelloHot"
+    );
+    ok(&db, &["env", "create", "stack"]);
+    let values = dir.join("values.yaml");
+    std::fs::write(
+        &values,
+        "group0: {name: web}\ngroup1: {image: img-ubuntu}\n",
+    )
+    .unwrap();
+    let cloud = root.join("examples/ui/cloud.yaml");
+    ok(
+        &db,
+        &[
+            "env",
+            "add",
+            "stack",
+            "--package",
+            "com.example.HelloHot",
+            "--values",
+            values.to_str().unwrap(),
+            "--cloud",
+            cloud.to_str().unwrap(),
+        ],
+    );
+    let out = json_of(&db, &["env", "deploy", "stack"]);
+    assert!(out["outcome"].get("raised").is_none(), "{out}");
+    assert_eq!(out["status"], "Deployment finished", "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

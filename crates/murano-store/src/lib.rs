@@ -65,6 +65,32 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 /// A package's files by path inside the package.
 pub type Files = BTreeMap<String, Arc<Vec<u8>>>;
 
+/// A catalog package as the engine runs it: its manifest read and, for a
+/// package type other than MuranoPL (`Heat.HOT`), the class its plug-in
+/// generates added, as Murano's API catalog resolves it (a package the
+/// plug-in refuses keeps its manifest's classes). `source` names it in
+/// stack frames.
+pub fn engine_package(
+    source: &str,
+    files: Files,
+) -> std::result::Result<murano_engine::deploy::PackageFiles, murano_engine::deploy::PackageError> {
+    let p = murano_engine::deploy::PackageFiles::from_files(source, files)?;
+    if !p.classes.is_empty() {
+        return Ok(p);
+    }
+    let mut map = murano_packages::source::FileMap::default();
+    for (path, bytes) in &p.files {
+        if map.insert(path, bytes.to_vec()).is_err() {
+            return Ok(p);
+        }
+    }
+    let mut generated = p.clone();
+    Ok(match generated.add_generated_classes(map) {
+        Ok(()) => generated,
+        Err(_) => p,
+    })
+}
+
 /// A package of the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogPackage {
@@ -255,7 +281,7 @@ impl Store {
         source: &str,
         files: &BTreeMap<String, Arc<Vec<u8>>>,
     ) -> Result<CatalogPackage> {
-        let p = murano_engine::deploy::PackageFiles::from_files(source, files.clone())
+        let p = engine_package(source, files.clone())
             .map_err(|e| StoreError::Conflict(e.to_string()))?;
         let tx = self
             .conn
