@@ -293,11 +293,12 @@ impl Store {
             "INSERT INTO packages (name, version, source, classes, imported) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![p.name, p.version.to_string(), source, json!(classes).to_string(), now()],
         )?;
-        for (path, bytes) in files {
-            tx.execute(
-                "INSERT INTO package_files (package, path, bytes) VALUES (?1, ?2, ?3)",
-                params![p.name, path, bytes.as_slice()],
-            )?;
+        {
+            let mut insert =
+                tx.prepare("INSERT INTO package_files (package, path, bytes) VALUES (?1, ?2, ?3)")?;
+            for (path, bytes) in files {
+                insert.execute(params![p.name, path, bytes.as_slice()])?;
+            }
         }
         tx.commit()?;
         self.package(&p.name)
@@ -500,12 +501,11 @@ impl Store {
     pub fn environment(&self, name_or_id: &str) -> Result<StoredEnvironment> {
         let row = self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT id, name, status, status_text, description, pending, cloud FROM environments
                  WHERE name = ?1 OR id = ?1",
-                [name_or_id],
-                Self::env_row,
-            )
+            )?
+            .query_row([name_or_id], Self::env_row)
             .optional()?;
         match row {
             Some(r) => Self::env_of(r),
@@ -623,17 +623,21 @@ impl Store {
                 result.final_model.to_string()
             ],
         )?;
-        for (kind, items) in [
-            ("report", &result.reports),
-            ("heat", &result.heat),
-            ("agent_plan", &result.agent_plans),
-            ("log", &result.log),
-        ] {
-            for (seq, item) in items.iter().enumerate() {
-                tx.execute(
-                    "INSERT INTO records (deployment, kind, seq, body) VALUES (?1, ?2, ?3, ?4)",
-                    params![id, kind, seq as i64, item.to_string()],
-                )?;
+        {
+            // One statement for every record (a task makes hundreds):
+            // compiling it per row was most of the store's time.
+            let mut insert = tx.prepare(
+                "INSERT INTO records (deployment, kind, seq, body) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (kind, items) in [
+                ("report", &result.reports),
+                ("heat", &result.heat),
+                ("agent_plan", &result.agent_plans),
+                ("log", &result.log),
+            ] {
+                for (seq, item) in items.iter().enumerate() {
+                    insert.execute(params![id, kind, seq as i64, item.to_string()])?;
+                }
             }
         }
         match &result.environment {
