@@ -811,3 +811,26 @@ fn a_heat_hot_package_of_the_catalog_deploys_through_its_generated_class() {
     assert_eq!(out["status"], "Deployment finished", "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_store_defaults_to_the_users_xdg_data_directory() {
+    let dir = scratch("xdg");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_murano"))
+            .env_remove("MURANO_DB")
+            .env_remove("MURANO_CATALOG")
+            .env("XDG_DATA_HOME", dir.join("data"))
+            .env("HOME", dir.join("home"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["env", "create", "shop"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(dir.join("data/murano/murano.db").is_file());
+    assert!(!dir.join("home").exists());
+    let out = run(&["env", "list", "--format", "json"]);
+    let list: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list[0]["name"], "shop", "{list}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
