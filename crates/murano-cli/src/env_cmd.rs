@@ -127,12 +127,14 @@ enum EnvCommand {
         /// string).
         #[arg(long = "arg")]
         builder_args: Vec<String>,
-        /// A package (folder or .zip) whose Dynamic UI forms make the
-        /// application, filled with the values of --values (as `murano ui
-        /// --values` takes them); an application field takes the name or
+        /// A package whose Dynamic UI forms make the application: a
+        /// folder or .zip, or the name of a package imported into the
+        /// catalog (`murano catalog import`), as the dashboard adds from
+        /// the catalog; filled with the values of --values (as `murano ui
+        /// --values` takes them). An application field takes the name or
         /// id of an application of the environment.
         #[arg(long, requires = "values", conflicts_with_all = ["class", "model", "builder"])]
-        package: Option<PathBuf>,
+        package: Option<String>,
         /// The forms' values for --package (YAML or JSON).
         #[arg(long, value_name = "FILE", requires = "package")]
         values: Option<PathBuf>,
@@ -252,7 +254,7 @@ fn from_forms(
     store: &Store,
     env_id: &str,
     desc: &Json,
-    package: &Path,
+    package: &str,
     values: &Path,
     cloud: Option<&Path>,
 ) -> Result<Json, String> {
@@ -277,7 +279,31 @@ fn from_forms(
         .into_iter()
         .map(|p| p.name)
         .collect();
-    crate::ui::application_from_values(package, values, cloud, env_id, apps, catalog)
+    let package = forms_package(store, package)?;
+    crate::ui::application_from_values(&package, values, cloud, env_id, apps, catalog)
+}
+
+/// The package `--package` names: a folder or zip when that path exists,
+/// else a package of the catalog by name.
+fn forms_package<'a>(store: &Store, package: &'a str) -> Result<crate::ui::UiPackage<'a>, String> {
+    let path = Path::new(package);
+    if path.exists() {
+        return Ok(crate::ui::UiPackage::Path(path));
+    }
+    let Some(files) = store.package_files_of(package).map_err(|e| e.to_string())? else {
+        return Err(format!(
+            "{package}: no such file or folder, and no package of that name in the catalog (murano catalog import)"
+        ));
+    };
+    let mut map = murano_packages::source::FileMap::default();
+    for (name, bytes) in files {
+        map.insert(&name, bytes.to_vec())
+            .map_err(|e| format!("{package}: {e}"))?;
+    }
+    Ok(crate::ui::UiPackage::Files {
+        label: package.to_owned(),
+        files: map,
+    })
 }
 
 fn working(env: &StoredEnvironment) -> Json {
@@ -291,7 +317,7 @@ fn working(env: &StoredEnvironment) -> Json {
 fn engine_packages(store: &Store) -> Result<Vec<PackageFiles>, String> {
     let mut out = Vec::new();
     for (name, files) in store.package_files().map_err(|e| e.to_string())? {
-        let mut p = PackageFiles::from_files(&name, files).map_err(|e| e.to_string())?;
+        let mut p = murano_store::engine_package(&name, files).map_err(|e| e.to_string())?;
         p.root = p.name.clone();
         out.push(p);
     }

@@ -663,3 +663,174 @@ fn an_application_from_its_forms_names_the_environments_applications() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("database"), "{err}");
 }
+
+#[test]
+fn an_application_from_the_forms_of_a_catalog_package_by_name() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = scratch("forms-by-name");
+    let db = dir.join("m.db");
+    let apps = shared.join("corpus/packages/murano-apps");
+    let mut import: Vec<String> = vec!["catalog".into(), "import".into()];
+    for p in [
+        shared.join("conformance/engine/meta/io.murano"),
+        apps.join("WordPress/package"),
+        apps.join("MySQL/package"),
+        apps.join("ApacheHTTPServer/package/v0"),
+    ] {
+        import.push(p.display().to_string());
+    }
+    let import: Vec<&str> = import.iter().map(String::as_str).collect();
+    ok(&db, &import);
+    ok(&db, &["env", "create", "shop"]);
+    ok(
+        &db,
+        &[
+            "env",
+            "add",
+            "shop",
+            "com.example.databases.MySql",
+            "--name",
+            "db",
+        ],
+    );
+    ok(
+        &db,
+        &[
+            "env",
+            "add",
+            "shop",
+            "com.example.apache.ApacheHttpServer",
+            "--name",
+            "web",
+        ],
+    );
+    let values = dir.join("values.yaml");
+    std::fs::write(
+        &values,
+        "appConfiguration:\n  database: db\n  server: web\n\
+         dbConfiguration:\n  password: Passw0rd!\n  password-clone: Passw0rd!\n",
+    )
+    .unwrap();
+    let values = values.display().to_string();
+    // Run where no folder has the package's name: only the catalog has it.
+    let add = |package: &str| {
+        murano(&db)
+            .current_dir(&dir)
+            .args([
+                "env",
+                "add",
+                "shop",
+                "--package",
+                package,
+                "--values",
+                &values,
+            ])
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    };
+    let out = add("com.example.WordPress");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: Json = serde_json::from_slice(&out.stdout).unwrap();
+    let app = &out["application"];
+    assert_eq!(app["?"]["type"], "com.example.WordPress", "{out}");
+    assert_eq!(app["dbPassword"], "Passw0rd!", "{out}");
+    let shown = json_of(&db, &["env", "show", "shop"]);
+    assert_eq!(
+        shown["applications"].as_array().unwrap().len(),
+        3,
+        "{shown}"
+    );
+    // A name neither a path nor in the catalog says both.
+    let out = add("com.example.NoSuchPackage");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("com.example.NoSuchPackage") && err.contains("catalog"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_heat_hot_package_of_the_catalog_deploys_through_its_generated_class() {
+    let Some(shared) = shared() else {
+        eprintln!("shared data absent: skipping");
+        return;
+    };
+    let dir = scratch("hot");
+    let db = dir.join("m.db");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let hot = root.join("examples/packages/hello-hot");
+    let core = shared.join("conformance/engine/meta/io.murano");
+    ok(
+        &db,
+        &[
+            "catalog",
+            "import",
+            core.to_str().unwrap(),
+            hot.to_str().unwrap(),
+        ],
+    );
+    // The catalog lists the class the Heat.HOT plug-in generates.
+    assert_eq!(
+        json_of(&db, &["catalog", "show", "com.example.HelloHot"])["classes"][0],
+        "com.example.HelloHot"
+    );
+    ok(&db, &["env", "create", "stack"]);
+    let values = dir.join("values.yaml");
+    std::fs::write(
+        &values,
+        "group0: {name: web}\ngroup1: {image: img-ubuntu}\n",
+    )
+    .unwrap();
+    let cloud = root.join("examples/ui/cloud.yaml");
+    ok(
+        &db,
+        &[
+            "env",
+            "add",
+            "stack",
+            "--package",
+            "com.example.HelloHot",
+            "--values",
+            values.to_str().unwrap(),
+            "--cloud",
+            cloud.to_str().unwrap(),
+        ],
+    );
+    let out = json_of(&db, &["env", "deploy", "stack"]);
+    assert!(out["outcome"].get("raised").is_none(), "{out}");
+    assert_eq!(out["status"], "Deployment finished", "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_store_defaults_to_the_users_xdg_data_directory() {
+    let dir = scratch("xdg");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_murano"))
+            .env_remove("MURANO_DB")
+            .env_remove("MURANO_CATALOG")
+            .env("XDG_DATA_HOME", dir.join("data"))
+            .env("HOME", dir.join("home"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["env", "create", "shop"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(dir.join("data/murano/murano.db").is_file());
+    assert!(!dir.join("home").exists());
+    let out = run(&["env", "list", "--format", "json"]);
+    let list: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list[0]["name"], "shop", "{list}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

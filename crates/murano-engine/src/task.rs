@@ -276,7 +276,7 @@ pub fn run_engine_task(
     let (outcome, final_model) = run(&engine, &system, model, action, options);
     DeployPlan {
         outcome,
-        recording: system.recording(),
+        recording: system.take_recording(),
         log: take_log(&engine),
         warnings: engine.take_warnings(),
         final_model: returned(final_model, model, packages),

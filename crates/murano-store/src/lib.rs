@@ -65,6 +65,32 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 /// A package's files by path inside the package.
 pub type Files = BTreeMap<String, Arc<Vec<u8>>>;
 
+/// A catalog package as the engine runs it: its manifest read and, for a
+/// package type other than MuranoPL (`Heat.HOT`), the class its plug-in
+/// generates added, as Murano's API catalog resolves it (a package the
+/// plug-in refuses keeps its manifest's classes). `source` names it in
+/// stack frames.
+pub fn engine_package(
+    source: &str,
+    files: Files,
+) -> std::result::Result<murano_engine::deploy::PackageFiles, murano_engine::deploy::PackageError> {
+    let p = murano_engine::deploy::PackageFiles::from_files(source, files)?;
+    if !p.classes.is_empty() {
+        return Ok(p);
+    }
+    let mut map = murano_packages::source::FileMap::default();
+    for (path, bytes) in &p.files {
+        if map.insert(path, bytes.to_vec()).is_err() {
+            return Ok(p);
+        }
+    }
+    let mut generated = p.clone();
+    Ok(match generated.add_generated_classes(map) {
+        Ok(()) => generated,
+        Err(_) => p,
+    })
+}
+
 /// A package of the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogPackage {
@@ -255,7 +281,7 @@ impl Store {
         source: &str,
         files: &BTreeMap<String, Arc<Vec<u8>>>,
     ) -> Result<CatalogPackage> {
-        let p = murano_engine::deploy::PackageFiles::from_files(source, files.clone())
+        let p = engine_package(source, files.clone())
             .map_err(|e| StoreError::Conflict(e.to_string()))?;
         let tx = self
             .conn
@@ -267,11 +293,12 @@ impl Store {
             "INSERT INTO packages (name, version, source, classes, imported) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![p.name, p.version.to_string(), source, json!(classes).to_string(), now()],
         )?;
-        for (path, bytes) in files {
-            tx.execute(
-                "INSERT INTO package_files (package, path, bytes) VALUES (?1, ?2, ?3)",
-                params![p.name, path, bytes.as_slice()],
-            )?;
+        {
+            let mut insert =
+                tx.prepare("INSERT INTO package_files (package, path, bytes) VALUES (?1, ?2, ?3)")?;
+            for (path, bytes) in files {
+                insert.execute(params![p.name, path, bytes.as_slice()])?;
+            }
         }
         tx.commit()?;
         self.package(&p.name)
@@ -335,6 +362,33 @@ impl Store {
             )));
         }
         Ok(())
+    }
+
+    /// The files of the package `name`, `None` when the catalog has no
+    /// such package.
+    pub fn package_files_of(&self, name: &str) -> Result<Option<Files>> {
+        let known: bool = self
+            .conn
+            .query_row("SELECT 1 FROM packages WHERE name = ?1", [name], |_| {
+                Ok(true)
+            })
+            .optional()?
+            .unwrap_or(false);
+        if !known {
+            return Ok(None);
+        }
+        let mut st = self
+            .conn
+            .prepare("SELECT path, bytes FROM package_files WHERE package = ?1 ORDER BY path")?;
+        let rows = st.query_map([name], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })?;
+        let mut files = Files::new();
+        for row in rows {
+            let (path, bytes) = row?;
+            files.insert(path, Arc::new(bytes));
+        }
+        Ok(Some(files))
     }
 
     /// Every package's files (name, files), by name.
@@ -447,12 +501,11 @@ impl Store {
     pub fn environment(&self, name_or_id: &str) -> Result<StoredEnvironment> {
         let row = self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT id, name, status, status_text, description, pending, cloud FROM environments
                  WHERE name = ?1 OR id = ?1",
-                [name_or_id],
-                Self::env_row,
-            )
+            )?
+            .query_row([name_or_id], Self::env_row)
             .optional()?;
         match row {
             Some(r) => Self::env_of(r),
@@ -570,17 +623,21 @@ impl Store {
                 result.final_model.to_string()
             ],
         )?;
-        for (kind, items) in [
-            ("report", &result.reports),
-            ("heat", &result.heat),
-            ("agent_plan", &result.agent_plans),
-            ("log", &result.log),
-        ] {
-            for (seq, item) in items.iter().enumerate() {
-                tx.execute(
-                    "INSERT INTO records (deployment, kind, seq, body) VALUES (?1, ?2, ?3, ?4)",
-                    params![id, kind, seq as i64, item.to_string()],
-                )?;
+        {
+            // One statement for every record (a task makes hundreds):
+            // compiling it per row was most of the store's time.
+            let mut insert = tx.prepare(
+                "INSERT INTO records (deployment, kind, seq, body) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (kind, items) in [
+                ("report", &result.reports),
+                ("heat", &result.heat),
+                ("agent_plan", &result.agent_plans),
+                ("log", &result.log),
+            ] {
+                for (seq, item) in items.iter().enumerate() {
+                    insert.execute(params![id, kind, seq as i64, item.to_string()])?;
+                }
             }
         }
         match &result.environment {

@@ -8,6 +8,8 @@ mod cloud;
 mod terminal;
 mod wizard;
 
+pub(crate) use wizard::UiPackage;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -115,14 +117,15 @@ pub(crate) fn run(args: &UiArgs) -> ExitCode {
 }
 
 /// `murano env add --package`: the object model the dashboard would add
-/// to the environment `environment` from the forms of `package` filled
+/// to the environment `environment` from the forms of `package` (a
+/// folder or zip, or a package of the catalog store) filled
 /// with the values of `values` (as `murano ui --values` takes them),
 /// against the cloud of `cloud`. Application fields list `apps` (the
 /// environment's applications, named by `?.name` or `?.id` in the
 /// values) whose packages are in `catalog`. An invalid step is an error
 /// listing the errors of every step.
 pub(crate) fn application_from_values(
-    package: &std::path::Path,
+    package: &UiPackage,
     values: &std::path::Path,
     cloud: Option<&std::path::Path>,
     environment: &str,

@@ -11,7 +11,7 @@ use murano_ui::wizard::StepOutcome;
 use murano_yaml::Node;
 
 use super::cloud::load_cloud;
-use super::wizard::{browser_defaults, load_ui, load_yaml, new_wizard, submit_step};
+use super::wizard::{browser_defaults, load_yaml, new_wizard, submit_step, UiPackage};
 use super::{Failure, UiArgs};
 use crate::suggest::close_match;
 
@@ -58,7 +58,7 @@ pub(super) fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
         return Err(Failure::Usage("a package and --values are required".into()));
     };
     let cloud = load_cloud(args.cloud.as_deref())?;
-    let (lines, result) = fill_in(package, values_path, cloud, None, &[]);
+    let (lines, result) = fill_in(&UiPackage::Path(package), values_path, cloud, None, &[]);
     for line in lines {
         outln!("{line}");
     }
@@ -80,7 +80,7 @@ pub(super) fn run_wizard(args: &UiArgs) -> Result<bool, Failure> {
 /// the lines reporting invalid steps, and the object model (`None` when
 /// a step is invalid) or why the dashboard would fail.
 pub(crate) fn fill_in(
-    package: &Path,
+    package: &UiPackage,
     values_path: &Path,
     cloud: std::sync::Arc<dyn murano_ui::host::Host + Send + Sync>,
     environment: Option<&str>,
@@ -92,7 +92,7 @@ pub(crate) fn fill_in(
 }
 
 fn fill_in_lines(
-    package: &Path,
+    package: &UiPackage,
     values_path: &Path,
     cloud: std::sync::Arc<dyn murano_ui::host::Host + Send + Sync>,
     environment: Option<&str>,
@@ -100,7 +100,7 @@ fn fill_in_lines(
     lines: &mut Vec<String>,
 ) -> Result<Option<serde_json::Value>, Failure> {
     let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
-    let loaded = load_ui(package)?;
+    let loaded = package.load()?;
     let values = load_yaml(values_path)?;
     check_value_names(&values, &loaded.definition, values_path)?;
     let ui_file = loaded.ui_file.clone();

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
 use murano_ui::clean::FieldError;
 use murano_ui::definition::{Definition, FormDef, WF_MANAGEMENT};
@@ -79,6 +80,30 @@ pub(crate) struct LoadedUi {
     pub(crate) ui_file: String,
 }
 
+/// Where the package whose forms fill in an application comes from.
+pub(crate) enum UiPackage<'a> {
+    /// A package folder or zip.
+    Path(&'a Path),
+    /// A package's files read already (a package of the catalog store),
+    /// named in messages by `label`.
+    Files {
+        /// The package's name in messages (its FQN).
+        label: String,
+        /// Its files.
+        files: FileMap,
+    },
+}
+
+impl UiPackage<'_> {
+    /// Loads the package and its UI definition (see [`load_ui`]).
+    pub(crate) fn load(&self) -> Result<LoadedUi, Failure> {
+        match self {
+            UiPackage::Path(path) => load_ui(path),
+            UiPackage::Files { label, files } => load_ui_files(files.clone(), label),
+        }
+    }
+}
+
 /// Loads the package at `path` and its UI definition (read afresh each
 /// call); a definition error names its file, line and column.
 pub(crate) fn load_ui(path: &Path) -> Result<LoadedUi, Failure> {
@@ -90,11 +115,17 @@ pub(crate) fn load_ui(path: &Path) -> Result<LoadedUi, Failure> {
     }
     let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
     let loaded = read_package_or_message(path).map_err(|e| failed(&e))?;
+    load_ui_files(loaded.files, &path.display().to_string())
+}
+
+/// [`load_ui`] of a package's files; `label` names the package in
+/// messages.
+fn load_ui_files(files: FileMap, label: &str) -> Result<LoadedUi, Failure> {
+    let failed = |e: &dyn std::fmt::Display| Failure::Failed(e.to_string());
     // The UI file, named in messages: `UI` of the manifest, or ui.yaml.
     let ui_name = {
         use murano_packages::source::PackageSource;
-        loaded
-            .files
+        files
             .read("manifest.yaml")
             .and_then(|m| String::from_utf8(m.to_vec()).ok())
             .and_then(|m| murano_dsl::yaml::load_manifest(&m, &LoadOptions::default()).ok())
@@ -103,22 +134,17 @@ pub(crate) fn load_ui(path: &Path) -> Result<LoadedUi, Failure> {
             .unwrap_or_else(|| "ui.yaml".into())
     };
     let package = PluginRegistry::with_builtins()
-        .load(loaded.files)
-        .map_err(|e| failed(&format!("{}: {e}", path.display())))?;
+        .load(files)
+        .map_err(|e| failed(&format!("{}: {e}", label)))?;
     let ui_file = if package.format_name() == "Heat.HOT" {
-        format!("{} (generated UI)", path.display())
+        format!("{} (generated UI)", label)
     } else {
-        format!("{}/UI/{ui_name}", path.display())
+        format!("{}/UI/{ui_name}", label)
     };
     let ui = package
         .ui()
         .map_err(|e| failed(&format!("{ui_file}: {e}")))?
-        .ok_or_else(|| {
-            failed(&format!(
-                "{}: the package has no UI definition",
-                path.display()
-            ))
-        })?;
+        .ok_or_else(|| failed(&format!("{}: the package has no UI definition", label)))?;
     let definition = Definition::load(&ui).map_err(|e| failed(&definition_error(&ui_file, &e)))?;
     let info = Package {
         fqn: package.full_name().to_owned(),

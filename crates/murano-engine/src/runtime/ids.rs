@@ -128,6 +128,52 @@ mod tests {
     }
 
     #[test]
+    fn objects_copy_checks_loaded_objects_again_drawing_ids_and_keeping_values() {
+        // Murano sets the properties of an object `Objects` made again
+        // from `ObjectsCopy` as a dry run: the `Runtime` default makes a
+        // temporary and a real object once more (two more ids), and the
+        // copy's values are not kept.
+        let text = concat!(
+            "Name: io.murano.Object\n---\nName: Child\nProperties:\n",
+            "  name: {Contract: $.string()}\n---\nName: Parent\nProperties:\n",
+            "  label: {Contract: $.string()}\n",
+            "  child:\n    Usage: Runtime\n    Contract: $.class(Child)\n",
+            "    Default: {name: x}\n",
+            "Methods:\n  get:\n    Scope: Public\n    Body:\n      - Return: $.label\n"
+        );
+        let (engine, n, _root) = counted(text, "Parent");
+        assert_eq!(n.load(Ordering::Relaxed), 2);
+        let tree = |label: &str| {
+            Value::dict([
+                (
+                    Value::str("?"),
+                    Value::dict([
+                        (Value::str("type"), Value::str("Parent")),
+                        (Value::str("id"), Value::str("root")),
+                    ]),
+                ),
+                (Value::str("label"), Value::str(label)),
+            ])
+        };
+        let model = Value::dict([
+            (Value::str("Objects"), tree("new")),
+            (Value::str("ObjectsCopy"), tree("old")),
+        ]);
+        let engine2 = Engine::new(engine.classes().clone(), Limits::default(), Vec::new());
+        let m = Arc::new(AtomicU64::new(0));
+        let counter = m.clone();
+        engine2.set_id_source(Arc::new(move || {
+            format!("id{}", counter.fetch_add(1, Ordering::Relaxed) + 1)
+        }));
+        let root = engine2.load_model(&model).unwrap().unwrap();
+        assert_eq!(m.load(Ordering::Relaxed), 4);
+        let label = engine2
+            .call(&crate::Receiver::Object(root), "get", vec![], vec![])
+            .unwrap();
+        assert_eq!(label, Value::str("new"));
+    }
+
+    #[test]
     fn new_objects_take_their_ids_from_the_source() {
         let text = "Name: io.murano.Object\n---\nName: Maker\nMethods:\n  make:\n    Scope: Public\n    Body:\n      - Return: id(new(Maker))\n";
         let (engine, n, root) = counted(text, "Maker");

@@ -339,6 +339,12 @@ impl SystemClasses {
         lock(&self.inner.rec).clone()
     }
 
+    /// What was recorded, taken out (the recording is empty after): for
+    /// the end of a task, without copying every host call.
+    pub fn take_recording(&self) -> Recording {
+        std::mem::take(&mut *lock(&self.inner.rec))
+    }
+
     /// Records a status report (the task's own reporter uses it for
     /// `report_error(root, message)`).
     pub fn report(&self, object_id: Option<&str>, text: &str, level: &str) {

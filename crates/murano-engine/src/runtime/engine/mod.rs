@@ -73,6 +73,10 @@ pub(crate) struct State {
     /// `class()` contract reached them): the same definition in
     /// `ObjectsCopy` is not made an object either.
     pub(crate) unreached_ids: std::collections::HashSet<String>,
+    /// While `ObjectsCopy` loads: the ids of the objects already loaded
+    /// from `Objects` whose properties were checked again (see
+    /// `Core::initialize_properties`).
+    pub(crate) rechecked: Option<std::collections::HashSet<String>>,
     pub(crate) objects: crate::store::ObjectStore,
     /// Objects that began their initialisation so far: the next one's
     /// `Obj::birth` stamp.
@@ -432,7 +436,10 @@ impl Engine {
         // objects), then those not reachable from the root are destroyed.
         if let Some(copy) = d.get(&Value::str("ObjectsCopy")) {
             if !copy.is_null() {
-                core.load_object_tree(copy, None, true)?;
+                lock(&core.state).rechecked = Some(Default::default());
+                let loaded = core.load_object_tree(copy, None, true);
+                lock(&core.state).rechecked = None;
+                loaded?;
                 core.collect_garbage()?;
             }
         }

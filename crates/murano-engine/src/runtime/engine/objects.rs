@@ -558,6 +558,18 @@ impl Core {
         caller: Option<ClassId>,
     ) -> Result<Vec<InitCall>, EngineError> {
         if obj.initialized.swap(true, Ordering::Relaxed) {
+            // Murano loads `ObjectsCopy` into the objects `Objects` made
+            // and sets their properties again as a dry run: the values
+            // are dropped, but the contracts run, so a default or value
+            // that is an object model without an id makes a new object
+            // (drawing ids, running its `.init`) that ends up garbage.
+            let recheck = lock(&self.state)
+                .rechecked
+                .as_mut()
+                .is_some_and(|done| done.insert(obj.id.clone()));
+            if recheck {
+                self.set_properties(obj, model, caller, true)?;
+            }
             return Ok(Vec::new());
         }
         {
@@ -565,6 +577,18 @@ impl Core {
             st.births += 1;
             obj.birth.store(st.births, Ordering::Relaxed);
         }
+        self.set_properties(obj, model, caller, false)
+    }
+
+    /// The work of [`Core::initialize_properties`]; `dry`: check the
+    /// properties of an initialised object again without changing it.
+    fn set_properties(
+        &self,
+        obj: &Arc<Obj>,
+        model: &Value,
+        caller: Option<ClassId>,
+        dry: bool,
+    ) -> Result<Vec<InitCall>, EngineError> {
         // Defaults and contracts may create objects that do the same.
         let _nesting = self.enter()?;
         let classes = self.classes.clone();
@@ -591,7 +615,7 @@ impl Core {
             for prop in def
                 .properties
                 .iter()
-                .filter(|p| p.usage == PropertyUsage::Config)
+                .filter(|p| !dry && p.usage == PropertyUsage::Config)
             {
                 if used.contains(&prop.name) {
                     continue;
@@ -631,7 +655,7 @@ impl Core {
                     if let Some(arg) =
                         init.and_then(|m| m.arguments.iter().find(|a| a.name == name))
                     {
-                        if let Some(v) = given {
+                        if let (Some(v), false) = (given, dry) {
                             own_args.push((arg.name.clone(), v));
                         }
                         used.insert(name.to_owned());
@@ -666,8 +690,10 @@ impl Core {
                         // (Without a value Murano stores its NO_VALUE
                         // marker, which reads back without an error: null
                         // here.)
-                        lock(&obj.private)
-                            .insert((c.index(), name.to_owned()), given.unwrap_or_default());
+                        if !dry {
+                            lock(&obj.private)
+                                .insert((c.index(), name.to_owned()), given.unwrap_or_default());
+                        }
                         used.insert(name.to_owned());
                         continue;
                     }
@@ -675,7 +701,9 @@ impl Core {
                     let given = given.or(class_config);
                     match self.apply_declared_contracts(obj, prop, &scope, given.as_ref()) {
                         Ok(v) => {
-                            lock(&obj.props).insert(prop.name.clone(), v);
+                            if !dry {
+                                lock(&obj.props).insert(prop.name.clone(), v);
+                            }
                             used.insert(name.to_owned());
                         }
                         Err(e) if e.python_type() == "UninitializedPropertyAccessError" => {
@@ -698,7 +726,7 @@ impl Core {
                 }
                 last_errors = errors;
             }
-            if init.is_some() {
+            if init.is_some() && !dry {
                 init_args.push((class, own_args));
             }
         }
