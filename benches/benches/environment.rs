@@ -20,6 +20,12 @@ use murano_env::{CloudState, Environment};
 use murano_store::{EnvTask, Files, Store, StoredEnvironment};
 use serde_json::{json, Value as Json};
 
+/// The allocator the `murano` binary ships with, so the lifecycle is timed
+/// as the CLI and `murano serve` run it.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn files_below(root: &Path) -> Files {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_owned()];
