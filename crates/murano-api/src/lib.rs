@@ -17,12 +17,15 @@ pub mod context;
 pub mod engine;
 pub mod fault;
 pub mod handlers;
+pub mod identity;
 pub mod patch;
 pub mod policy;
 pub mod schema;
 pub mod server;
+pub mod stats;
 pub mod store;
 pub mod upload;
+pub mod upload_schema;
 
 pub use app::{App, Limits};
 pub use server::{

@@ -541,6 +541,72 @@ pub static TABLES: &[Table] = &[
         ],
         unique: &[],
     },
+    Table {
+        name: "apistats",
+        columns: &[
+            Column {
+                name: "created",
+                kind: Kind::Time,
+                primary_key: false,
+            },
+            Column {
+                name: "updated",
+                kind: Kind::Time,
+                primary_key: false,
+            },
+            Column {
+                name: "id",
+                kind: Kind::Int,
+                primary_key: true,
+            },
+            Column {
+                name: "host",
+                kind: Kind::Text,
+                primary_key: false,
+            },
+            Column {
+                name: "request_count",
+                kind: Kind::Int,
+                primary_key: false,
+            },
+            Column {
+                name: "error_count",
+                kind: Kind::Int,
+                primary_key: false,
+            },
+            Column {
+                name: "average_response_time",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+            Column {
+                name: "requests_per_tenant",
+                kind: Kind::Text,
+                primary_key: false,
+            },
+            Column {
+                name: "requests_per_second",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+            Column {
+                name: "errors_per_second",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+            Column {
+                name: "cpu_count",
+                kind: Kind::Int,
+                primary_key: false,
+            },
+            Column {
+                name: "cpu_percent",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+        ],
+        unique: &[],
+    },
 ];
 
 /// The table named `name`.
