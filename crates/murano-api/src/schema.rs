@@ -651,5 +651,22 @@ pub fn ddl() -> String {
             parts.join(", ")
         ));
     }
+    // The lookups every listing makes (a package's classes, tags and
+    // categories; an environment's sessions and tasks; a task's reports).
+    for (table, column) in INDEXED {
+        out.push_str(&format!(
+            "CREATE INDEX IF NOT EXISTS \"ix_{table}_{column}\" ON \"{table}\" (\"{column}\");\n"
+        ));
+    }
     out
 }
+
+/// Columns with an index of their own (foreign keys looked up by value).
+const INDEXED: &[(&str, &str)] = &[
+    ("class_definition", "package_id"),
+    ("package_to_tag", "package_id"),
+    ("package_to_category", "package_id"),
+    ("session", "environment_id"),
+    ("task", "environment_id"),
+    ("status", "task_id"),
+];

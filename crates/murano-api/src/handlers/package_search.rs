@@ -171,8 +171,20 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         .is_some_and(|c| c.eq_ignore_ascii_case("true"));
     let tenant = req.ctx.tenant.clone().unwrap_or_default();
     let db = app.db();
-    let mut rows: Vec<(Option<usize>, Row, Value)> = Vec::new();
-    for p in db.select("package", &Row::new(), "")? {
+    // The dict (links, classes) is built for every package only when a
+    // filter or the ranking reads it; otherwise for the page alone.
+    let needs_dict = f.list("category").is_some()
+        || f.list("tag").is_some()
+        || f.one("class_name").is_some()
+        || f.one("search").is_some();
+    let mut rows: Vec<(Option<usize>, Row, Option<Value>)> = Vec::new();
+    // Only the ranking reads the UI definition; nothing here the binaries.
+    let skip: &[&str] = if f.one("search").is_some() {
+        &["archive", "logo", "supplier_logo"]
+    } else {
+        &["archive", "logo", "supplier_logo", "ui_definition"]
+    };
+    for p in db.select_except("package", &Row::new(), "", skip)? {
         let mine = p["owner_id"].as_str() == Some(tenant.as_str());
         let public = p["is_public"] == json!(true);
         let visible = if catalog || (!req.ctx.is_admin && manage_public) {
@@ -212,6 +224,10 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         if f.one("name").is_some_and(|v| text(&p["name"]) != v) {
             continue;
         }
+        if !needs_dict {
+            rows.push((None, p, None));
+            continue;
+        }
         let d = package_dict(&db, &p)?;
         let any_in = |field: &str, wanted: Option<&Vec<String>>| {
             wanted.is_none_or(|w| {
@@ -245,7 +261,7 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             }
             None => None,
         };
-        rows.push((rank, p, d));
+        rows.push((rank, p, Some(d)));
     }
     let mut keys: Vec<&str> = f
         .list("order_by")
@@ -274,7 +290,22 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             o
         }
     };
-    rows.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp_keys(&a.1, &b.1)));
+    // The keys' texts once per row, not once per comparison.
+    let sort_key = |p: &Row| -> Vec<String> { keys.iter().map(|k| text(&p[*k])).collect() };
+    let mut keyed: Vec<(Vec<String>, (Option<usize>, Row, Option<Value>))> =
+        rows.into_iter().map(|r| (sort_key(&r.1), r)).collect();
+    keyed.sort_by(|a, b| {
+        a.1 .0.cmp(&b.1 .0).then_with(|| {
+            let o = a.0.cmp(&b.0);
+            if desc {
+                o.reverse()
+            } else {
+                o
+            }
+        })
+    });
+    let mut rows: Vec<(Option<usize>, Row, Option<Value>)> =
+        keyed.into_iter().map(|(_, r)| r).collect();
     if let Some(m) = f.one("marker") {
         let marker = db
             .get("package", m)?
@@ -289,7 +320,14 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             .map(|r| r.1["id"].clone())
             .unwrap_or(Value::Null);
     }
-    result["packages"] = json!(rows.into_iter().map(|r| r.2).collect::<Vec<_>>());
+    let mut page = Vec::with_capacity(rows.len());
+    for (_, p, d) in rows {
+        page.push(match d {
+            Some(d) => d,
+            None => package_dict(&db, &p)?,
+        });
+    }
+    result["packages"] = json!(page);
     Ok(Reply::Json(result))
 }
 
