@@ -43,6 +43,18 @@ const SEARCH_FIELDS: &[&str] = &[
 /// The other text columns of a package (`dir(Package)` order).
 const OTHER_TEXT: &[&str] = &["id", "owner_id", "type", "ui_definition"];
 
+/// The package columns the filters, the sort keys and the marker read.
+const FILTERED_COLUMNS: &[&str] = &[
+    "id",
+    "owner_id",
+    "is_public",
+    "enabled",
+    "type",
+    "fully_qualified_name",
+    "name",
+    "created",
+];
+
 #[derive(Default)]
 struct Filters {
     lists: Vec<(String, Vec<String>)>,
@@ -178,13 +190,19 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         || f.one("class_name").is_some()
         || f.one("search").is_some();
     let mut rows: Vec<(Option<usize>, Row, Option<Value>)> = Vec::new();
-    // Only the ranking reads the UI definition; nothing here the binaries.
-    let skip: &[&str] = if f.one("search").is_some() {
-        &["archive", "logo", "supplier_logo"]
-    } else {
-        &["archive", "logo", "supplier_logo", "ui_definition"]
+    // Without a dict-reading filter, only the columns filters and sorting
+    // read (the page's rows are read whole at the end); nothing here ever
+    // reads the binaries.
+    let skip: Vec<&str> = match crate::schema::table("package") {
+        Some(t) if !needs_dict => t
+            .columns
+            .iter()
+            .map(|c| c.name)
+            .filter(|c| !FILTERED_COLUMNS.contains(c))
+            .collect(),
+        _ => vec!["archive", "logo", "supplier_logo"],
     };
-    for p in db.select_except("package", &Row::new(), "", skip)? {
+    for p in db.select_except("package", &Row::new(), "", &skip)? {
         let mine = p["owner_id"].as_str() == Some(tenant.as_str());
         let public = p["is_public"] == json!(true);
         let visible = if catalog || (!req.ctx.is_admin && manage_public) {
@@ -324,7 +342,11 @@ pub fn search(app: &App, req: &Req) -> Outcome {
     for (_, p, d) in rows {
         page.push(match d {
             Some(d) => d,
-            None => package_dict(&db, &p)?,
+            None => {
+                let id = text(&p["id"]);
+                let whole = db.get("package", &id)?.unwrap_or(p);
+                package_dict(&db, &whole)?
+            }
         });
     }
     result["packages"] = json!(page);
