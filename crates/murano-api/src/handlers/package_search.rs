@@ -43,6 +43,10 @@ const SEARCH_FIELDS: &[&str] = &[
 /// The other text columns of a package (`dir(Package)` order).
 const OTHER_TEXT: &[&str] = &["id", "owner_id", "type", "ui_definition"];
 
+/// A package that passed the filters: its search rank, its row, and its
+/// dict when a filter built it.
+type Candidate = (Option<usize>, Row, Option<Value>);
+
 /// The package columns the filters, the sort keys and the marker read.
 const FILTERED_COLUMNS: &[&str] = &[
     "id",
@@ -189,7 +193,7 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         || f.list("tag").is_some()
         || f.one("class_name").is_some()
         || f.one("search").is_some();
-    let mut rows: Vec<(Option<usize>, Row, Option<Value>)> = Vec::new();
+    let mut rows: Vec<Candidate> = Vec::new();
     // Without a dict-reading filter, only the columns filters and sorting
     // read (the page's rows are read whole at the end); nothing here ever
     // reads the binaries.
@@ -310,7 +314,7 @@ pub fn search(app: &App, req: &Req) -> Outcome {
     };
     // The keys' texts once per row, not once per comparison.
     let sort_key = |p: &Row| -> Vec<String> { keys.iter().map(|k| text(&p[*k])).collect() };
-    let mut keyed: Vec<(Vec<String>, (Option<usize>, Row, Option<Value>))> =
+    let mut keyed: Vec<(Vec<String>, Candidate)> =
         rows.into_iter().map(|r| (sort_key(&r.1), r)).collect();
     keyed.sort_by(|a, b| {
         a.1 .0.cmp(&b.1 .0).then_with(|| {
@@ -322,8 +326,7 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             }
         })
     });
-    let mut rows: Vec<(Option<usize>, Row, Option<Value>)> =
-        keyed.into_iter().map(|(_, r)| r).collect();
+    let mut rows: Vec<Candidate> = keyed.into_iter().map(|(_, r)| r).collect();
     if let Some(m) = f.one("marker") {
         let marker = db
             .get("package", m)?
