@@ -45,6 +45,11 @@ pub struct App {
     pub loader: Arc<dyn crate::upload::PackageLoader>,
     /// Limits.
     pub limits: Limits,
+    /// Request statistics (`GET /stats`).
+    pub stats: crate::stats::RequestStats,
+    /// The identity of requests that name no project (`murano serve
+    /// --project`); unset: such requests have no tenant.
+    pub identity: std::sync::OnceLock<crate::identity::LocalIdentity>,
 }
 
 impl std::fmt::Debug for App {
@@ -64,6 +69,8 @@ impl App {
             engine,
             loader: Arc::new(crate::upload::ZipLoader),
             limits,
+            stats: crate::stats::RequestStats::default(),
+            identity: std::sync::OnceLock::new(),
         }
     }
 

@@ -21,13 +21,16 @@ pub mod engine_catalog;
 pub mod fault;
 pub mod handlers;
 pub mod model_patch;
+pub mod identity;
 pub mod patch;
 pub mod policy;
 pub mod schema;
 pub mod server;
+pub mod stats;
 pub mod store;
 pub mod upload;
 pub mod worker;
+pub mod upload_schema;
 
 pub use app::{App, Limits};
 pub use server::{

@@ -541,6 +541,72 @@ pub static TABLES: &[Table] = &[
         ],
         unique: &[],
     },
+    Table {
+        name: "apistats",
+        columns: &[
+            Column {
+                name: "created",
+                kind: Kind::Time,
+                primary_key: false,
+            },
+            Column {
+                name: "updated",
+                kind: Kind::Time,
+                primary_key: false,
+            },
+            Column {
+                name: "id",
+                kind: Kind::Int,
+                primary_key: true,
+            },
+            Column {
+                name: "host",
+                kind: Kind::Text,
+                primary_key: false,
+            },
+            Column {
+                name: "request_count",
+                kind: Kind::Int,
+                primary_key: false,
+            },
+            Column {
+                name: "error_count",
+                kind: Kind::Int,
+                primary_key: false,
+            },
+            Column {
+                name: "average_response_time",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+            Column {
+                name: "requests_per_tenant",
+                kind: Kind::Text,
+                primary_key: false,
+            },
+            Column {
+                name: "requests_per_second",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+            Column {
+                name: "errors_per_second",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+            Column {
+                name: "cpu_count",
+                kind: Kind::Int,
+                primary_key: false,
+            },
+            Column {
+                name: "cpu_percent",
+                kind: Kind::Float,
+                primary_key: false,
+            },
+        ],
+        unique: &[],
+    },
 ];
 
 /// The table named `name`.
@@ -585,15 +651,22 @@ pub fn ddl() -> String {
             parts.join(", ")
         ));
     }
-    out.push_str(INDEXES);
+    // The lookups every listing makes (a package's classes, tags and
+    // categories; an environment's sessions and tasks; a task's reports).
+    for (table, column) in INDEXED {
+        out.push_str(&format!(
+            "CREATE INDEX IF NOT EXISTS \"ix_{table}_{column}\" ON \"{table}\" (\"{column}\");\n"
+        ));
+    }
     out
 }
 
-/// Indexes on the columns a package's dict is read by (a catalog listing
-/// reads it for every package); those reads order by rowid, so an index
-/// changes no answer.
-const INDEXES: &str = "\
-CREATE INDEX IF NOT EXISTS \"ix_package_to_category_package\" ON \"package_to_category\" (\"package_id\");
-CREATE INDEX IF NOT EXISTS \"ix_package_to_tag_package\" ON \"package_to_tag\" (\"package_id\");
-CREATE INDEX IF NOT EXISTS \"ix_class_definition_package\" ON \"class_definition\" (\"package_id\");
-";
+/// Columns with an index of their own (foreign keys looked up by value).
+const INDEXED: &[(&str, &str)] = &[
+    ("class_definition", "package_id"),
+    ("package_to_tag", "package_id"),
+    ("package_to_category", "package_id"),
+    ("session", "environment_id"),
+    ("task", "environment_id"),
+    ("status", "task_id"),
+];

@@ -16,6 +16,7 @@ use axum::Router;
 use crate::app::{App, Outcome, Req};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::handlers::request_stats;
 use crate::handlers::{
     actions, categories as cat, deployments, environments as envs, package_search, packages as pkg,
     schemas, services as svc, sessions, statistics, templates as tpl,
@@ -112,6 +113,19 @@ async fn token_gate(State(st): State<Shared>, req: Request<Body>, next: Next) ->
         }
     }
     next.run(req).await
+}
+
+/// Count the request in the app's request statistics (`GET /stats`):
+/// an answer of 400 or more is a failure, as a raised error is in Murano.
+async fn count_requests(State(st): State<Shared>, req: Request<Body>, next: Next) -> Response {
+    let tenant = RequestContext::from_headers(req.headers()).tenant;
+    let started = std::time::Instant::now();
+    let res = next.run(req).await;
+    let failed = res.status().as_u16() >= 400;
+    st.app
+        .stats
+        .record(tenant.as_deref(), started.elapsed(), failed);
+    res
 }
 
 macro_rules! h {
@@ -293,11 +307,31 @@ pub fn router(shared: Shared) -> Router {
                 .put(h!(|a, r, p: P2| tpl::apps_put(a, r, &p.0, &p.1), P2))
                 .delete(h!(|a, r, p: P2| tpl::apps_delete(a, r, &p.0, &p.1), P2)),
         )
+        // Murano's DELETE on the whole services list, with or without the
+        // trailing slash (its `{path:.*?}` matches the empty path).
+        .route(
+            "/environments/{env_id}/services",
+            axum::routing::delete(h!(|a, r, p: P1| svc::delete(a, r, &p, None), P1)),
+        )
+        .route(
+            "/environments/{env_id}/services/",
+            axum::routing::delete(h!(|a, r, p: P1| svc::delete(a, r, &p, None), P1)),
+        )
+        .route("/stats", get(h!(request_stats::get)))
+        // Only requests a controller serves are counted, as in Murano.
+        .route_layer(middleware::from_fn_with_state(
+            shared.clone(),
+            count_requests,
+        ))
         .fallback(|| async { ApiError::plain(404) });
     Router::new()
         .nest("/v1", v1)
         .fallback(|| async { ApiError::plain(404) })
         .layer(middleware::from_fn_with_state(shared.clone(), token_gate))
+        .layer(middleware::from_fn_with_state(
+            shared.clone(),
+            crate::identity::fill_in,
+        ))
         .with_state(shared)
 }
 

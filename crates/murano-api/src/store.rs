@@ -9,7 +9,7 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{params_from_iter, Connection};
 use serde_json::{Map, Value};
 
-use crate::schema::{self, Kind, Table};
+use crate::schema::{self, Column, Kind, Table};
 
 mod archives;
 mod migrate;
@@ -89,13 +89,13 @@ fn from_sql(kind: Kind, v: ValueRef<'_>) -> Value {
 
 /// Lower-case hex of `b`.
 pub fn hex(b: &[u8]) -> String {
-    // A table, not `format!` per byte: package archives are hexed on
-    // every catalog read.
+    // A table, not a format! per byte: package listings convert every
+    // archive they read.
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(b.len() * 2);
     for x in b {
         out.push(char::from(DIGITS[usize::from(x >> 4)]));
-        out.push(char::from(DIGITS[usize::from(x & 15)]));
+        out.push(char::from(DIGITS[usize::from(x & 0xf)]));
     }
     out
 }
@@ -124,7 +124,11 @@ impl Db {
 
     /// The database in the file at `path` (created when missing).
     pub fn open(path: &Path) -> Result<Db, StoreError> {
-        Self::init(Connection::open(path)?)
+        let conn = Connection::open(path)?;
+        // A server's journal: readers do not wait for the writer, and a
+        // commit is one append (synced at checkpoints), not several syncs.
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
+        Self::init(conn)
     }
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
@@ -246,23 +250,40 @@ impl Db {
         order: &str,
     ) -> Result<Vec<Row>, StoreError> {
         let t = table(table_name)?;
-        let wanted: Vec<_> = t
+        let skip: Vec<&str> = t
             .columns
             .iter()
-            .filter(|c| cols.contains(&c.name))
+            .map(|c| c.name)
+            .filter(|name| !cols.contains(name))
             .collect();
-        if wanted.is_empty() {
+        if skip.len() == t.columns.len() {
             return Ok(Vec::new());
         }
+        self.select_except(table_name, key, order, &skip)
+    }
+
+    /// The rows matching `key` as `select` gives them, without the
+    /// columns `skip` (absent from the rows: listings need not read
+    /// archives).
+    pub fn select_except(
+        &self,
+        table_name: &str,
+        key: &Row,
+        order: &str,
+        skip: &[&str],
+    ) -> Result<Vec<Row>, StoreError> {
+        let t = table(table_name)?;
         let (w, wv) = Self::where_clause(t, key);
         let order = if order.is_empty() { "rowid" } else { order };
+        let cols: Vec<&Column> = t
+            .columns
+            .iter()
+            .filter(|c| !skip.contains(&c.name))
+            .collect();
+        let list: Vec<String> = cols.iter().map(|c| quoted(c.name)).collect();
         let sql = format!(
             "SELECT {} FROM {} WHERE {w} ORDER BY {order}",
-            wanted
-                .iter()
-                .map(|c| quoted(c.name))
-                .collect::<Vec<_>>()
-                .join(", "),
+            list.join(", "),
             quoted(t.name)
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
@@ -270,7 +291,7 @@ impl Db {
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let mut row = Row::new();
-            for (i, c) in wanted.iter().enumerate() {
+            for (i, c) in cols.iter().enumerate() {
                 row.insert(c.name.to_owned(), from_sql(c.kind, r.get_ref(i)?));
             }
             out.push(row);
@@ -318,6 +339,24 @@ pub fn key(col: &str, v: impl Into<Value>) -> Row {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn hex_round_trips_and_listings_skip_columns() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        assert_eq!(unhex(&hex(&bytes)), bytes);
+        assert_eq!(hex(&[0x0f, 0xa0]), "0fa0");
+        let db = Db::in_memory().unwrap();
+        let row = json!({"id": "p", "name": "n", "archive": {"$hex": "504b"}});
+        db.insert("package", row.as_object().unwrap()).unwrap();
+        let all = db.select("package", &Row::new(), "").unwrap();
+        assert_eq!(all[0]["archive"], json!({"$hex": "504b"}));
+        let some = db
+            .select_except("package", &Row::new(), "", &["archive"])
+            .unwrap();
+        assert!(!some[0].contains_key("archive"));
+        assert_eq!(some[0]["name"], json!("n"));
+        assert_eq!(some[0].len() + 1, all[0].len());
+    }
 
     #[test]
     fn round_trip_and_unique() {

@@ -47,6 +47,15 @@ pub(crate) struct ServeArgs {
     /// MURANO_API_TOKEN); required when not listening on loopback.
     #[arg(long)]
     token: Option<String>,
+    /// The project (tenant) of requests that name none, as keystone would
+    /// give a token's project (muranoclient with --os-no-client-auth
+    /// sends only its token); default: MURANO_API_PROJECT, else none.
+    #[arg(long)]
+    project: Option<String>,
+    /// The user of requests that name no project and no user (with
+    /// --project).
+    #[arg(long, default_value = "local-user")]
+    user: String,
     /// Largest request body in bytes (Murano's package_size_limit: 5 MiB).
     #[arg(long, default_value_t = 5 * 1024 * 1024)]
     max_body: usize,
@@ -192,6 +201,17 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         limits.clone(),
     ));
     engine.attach(&app);
+    let project = args
+        .project
+        .clone()
+        .or_else(|| std::env::var("MURANO_API_PROJECT").ok())
+        .filter(|p| !p.is_empty());
+    if let Some(p) = project {
+        let _ = app.identity.set(murano_api::identity::LocalIdentity::new(
+            p,
+            args.user.clone(),
+        ));
+    }
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let cfg = ServeConfig {
         listen: args.listen,

@@ -8,6 +8,7 @@ pub mod environments;
 pub mod package_search;
 pub mod packages;
 pub mod recovery;
+pub mod request_stats;
 pub mod results;
 pub mod schemas;
 pub mod services;

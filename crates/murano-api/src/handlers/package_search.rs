@@ -43,6 +43,22 @@ const SEARCH_FIELDS: &[&str] = &[
 /// The other text columns of a package (`dir(Package)` order).
 const OTHER_TEXT: &[&str] = &["id", "owner_id", "type", "ui_definition"];
 
+/// A package that passed the filters: its search rank, its row, and its
+/// dict when a filter built it.
+type Candidate = (Option<usize>, Row, Option<Value>);
+
+/// The package columns the filters, the sort keys and the marker read.
+const FILTERED_COLUMNS: &[&str] = &[
+    "id",
+    "owner_id",
+    "is_public",
+    "enabled",
+    "type",
+    "fully_qualified_name",
+    "name",
+    "created",
+];
+
 #[derive(Default)]
 struct Filters {
     lists: Vec<(String, Vec<String>)>,
@@ -238,22 +254,26 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         .is_some_and(|c| c.eq_ignore_ascii_case("true"));
     let tenant = req.ctx.tenant.clone().unwrap_or_default();
     let db = app.db();
-    let mut rows: Vec<(Option<usize>, Row, Value)> = Vec::new();
-    // The dict (links read from three tables) is needed before paging only
-    // to filter or rank by it; otherwise only for the page returned.
-    let needs_dict = ["category", "tag"].iter().any(|k| f.list(k).is_some())
+    // The dict (links, classes) is built for every package only when a
+    // filter or the ranking reads it; otherwise for the page alone.
+    let needs_dict = f.list("category").is_some()
+        || f.list("tag").is_some()
         || f.one("class_name").is_some()
         || f.one("search").is_some();
-    // Every column but the binary ones (a listing never shows them, and
-    // decoding a thousand archives dominated the search).
-    let cols: Vec<&str> = crate::schema::table("package")
-        .map(|t| t.columns.iter().map(|c| c.name).collect())
-        .unwrap_or_default();
-    let cols: Vec<&str> = cols
-        .into_iter()
-        .filter(|c| !["archive", "logo", "supplier_logo"].contains(c))
-        .collect();
-    for p in db.select_columns("package", &Row::new(), &cols, "")? {
+    let mut rows: Vec<Candidate> = Vec::new();
+    // Without a dict-reading filter, only the columns filters and sorting
+    // read (the page's rows are read whole at the end); nothing here ever
+    // reads the binaries.
+    let skip: Vec<&str> = match crate::schema::table("package") {
+        Some(t) if !needs_dict => t
+            .columns
+            .iter()
+            .map(|c| c.name)
+            .filter(|c| !FILTERED_COLUMNS.contains(c))
+            .collect(),
+        _ => vec!["archive", "logo", "supplier_logo"],
+    };
+    for p in db.select_except("package", &Row::new(), "", &skip)? {
         let mine = p["owner_id"].as_str() == Some(tenant.as_str());
         let public = p["is_public"] == json!(true);
         let visible = if catalog || (!req.ctx.is_admin && manage_public) {
@@ -294,7 +314,7 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             continue;
         }
         if !needs_dict {
-            rows.push((None, p, Value::Null));
+            rows.push((None, p, None));
             continue;
         }
         let d = package_dict(&db, &p)?;
@@ -330,7 +350,7 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             }
             None => None,
         };
-        rows.push((rank, p, d));
+        rows.push((rank, p, Some(d)));
     }
     // An `order_by` whose values were all invalid (and dropped) sorts by
     // `id` alone, as Murano's search does.
@@ -360,7 +380,21 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             o
         }
     };
-    rows.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp_keys(&a.1, &b.1)));
+    // The keys' texts once per row, not once per comparison.
+    let sort_key = |p: &Row| -> Vec<String> { keys.iter().map(|k| text(&p[*k])).collect() };
+    let mut keyed: Vec<(Vec<String>, Candidate)> =
+        rows.into_iter().map(|r| (sort_key(&r.1), r)).collect();
+    keyed.sort_by(|a, b| {
+        a.1 .0.cmp(&b.1 .0).then_with(|| {
+            let o = a.0.cmp(&b.0);
+            if desc {
+                o.reverse()
+            } else {
+                o
+            }
+        })
+    });
+    let mut rows: Vec<Candidate> = keyed.into_iter().map(|(_, r)| r).collect();
     if let Some(m) = f.one("marker") {
         let marker = db
             .get("package", m)?
@@ -375,15 +409,18 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             .map(|r| r.1["id"].clone())
             .unwrap_or(Value::Null);
     }
-    let mut packages = Vec::with_capacity(rows.len());
+    let mut page = Vec::with_capacity(rows.len());
     for (_, p, d) in rows {
-        packages.push(if d.is_null() {
-            package_dict(&db, &p)?
-        } else {
-            d
+        page.push(match d {
+            Some(d) => d,
+            None => {
+                let id = text(&p["id"]);
+                let whole = db.get("package", &id)?.unwrap_or(p);
+                package_dict(&db, &whole)?
+            }
         });
     }
-    result["packages"] = json!(packages);
+    result["packages"] = json!(page);
     Ok(Reply::Json(result))
 }
 

@@ -357,11 +357,28 @@ fn meta_names(meta: &Value, key: &str) -> Vec<String> {
     names(meta.get(key).unwrap_or(&Value::Null))
 }
 
+/// Body types Murano's deserializer reads as JSON before its upload
+/// controller sees them.
+const JSON_BODY_TYPES: [&str; 3] = [
+    "application/json",
+    "application/murano-packages-json-patch",
+    "application/env-model-json-patch",
+];
+
 /// `POST /catalog/packages`: a `multipart/form-data` body with the archive
 /// and optional JSON metadata (`is_public`, `tags`, `categories`, ...).
 pub fn upload(app: &App, req: &Req) -> Outcome {
     app.check("upload_package", &req.ctx, json!({}))?;
     let ct = req.content_type.as_deref().unwrap_or("");
+    let media = ct.split(';').next().unwrap_or("").trim();
+    // Murano deserializes the other body types it knows, then its
+    // controller refuses them with a 400 (others get the 415 below).
+    if JSON_BODY_TYPES.contains(&media) {
+        req.json()?;
+        return Err(ApiError::bad_request(
+            "Content-Type must be 'multipart/form-data'",
+        ));
+    }
     let boundary = crate::upload::boundary(ct).ok_or_else(|| ApiError::plain(415))?;
     let parts = crate::upload::parse_multipart(&req.body, &boundary)
         .ok_or_else(|| ApiError::bad_request("Malformed multipart/form-data body"))?;
@@ -376,13 +393,16 @@ pub fn upload(app: &App, req: &Req) -> Outcome {
     })?;
     let mut meta = json!({});
     for p in parts.iter().filter(|p| p.filename.is_none()) {
-        meta = serde_json::from_slice(&p.content)
-            .map_err(|_| ApiError::detail(400, "Malformed JSON in request body."))?;
+        // Murano's form deserializer keeps a part that is not JSON as
+        // text, and only an object counts as the package's metadata.
+        if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(&p.content) {
+            meta = v;
+        }
     }
-    if !meta.is_object() {
-        return Err(ApiError::bad_request(
-            "Package schema is not valid: the metadata must be an object",
-        ));
+    if let Some(m) = meta.as_object().filter(|m| !m.is_empty()) {
+        crate::upload_schema::validate(m).map_err(|reason| {
+            ApiError::bad_request(format!("Package schema is not valid: {reason}"))
+        })?;
     }
     if meta.get("is_public") == Some(&json!(true)) {
         app.check("publicize_package", &req.ctx, json!({}))?;
