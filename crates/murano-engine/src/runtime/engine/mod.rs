@@ -553,6 +553,18 @@ impl Engine {
         &self.core
     }
 
+    /// Installs the test runner's method mocks (once; see
+    /// [`crate::EngineBuilder::method_mocks`]).
+    pub(crate) fn set_method_mocks(&self, mocks: Arc<crate::mock::MethodMocks>) {
+        let _ = self.core.method_mocks.set(mocks);
+    }
+
+    /// Whether the engine was built with method mocks.
+    #[cfg(test)]
+    pub(crate) fn has_method_mocks(&self) -> bool {
+        self.core.method_mocks.get().is_some()
+    }
+
     /// Takes the warnings of the run so far: errors that Murano's executor
     /// mutes and logs as warnings (`Muted exception during execution of
     /// .destroy on ...`, and of a destruction handler), with their
