@@ -257,7 +257,7 @@ mod reentry_tests;
 mod tests;
 
 pub use api::builder::EngineBuilder;
-pub use api::call::CallOptions;
+pub use runtime::call::CallOptions;
 pub use api::json::{from_json, to_json};
 pub use api::package::{
     class_set_with, ClassSetOptions, FrameFiles, LoadError, PackageError, PackageFiles,

@@ -3,7 +3,6 @@
 //! this layer.
 
 pub(crate) mod builder;
-pub(crate) mod call;
 pub(crate) mod json;
 pub(crate) mod package;
 pub(crate) mod trace;

@@ -3,6 +3,7 @@
 //! files may import each other in a circle; everything above reaches it
 //! through [`crate::Engine`].
 
+pub(crate) mod call;
 pub(crate) mod engine;
 pub(crate) mod exec;
 pub(crate) mod gc;
