@@ -257,7 +257,6 @@ mod reentry_tests;
 mod tests;
 
 pub use api::builder::EngineBuilder;
-pub use runtime::call::CallOptions;
 pub use api::json::{from_json, to_json};
 pub use api::package::{
     class_set_with, ClassSetOptions, FrameFiles, LoadError, PackageError, PackageFiles,
@@ -268,6 +267,7 @@ pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
 pub use mock::MethodMocks;
+pub use runtime::call::CallOptions;
 
 /// yaql's standard library and all of the engine's functions (`format`
 /// and `'{0}'.format(…)`, `base64encode`, ..., and also `substr` and

@@ -3,6 +3,7 @@
 //! functions and reflection need, so that `builtins/` never names the
 //! interpreter's state type.
 
+use std::any::Any;
 use std::sync::{Arc, Weak};
 
 use murano_dsl::registry::ClassId;
@@ -13,7 +14,6 @@ use crate::classes::ClassSet;
 use crate::engine::{Core, Frame, LoggerObserver, MAX_LOG_RECORDS};
 use crate::error::EngineError;
 use crate::object::{lock, Obj, TypeObj};
-use crate::reflection::ReflObj;
 use crate::serialize::DumpMode;
 
 /// The running engine as a built-in function or reflection value sees it.
@@ -99,13 +99,14 @@ impl RuntimeHandle {
     }
 
     /// Keeps the reflection value at `addr` so that it can be found again.
-    pub(crate) fn remember_refl(&self, addr: usize, r: Arc<ReflObj>) {
+    pub(crate) fn remember_refl<T: Any + Send + Sync>(&self, addr: usize, r: Arc<T>) {
         lock(&self.0.state).refl.insert(addr, r);
     }
 
-    /// The reflection value at `addr`.
-    pub(crate) fn refl_at(&self, addr: usize) -> Option<Arc<ReflObj>> {
-        lock(&self.0.state).refl.get(&addr).cloned()
+    /// The reflection value of type `T` at `addr`.
+    pub(crate) fn refl_at<T: Any + Send + Sync>(&self, addr: usize) -> Option<Arc<T>> {
+        let r = lock(&self.0.state).refl.get(&addr).cloned()?;
+        r.downcast::<T>().ok()
     }
 
     pub(crate) fn park(&self, e: EngineError) -> YaqlError {

@@ -83,7 +83,9 @@ pub(crate) struct State {
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
-    pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
+    /// The built-ins' reflection values by address (their type is the
+    /// built-ins', which the runtime does not know).
+    pub(crate) refl: HashMap<usize, Arc<dyn std::any::Any + Send + Sync>>,
     pub(crate) logger_names: HashMap<String, String>,
     /// The errors behind the exception objects `Catch: As:` made (for
     /// `Throw: Cause:`).
