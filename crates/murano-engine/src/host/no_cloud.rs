@@ -9,11 +9,13 @@
 //! ones Murano's Python classes have, no more (a test mocking a method the
 //! class lacks gets `NoMethodFound`, as with Murano).
 //!
-//! Where it differs from the [`super::SystemClasses`] over
-//! [`super::OfflineHost`] (which deploys use), the difference is this
-//! host's: its declarations ([`DECLARATIONS`]), its errors
-//! (`CloudUnavailable`) and its configuration (Murano's defaults for an
-//! empty `murano.conf`, [`Host::config`]).
+//! Its system classes are declared by the one set under `host/system/`,
+//! as [`super::HostProfile::NoCloud`] (Murano's defaults for optional
+//! arguments, MuranoPL's default scope). Where it differs from the
+//! [`super::SystemClasses`] over [`super::OfflineHost`] (which deploys
+//! use), the difference is this host's: its native bodies (below), its
+//! errors (`CloudUnavailable`) and its configuration (Murano's defaults
+//! for an empty `murano.conf`, [`Host::config`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -26,122 +28,6 @@ use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
 use crate::base::sync::lock;
 use crate::error::{EngineError, ErrorKind};
 use crate::{Engine, EngineBuilder, NativeMethod};
-
-/// The declarations of this host's system classes, merged into the core
-/// library's classes of the same names (the test runner merges them with
-/// the fixture's).
-pub(crate) const DECLARATIONS: &str = "
-Name: io.murano.system.HeatStack
-Methods:
-  .init:
-    Arguments: [{name: {Contract: $}}, {description: {Contract: $, Default: null}}, {regionName: {Contract: $, Default: null}}]
-  current:
-  parameters:
-  reload:
-  setTemplate:
-    Arguments: [{template: {Contract: $}}]
-  setParameters:
-    Arguments: [{parameters: {Contract: $}}]
-  setFiles:
-    Arguments: [{files: {Contract: $}}]
-  setHotEnvironment:
-    Arguments: [{hotEnvironment: {Contract: $}}]
-  updateTemplate:
-    Arguments: [{template: {Contract: $}}]
-  output:
-  push:
-    Arguments: [{isAsync: {Contract: $, Default: false}}]
-  delete:
----
-Name: io.murano.system.Agent
-Methods:
-  .init:
-    Arguments: [{host: {Contract: $}}]
-  signingKey:
-    Arguments: [{linePrefix: {Contract: $, Default: ''}}]
-  queueName:
-  call:
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}, {timeout: {Contract: $, Default: null}}]
-  send:
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
-  callRaw:
-    Arguments: [{plan: {Contract: $}}, {timeout: {Contract: $, Default: null}}]
-  sendRaw:
-    Arguments: [{plan: {Contract: $}}]
-  isReady:
-    Arguments: [{timeout: {Contract: $, Default: 100}}]
-  waitReady:
-    Arguments: [{timeout: {Contract: $, Default: 100}}]
-  buildExecutionPlan:
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
----
-Name: io.murano.system.AgentListener
-Methods:
-  .init:
-    Arguments: [{name: {Contract: $}}]
-  queueName:
-  start:
-  stop:
-  subscribe:
-    Arguments: [{messageId: {Contract: $}}, {event: {Contract: $}}]
-  unsubscribe:
-    Arguments: [{messageId: {Contract: $}}]
----
-Name: io.murano.system.NetworkExplorer
-Methods:
-  .init:
-    Arguments: [{regionName: {Contract: $, Default: null}}]
-  getDefaultRouter:
-  getAvailableCidr:
-    Arguments: [{routerId: {Contract: $}}, {netId: {Contract: $}}, {ipVersion: {Contract: $, Default: 4}}]
-  getDefaultDns:
-    Arguments: [{ipVersion: {Contract: $, Default: 4}}]
-  getExternalNetworkIdForRouter:
-    Arguments: [{routerId: {Contract: $}}]
-  getExternalNetworkIdForNetwork:
-    Arguments: [{networkId: {Contract: $}}]
-  listNetworks:
-  listSubnetworks:
-  listPorts:
-  listNeutronExtensions:
----
-Name: io.murano.system.InstanceNotifier
-Methods:
-  .init:
-    Arguments: [{environment: {Contract: $}}]
-  trackApplication:
-    Arguments: [{instance: {Contract: $}}, {title: {Contract: $, Default: null}}, {unitCount: {Contract: $, Default: null}}]
-  untrackApplication:
-    Arguments: [{instance: {Contract: $}}]
-  trackCloudInstance:
-    Arguments: [{instance: {Contract: $}}]
-  untrackCloudInstance:
-    Arguments: [{instance: {Contract: $}}]
----
-Name: io.murano.system.StatusReporter
-Methods:
-  .init:
-    Arguments: [{environment: {Contract: $}}]
-  report:
-    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
-  reportError:
-    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
-  report_error:
-    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
----
-Name: io.murano.system.Resources
-Methods:
-  .init:
-  string:
-    Usage: Static
-    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}, {binary: {Contract: $, Default: false}}]
-  json:
-    Usage: Static
-    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}]
-  yaml:
-    Usage: Static
-    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}]
-";
 
 /// The files of each package by package name, then by path inside the
 /// package (`Resources/x.template`), as every host reads resources from

@@ -1,34 +1,28 @@
 //! `io.murano.system.Agent`: execution plans built from the package's
 //! scripts and sent to the host's agent queue.
 
+use super::declare::{arg, class, method, opt, HostProfile, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.Agent",
-    "Methods:
-  .init:
-    Arguments: [{host: {Contract: $}}]
-  call:
-    Scope: Public
-    Arguments:
-      - template: {Contract: $}
-      - resources: {Contract: $}
-      - timeout: {Contract: $, Default: \"\\0murano-host:unset\"}
-  send:
-    Scope: Public
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
-  callRaw:
-    Scope: Public
-    Arguments:
-      - plan: {Contract: $}
-      - timeout: {Contract: $, Default: \"\\0murano-host:unset\"}
-  sendRaw: {Scope: Public, Arguments: [{plan: {Contract: $}}]}
-  isReady: {Scope: Public, Arguments: [{timeout: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-  waitReady: {Scope: Public, Arguments: [{timeout: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-  queueName: {Scope: Public}
-  signingKey: {Scope: Public, Arguments: [{linePrefix: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-",
+    &[
+        method(".init", &[arg("host")]),
+        method(
+            "call",
+            &[arg("template"), arg("resources"), opt("timeout", "null")],
+        ),
+        method("send", &[arg("template"), arg("resources")]),
+        method("callRaw", &[arg("plan"), opt("timeout", "null")]),
+        method("sendRaw", &[arg("plan")]),
+        method("isReady", &[opt("timeout", "100")]),
+        method("waitReady", &[opt("timeout", "100")]),
+        method("queueName", &[]),
+        method("signingKey", &[opt("linePrefix", "''")]),
+        method("buildExecutionPlan", &[arg("template"), arg("resources")])
+            .only(HostProfile::NoCloud),
+    ],
 );
 
 /// The native methods.

@@ -1,28 +1,26 @@
 //! `io.murano.system.NetworkExplorer`: Neutron questions, answered by the host.
 
+use super::declare::{arg, class, method, opt, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.NetworkExplorer",
-    "Methods:
-  .init:
-    Arguments: [{regionName: {Contract: $, Default: \"\\0murano-host:unset\"}}]
-  getDefaultRouter: {Scope: Public}
-  getAvailableCidr:
-    Scope: Public
-    Arguments:
-      - routerId: {Contract: $}
-      - netId: {Contract: $}
-      - ipVersion: {Contract: $, Default: \"\\0murano-host:unset\"}
-  getDefaultDns: {Scope: Public, Arguments: [{ipVersion: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-  getExternalNetworkIdForRouter: {Scope: Public, Arguments: [{routerId: {Contract: $}}]}
-  getExternalNetworkIdForNetwork: {Scope: Public, Arguments: [{networkId: {Contract: $}}]}
-  listNetworks: {Scope: Public}
-  listSubnetworks: {Scope: Public}
-  listPorts: {Scope: Public}
-  listNeutronExtensions: {Scope: Public}
-",
+    &[
+        method(".init", &[opt("regionName", "null")]),
+        method("getDefaultRouter", &[]),
+        method(
+            "getAvailableCidr",
+            &[arg("routerId"), arg("netId"), opt("ipVersion", "4")],
+        ),
+        method("getDefaultDns", &[opt("ipVersion", "4")]),
+        method("getExternalNetworkIdForRouter", &[arg("routerId")]),
+        method("getExternalNetworkIdForNetwork", &[arg("networkId")]),
+        method("listNetworks", &[]),
+        method("listSubnetworks", &[]),
+        method("listPorts", &[]),
+        method("listNeutronExtensions", &[]),
+    ],
 );
 
 /// The native methods.
