@@ -46,10 +46,11 @@
 //! The system classes are declared once (`host/system/`, one file per
 //! class, as data) and [`host::HostProfile`] says how the offline host
 //! or the no-cloud host ([`host::NoCloudHost`], the test runner's)
-//! declares them; the no-cloud host still has native bodies of its own
-//! (`host/no_cloud.rs`: a Heat template kept in memory, `CloudUnavailable`
-//! for every cloud call, no host-call records) where the offline host's
-//! go through [`host::Host`] and record the calls. The mock table is the
+//! declares them, and which of its methods the no-cloud host answers
+//! with `CloudUnavailable` or with nothing. The no-cloud host still has
+//! a few bodies of its own (`host/no_cloud.rs`: a Heat template kept in
+//! memory, resources, queue names; no host-call records) where the
+//! offline host's go through [`host::Host`] and record the calls. The mock table is the
 //! test runner's ([`MethodMocks`], set through
 //! [`EngineBuilder::method_mocks`]), but the mock dispatch itself
 //! (`mock`) still runs inside the runtime.

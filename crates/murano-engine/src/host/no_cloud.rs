@@ -24,6 +24,7 @@ use murano_dsl::yaml::convert::{self, ToYaql};
 use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
 
+use super::system::NoCloudBody;
 use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
 use crate::base::sync::lock;
 use crate::error::{EngineError, ErrorKind};
@@ -306,69 +307,17 @@ fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
             body: Arc::from(body),
         });
     };
-    // Calls that need a cloud service.
-    for (class, service, methods) in [
-        (
-            "HeatStack",
-            "Heat",
-            &["reload", "output", "push", "delete"][..],
-        ),
-        (
-            "Agent",
-            "the murano agent's message queue",
-            &["call", "send", "callRaw", "sendRaw", "isReady", "waitReady"][..],
-        ),
-        (
-            "NetworkExplorer",
-            "Neutron",
-            &[
-                "getDefaultRouter",
-                "getAvailableCidr",
-                "getDefaultDns",
-                "getExternalNetworkIdForRouter",
-                "getExternalNetworkIdForNetwork",
-                "listNetworks",
-                "listSubnetworks",
-                "listPorts",
-                "listNeutronExtensions",
-            ][..],
-        ),
-    ] {
-        for &method in methods {
-            let full = format!("io.murano.system.{class}");
-            let service = service.to_owned();
-            add(
-                class,
+    // Cloud calls and local no-ops, as the declarations give them.
+    for (class, method, body, service) in super::system::no_cloud_bodies() {
+        let short = class.trim_start_matches("io.murano.system.");
+        match body {
+            NoCloudBody::Cloud => add(
+                short,
                 method,
-                Box::new(move |_| Err(no_cloud(&service, &full, method))),
-            );
-        }
-    }
-    // Local no-ops: constructors, notifications, listeners.
-    for (class, methods) in [
-        ("Agent", &[".init"][..]),
-        (
-            "AgentListener",
-            &[".init", "start", "stop", "subscribe", "unsubscribe"][..],
-        ),
-        ("NetworkExplorer", &[".init"][..]),
-        (
-            "InstanceNotifier",
-            &[
-                ".init",
-                "trackApplication",
-                "untrackApplication",
-                "trackCloudInstance",
-                "untrackCloudInstance",
-            ][..],
-        ),
-        (
-            "StatusReporter",
-            &[".init", "report", "reportError", "report_error"][..],
-        ),
-    ] {
-        for &method in methods {
-            add(class, method, Box::new(|_| Ok(Value::Null)));
+                Box::new(move |_| Err(no_cloud(service, class, method))),
+            ),
+            NoCloudBody::Nothing => add(short, method, Box::new(|_| Ok(Value::Null))),
+            NoCloudBody::Own => {}
         }
     }
     add(
@@ -456,9 +405,6 @@ fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
             Ok(Value::Null)
         }),
     );
-    for method in ["setParameters", "setFiles", "setHotEnvironment"] {
-        add("HeatStack", method, Box::new(|_| Ok(Value::Null)));
-    }
     // Resources.
     let s = state.clone();
     add(
@@ -496,6 +442,29 @@ fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_declared_method_has_one_body() {
+        let mut bodies: Vec<(String, String)> = natives(Arc::default())
+            .into_iter()
+            .map(|n| (n.class, n.method))
+            .collect();
+        bodies.sort();
+        let n = bodies.len();
+        bodies.dedup();
+        assert_eq!(bodies.len(), n, "a method with two bodies");
+        let mut declared = Vec::new();
+        for (class, text) in super::super::system_declarations(super::super::HostProfile::NoCloud) {
+            let full = format!("Name: {class}\n{text}");
+            for def in crate::ClassSetBuilder::parse_file(full.as_bytes(), "<system>").unwrap() {
+                for m in def.methods {
+                    declared.push((class.to_owned(), m.name));
+                }
+            }
+        }
+        declared.sort();
+        assert_eq!(declared, bodies);
+    }
 
     #[test]
     fn config_is_murano_defaults_for_an_empty_conf() {

@@ -8,22 +8,24 @@ use super::*;
 pub(super) const CLASS: SystemClass = class(
     "io.murano.system.Agent",
     &[
-        method(".init", &[arg("host")]),
+        method(".init", &[arg("host")]).nothing(),
         method(
             "call",
             &[arg("template"), arg("resources"), opt("timeout", "null")],
-        ),
-        method("send", &[arg("template"), arg("resources")]),
-        method("callRaw", &[arg("plan"), opt("timeout", "null")]),
-        method("sendRaw", &[arg("plan")]),
-        method("isReady", &[opt("timeout", "100")]),
-        method("waitReady", &[opt("timeout", "100")]),
+        )
+        .cloud(),
+        method("send", &[arg("template"), arg("resources")]).cloud(),
+        method("callRaw", &[arg("plan"), opt("timeout", "null")]).cloud(),
+        method("sendRaw", &[arg("plan")]).cloud(),
+        method("isReady", &[opt("timeout", "100")]).cloud(),
+        method("waitReady", &[opt("timeout", "100")]).cloud(),
         method("queueName", &[]),
         method("signingKey", &[opt("linePrefix", "''")]),
         method("buildExecutionPlan", &[arg("template"), arg("resources")])
             .only(HostProfile::NoCloud),
     ],
-);
+)
+.service("the murano agent's message queue");
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

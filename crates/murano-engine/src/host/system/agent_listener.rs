@@ -7,12 +7,12 @@ use super::*;
 pub(super) const CLASS: SystemClass = class(
     "io.murano.system.AgentListener",
     &[
-        method(".init", &[arg("name")]),
+        method(".init", &[arg("name")]).nothing(),
         method("queueName", &[]),
-        method("start", &[]),
-        method("stop", &[]),
-        method("subscribe", &[arg("messageId"), arg("event")]),
-        method("unsubscribe", &[arg("messageId")]),
+        method("start", &[]).nothing(),
+        method("stop", &[]).nothing(),
+        method("subscribe", &[arg("messageId"), arg("event")]).nothing(),
+        method("unsubscribe", &[arg("messageId")]).nothing(),
     ],
 );
 

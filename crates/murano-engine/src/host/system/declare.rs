@@ -40,6 +40,17 @@ pub(super) const fn opt(name: &'static str, default: &'static str) -> Arg {
     }
 }
 
+/// What a method does in the no-cloud host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoCloudBody {
+    /// A body of the no-cloud host's own (`host/no_cloud.rs`).
+    Own,
+    /// Needs the class's cloud service: a `CloudUnavailable` host error.
+    Cloud,
+    /// Nothing to do without a cloud: returns null.
+    Nothing,
+}
+
 /// One native method.
 pub(super) struct Method {
     pub(super) name: &'static str,
@@ -50,6 +61,8 @@ pub(super) struct Method {
     pub(super) kwargs: Option<HostProfile>,
     /// Declared only by this host.
     pub(super) only: Option<HostProfile>,
+    /// What it does in the no-cloud host.
+    pub(super) no_cloud: NoCloudBody,
 }
 
 /// A method taking `args`.
@@ -60,6 +73,7 @@ pub(super) const fn method(name: &'static str, args: &'static [Arg]) -> Method {
         is_static: false,
         kwargs: None,
         only: None,
+        no_cloud: NoCloudBody::Own,
     }
 }
 
@@ -80,6 +94,22 @@ impl Method {
         }
     }
 
+    /// The method raising `CloudUnavailable` in the no-cloud host.
+    pub(super) const fn cloud(self) -> Method {
+        Method {
+            no_cloud: NoCloudBody::Cloud,
+            ..self
+        }
+    }
+
+    /// The method doing nothing (null) in the no-cloud host.
+    pub(super) const fn nothing(self) -> Method {
+        Method {
+            no_cloud: NoCloudBody::Nothing,
+            ..self
+        }
+    }
+
     /// The method taking other keyword arguments in `profile`'s host.
     pub(super) const fn kwargs_in(self, profile: HostProfile) -> Method {
         Method {
@@ -95,6 +125,9 @@ pub(super) struct SystemClass {
     pub(super) name: &'static str,
     pub(super) methods: &'static [Method],
     pub(super) only: Option<HostProfile>,
+    /// The cloud service its [`NoCloudBody::Cloud`] methods need, as the
+    /// no-cloud host's errors name it.
+    pub(super) service: &'static str,
 }
 
 /// The class `name` with `methods`, declared by every host.
@@ -103,6 +136,7 @@ pub(super) const fn class(name: &'static str, methods: &'static [Method]) -> Sys
         name,
         methods,
         only: None,
+        service: "",
     }
 }
 
@@ -113,6 +147,11 @@ impl SystemClass {
             only: Some(profile),
             ..self
         }
+    }
+
+    /// The class whose [`NoCloudBody::Cloud`] methods need `service`.
+    pub(super) const fn service(self, service: &'static str) -> SystemClass {
+        SystemClass { service, ..self }
     }
 
     /// Whether `profile`'s host declares the class.

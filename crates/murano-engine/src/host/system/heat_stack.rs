@@ -19,17 +19,20 @@ pub(super) const CLASS: SystemClass = class(
         ),
         method("current", &[]),
         method("parameters", &[]),
-        method("reload", &[]),
+        method("reload", &[]).cloud(),
         method("setTemplate", &[arg("template")]),
-        method("setParameters", &[arg("parameters")]),
-        method("setFiles", &[arg("files")]),
-        method("setHotEnvironment", &[arg("hotEnvironment")]),
+        method("setParameters", &[arg("parameters")]).nothing(),
+        method("setFiles", &[arg("files")]).nothing(),
+        method("setHotEnvironment", &[arg("hotEnvironment")]).nothing(),
         method("updateTemplate", &[arg("template")]),
-        method("push", &[opt("isAsync", "false")]).kwargs_in(HostProfile::Offline),
-        method("output", &[]),
-        method("delete", &[]),
+        method("push", &[opt("isAsync", "false")])
+            .kwargs_in(HostProfile::Offline)
+            .cloud(),
+        method("output", &[]).cloud(),
+        method("delete", &[]).cloud(),
     ],
-);
+)
+.service("Heat");
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

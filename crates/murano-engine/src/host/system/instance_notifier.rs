@@ -8,7 +8,7 @@ use super::*;
 pub(super) const CLASS: SystemClass = class(
     "io.murano.system.InstanceNotifier",
     &[
-        method(".init", &[arg("environment")]),
+        method(".init", &[arg("environment")]).nothing(),
         method(
             "trackApplication",
             &[
@@ -16,10 +16,11 @@ pub(super) const CLASS: SystemClass = class(
                 opt("title", "null"),
                 opt("unitCount", "null"),
             ],
-        ),
-        method("untrackApplication", &[arg("instance")]),
-        method("trackCloudInstance", &[arg("instance")]),
-        method("untrackCloudInstance", &[arg("instance")]),
+        )
+        .nothing(),
+        method("untrackApplication", &[arg("instance")]).nothing(),
+        method("trackCloudInstance", &[arg("instance")]).nothing(),
+        method("untrackCloudInstance", &[arg("instance")]).nothing(),
     ],
 );
 

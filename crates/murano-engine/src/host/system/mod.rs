@@ -33,6 +33,7 @@ use crate::{Engine, EngineBuilder, NativeCall, NativeMethod, WeakEngine};
 const UNSET: &str = "\u{0}murano-host:unset";
 
 pub use declare::HostProfile;
+pub(crate) use declare::NoCloudBody;
 
 /// The native system classes, one set for every host (each class's file
 /// declares its methods once; [`HostProfile`] says how a host declares
@@ -60,6 +61,23 @@ pub fn system_declarations(profile: HostProfile) -> Vec<(&'static str, String)> 
         .iter()
         .filter(|c| c.in_profile(profile))
         .map(|c| (c.name, c.render(profile)))
+        .collect()
+}
+
+/// The no-cloud host's bodies that its declarations give as data: every
+/// method of its classes that is not [`NoCloudBody::Own`], with its
+/// class's full name and the cloud service that class needs.
+pub(crate) fn no_cloud_bodies() -> Vec<(&'static str, &'static str, NoCloudBody, &'static str)> {
+    SYSTEM_CLASSES
+        .iter()
+        .filter(|c| c.in_profile(HostProfile::NoCloud))
+        .flat_map(|c| {
+            c.methods
+                .iter()
+                .filter(|m| m.only.is_none_or(|p| p == HostProfile::NoCloud))
+                .filter(|m| m.no_cloud != NoCloudBody::Own)
+                .map(|m| (c.name, m.name, m.no_cloud, c.service))
+        })
         .collect()
 }
 

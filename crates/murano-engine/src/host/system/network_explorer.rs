@@ -7,21 +7,23 @@ use super::*;
 pub(super) const CLASS: SystemClass = class(
     "io.murano.system.NetworkExplorer",
     &[
-        method(".init", &[opt("regionName", "null")]),
-        method("getDefaultRouter", &[]),
+        method(".init", &[opt("regionName", "null")]).nothing(),
+        method("getDefaultRouter", &[]).cloud(),
         method(
             "getAvailableCidr",
             &[arg("routerId"), arg("netId"), opt("ipVersion", "4")],
-        ),
-        method("getDefaultDns", &[opt("ipVersion", "4")]),
-        method("getExternalNetworkIdForRouter", &[arg("routerId")]),
-        method("getExternalNetworkIdForNetwork", &[arg("networkId")]),
-        method("listNetworks", &[]),
-        method("listSubnetworks", &[]),
-        method("listPorts", &[]),
-        method("listNeutronExtensions", &[]),
+        )
+        .cloud(),
+        method("getDefaultDns", &[opt("ipVersion", "4")]).cloud(),
+        method("getExternalNetworkIdForRouter", &[arg("routerId")]).cloud(),
+        method("getExternalNetworkIdForNetwork", &[arg("networkId")]).cloud(),
+        method("listNetworks", &[]).cloud(),
+        method("listSubnetworks", &[]).cloud(),
+        method("listPorts", &[]).cloud(),
+        method("listNeutronExtensions", &[]).cloud(),
     ],
-);
+)
+.service("Neutron");
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

@@ -7,10 +7,10 @@ use super::*;
 pub(super) const CLASS: SystemClass = class(
     "io.murano.system.StatusReporter",
     &[
-        method(".init", &[arg("environment")]),
-        method("report", &[arg("instance"), arg("msg")]),
-        method("report_error", &[arg("instance"), arg("msg")]),
-        method("reportError", &[arg("instance"), arg("msg")]),
+        method(".init", &[arg("environment")]).nothing(),
+        method("report", &[arg("instance"), arg("msg")]).nothing(),
+        method("report_error", &[arg("instance"), arg("msg")]).nothing(),
+        method("reportError", &[arg("instance"), arg("msg")]).nothing(),
     ],
 );
 
