@@ -1,7 +1,7 @@
 //! [`NoCloudHost`]: Murano as a test run sees it, with no cloud at all
-//! (the test runner's host, and `murano run`'s through it). The native
-//! parts of Murano's system classes (`murano/engine/system/*.py`) are
-//! MuranoPL declarations and bodies here. What needs no cloud works
+//! (the test runner's host, and `murano run`'s through it): the bodies
+//! of the native parts of Murano's system classes
+//! (`murano/engine/system/*.py`) as a test run has them. What needs no cloud works
 //! locally (a Heat stack's template held in memory, package resources,
 //! agent queue names, notifications dropped); every call that would reach
 //! a cloud service (Heat, Neutron, the agent's message queue) raises a
@@ -11,9 +11,10 @@
 //!
 //! Its system classes are declared by the one set under `host/system/`,
 //! as [`super::HostProfile::NoCloud`] (Murano's defaults for optional
-//! arguments, MuranoPL's default scope). Where it differs from the
+//! arguments, MuranoPL's default scope), which also says which methods
+//! need a cloud and which do nothing here. Where it differs from the
 //! [`super::SystemClasses`] over [`super::OfflineHost`] (which deploys
-//! use), the difference is this host's: its native bodies (below), its
+//! use), the difference is this host's: its own bodies (below), its
 //! errors (`CloudUnavailable`) and its configuration (Murano's defaults
 //! for an empty `murano.conf`, [`Host::config`]).
 
