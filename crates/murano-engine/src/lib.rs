@@ -19,34 +19,38 @@
 //! 3. `threads/`: green threads (scheduler, `GreenPool`);
 //! 4. `runtime/`: the interpreter (state, frames, object-model loading,
 //!    properties, invocation, destruction, serialisation, the [`Engine`]
-//!    handle), the one layer whose files import each other in a circle
+//!    handle and its [`CallOptions`], the built-ins' `RuntimeHandle`),
+//!    the one layer whose files import each other in a circle
 //!    (`runtime/engine/` split along its own sections);
 //! 5. `builtins/`: Murano's YAQL functions, reflection, the GC and
 //!    principal natives, `format`, `patch`;
-//! 6. `api/`: [`EngineBuilder`], [`CallOptions`], [`PackageFiles`] (the
+//! 6. `api/`: [`EngineBuilder`], [`PackageFiles`] (the
 //!    one package type, read by murano-packages; [`class_set_with`] loads
 //!    packages as deploy or as the test runner does), JSON conversion,
 //!    [`stack_trace`];
 //! 7. clients of the API: [`host`] (one file per system class under
 //!    `host/system/`), [`testing`], [`deploy`].
 //!
+//! Built-ins reach the runtime only through its narrow handle
+//! (`runtime/handle.rs`, `RuntimeHandle`, as rhai's
+//! `NativeCallContext`): no file outside `runtime/` names its `Core`.
 //! Not done yet: these imports still go upwards: `classes/` builds its
 //! YAQL libraries from the built-ins (`functions::register`,
 //! `register_method_dispatch`, `reflection::register`) and merges the
 //! principal natives' declarations (`principal::merge_into`); the
-//! runtime registers the built-in natives (`builtins::natives`), keeps
-//! the reflection values' table in its state and reads a class's
-//! reflection properties (`reflection::type_property`) for `$type.name`;
-//! `api/`'s [`class_set`](deploy::class_set) merges the host's
+//! runtime registers the built-in natives (`builtins::natives`) and
+//! reads a class's reflection properties (`reflection::type_property`)
+//! for `$type.name` (its table of reflection values holds them as
+//! `Any`); `api/`'s [`class_set`](deploy::class_set) merges the host's
 //! system-class declarations by default ([`ClassSetOptions::merge`]).
-//! The YAQL functions (`builtins/functions.rs`) and reflection
-//! (`builtins/reflection.rs`) still name the runtime's `Core` (the GC
-//! native and the action tasks go through the [`Engine`] they are
-//! given). The no-cloud host ([`host::NoCloudHost`], the test runner's)
-//! shares Murano's configuration defaults and the resource lookup with
-//! `host/system/`, but still declares its own system-class methods and
-//! bodies (their defaults are null where `host/system/`'s are a "not
-//! given" marker, and several signatures differ). The mock table is the
+//! The system classes are declared once (`host/system/`, one file per
+//! class, as data) and [`host::HostProfile`] says how the offline host
+//! or the no-cloud host ([`host::NoCloudHost`], the test runner's)
+//! declares them, and which of its methods the no-cloud host answers
+//! with `CloudUnavailable` or with nothing. The no-cloud host still has
+//! a few bodies of its own (`host/no_cloud.rs`: a Heat template kept in
+//! memory, resources, queue names; no host-call records) where the
+//! offline host's go through [`host::Host`] and record the calls. The mock table is the
 //! test runner's ([`MethodMocks`], set through
 //! [`EngineBuilder::method_mocks`]), but the mock dispatch itself
 //! (`mock`) still runs inside the runtime.
@@ -257,7 +261,6 @@ mod reentry_tests;
 mod tests;
 
 pub use api::builder::EngineBuilder;
-pub use api::call::CallOptions;
 pub use api::json::{from_json, to_json};
 pub use api::package::{
     class_set_with, ClassSetOptions, FrameFiles, LoadError, PackageError, PackageFiles,
@@ -268,6 +271,7 @@ pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
 pub use mock::MethodMocks;
+pub use runtime::call::CallOptions;
 
 /// yaql's standard library and all of the engine's functions (`format`
 /// and `'{0}'.format(…)`, `base64encode`, ..., and also `substr` and

@@ -148,7 +148,7 @@ impl EngineBuilder {
     pub fn build(self) -> Engine {
         let engine = Engine::with_natives(self.classes, self.limits, self.functions, self.natives);
         if let Some(mocks) = self.method_mocks {
-            let _ = engine.core().method_mocks.set(mocks);
+            engine.set_method_mocks(mocks);
         }
         if let Some(source) = self.id_source {
             engine.set_id_source(source);

@@ -1,9 +1,9 @@
-//! The public API: how an engine is built ([`EngineBuilder`]) and called
-//! ([`CallOptions`]). Hosts, the test runner and deploy are clients of
-//! this layer.
+//! The public API: how an engine is built (`EngineBuilder`), its
+//! packages, JSON and stack traces (calls take `CallOptions`, which sits
+//! beside `Engine::call_with` in the runtime). Hosts, the test runner and
+//! deploy are clients of this layer.
 
 pub(crate) mod builder;
-pub(crate) mod call;
 pub(crate) mod json;
 pub(crate) mod package;
 pub(crate) mod trace;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use murano_yaql::eval::{Call, Dict, Error as YaqlError, FunctionDef, Library, Value};
 
-use crate::engine::Core;
 use crate::error::{EngineError, ErrorKind};
+use crate::runtime::handle::RuntimeHandle;
 
 /// Functions of Murano's library that this engine does not run yet: they
 /// are registered, and calling one is a typed "not supported yet" error
@@ -35,7 +35,7 @@ fn kwargs_from(call: &Call<'_>) -> Result<Vec<(String, Value)>, YaqlError> {
 /// The class a `type` argument names: a type object, or a class name
 /// resolved from the running method's class.
 fn class_of_type_arg(
-    core: &Core,
+    core: &RuntimeHandle,
     target: &Value,
 ) -> Result<murano_dsl::registry::ClassId, YaqlError> {
     if let Some(t) = core.type_of_value(target) {
@@ -44,7 +44,7 @@ fn class_of_type_arg(
     match target {
         Value::Str(s) => {
             let from = core.current_frame().map(|f| f.class);
-            core.classes.resolve(from, s).map_err(|e| core.park(e))
+            core.classes().resolve(from, s).map_err(|e| core.park(e))
         }
         _ => Err(YaqlError::mismatch()),
     }
@@ -61,7 +61,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         "config",
         "group, setting, read_as_file=",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             core.config_visible()?;
             let group = call.string(0)?;
             let setting = call.string(1)?;
@@ -79,7 +79,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         },
     ));
     lib.register(FunctionDef::native("config", "setting", move |call| {
-        let core = crate::engine::core_of(call)?;
+        let core = RuntimeHandle::of(call)?;
         core.config_visible()?;
         core.config_value(None, call.string(0)?)
     }));
@@ -87,7 +87,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     // id(object)
     lib.register(
         FunctionDef::native("id", "object", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             match core.obj_of(call.value(0)?) {
                 Some(o) => Ok(Value::str(&o.id)),
                 None => Err(YaqlError::mismatch()),
@@ -100,14 +100,14 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     // type(name or class): a type reference.
     lib.register(
         FunctionDef::native("type", "object", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let v = call.value(0)?;
             if v.is_null() {
                 return Ok(Value::Null);
             }
             // (a `cast()` value: the class of that part)
             if let Some((_, part)) = core.part_of(v) {
-                return Ok(Value::str(core.classes.name(part)));
+                return Ok(Value::str(core.classes().name(part)));
             }
             class_of_type_arg(&core, v).map(|c| core.type_value(c, true))
         })
@@ -117,7 +117,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     // metadata(object), isObject(value)
     lib.register(
         FunctionDef::native("metadata", "object", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             match core.obj_of(call.value(0)?) {
                 Some(o) => Ok(o.metadata.clone()),
                 None => Err(YaqlError::mismatch()),
@@ -126,14 +126,14 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         .extension(),
     );
     lib.register(FunctionDef::native("isObject", "value", move |call| {
-        let core = crate::engine::core_of(call)?;
+        let core = RuntimeHandle::of(call)?;
         Ok(Value::Bool(core.obj_of(call.value(0)?).is_some()))
     }));
 
     // name(object)
     lib.register(
         FunctionDef::native("name", "object", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let v = call.value(0)?;
             if v.is_null() {
                 return Ok(Value::Null);
@@ -149,7 +149,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     // typeinfo(object) / typeinfo(type): the class itself.
     lib.register(
         FunctionDef::native("typeinfo", "object", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let v = call.value(0)?;
             if v.is_null() {
                 return Ok(Value::Null);
@@ -168,7 +168,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         "#unary_operator_:",
         "name",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let name = call.string(0)?.to_owned();
             let from = core.current_frame().map(|f| f.class);
             let resolved = if from.is_some() {
@@ -176,7 +176,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
             } else {
                 name
             };
-            match core.classes.resolve(from, &resolved) {
+            match core.classes().resolve(from, &resolved) {
                 Ok(c) => Ok(core.type_value(c, true)),
                 Err(e) => Err(core.park(e)),
             }
@@ -186,10 +186,10 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         "#operator_:",
         "ns, name",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let full = format!("{}:{}", call.string(0)?, call.string(1)?);
             let from = core.current_frame().map(|f| f.class);
-            match core.classes.resolve(from, &full) {
+            match core.classes().resolve(from, &full) {
                 Ok(c) => Ok(core.type_value(c, true)),
                 Err(e) => Err(core.park(e)),
             }
@@ -201,7 +201,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         "call",
         "name, args, kwargs, receiver=",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let name = call.string(0)?.to_owned();
             let args: Vec<Value> = match call.value(1)? {
                 Value::List(v) | Value::Tuple(v) => v.to_vec(),
@@ -233,18 +233,18 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     // up from the part the value is (a part cannot be cast down again).
     lib.register(
         FunctionDef::native("cast", "object, type, versionSpec=", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let (obj, part) = core
                 .part_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
             let target = call.value(1)?.clone();
             let class = class_of_type_arg(&core, &target)?;
-            let name = core.classes.name(class).to_owned();
+            let name = core.classes().name(class).to_owned();
             let found = core
-                .classes
+                .classes()
                 .mro(part)
                 .into_iter()
-                .find(|c| core.classes.name(*c) == name);
+                .find(|c| core.classes().name(*c) == name);
             match found {
                 Some(c) => Ok(core.cast_value(&obj, c)),
                 None => Err(core.park(EngineError::dsl(
@@ -262,12 +262,12 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     for name in ["super", "psuper"] {
         lib.register(
             FunctionDef::native(name, "object, ~func=", move |call| {
-                let core = crate::engine::core_of(call)?;
+                let core = RuntimeHandle::of(call)?;
                 let obj = core
                     .obj_of(call.value(0)?)
                     .ok_or_else(YaqlError::mismatch)?;
                 let frame = core.current_frame().ok_or_else(YaqlError::mismatch)?;
-                let parents: Vec<_> = core.classes.registry().parents(frame.class).to_vec();
+                let parents: Vec<_> = core.classes().registry().parents(frame.class).to_vec();
                 let views: Vec<Value> = parents.iter().map(|p| core.cast_value(&obj, *p)).collect();
                 match call.lambda(1)? {
                     None => Ok(Value::List(Arc::new(views))),
@@ -289,7 +289,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         "#operator_is",
         "object, type",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let v = call.value(0)?.clone();
             let t = call.value(1)?.clone();
             let class = class_of_type_arg(&core, &t)?;
@@ -297,7 +297,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
                 return Ok(Value::Bool(false));
             }
             match core.part_of(&v) {
-                Some((_, part)) => Ok(Value::Bool(core.classes.is_subclass(part, class))),
+                Some((_, part)) => Ok(Value::Bool(core.classes().is_subclass(part, class))),
                 None => Err(YaqlError::mismatch()),
             }
         },
@@ -308,7 +308,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         "dump",
         "object, serializationType=, ignoreUpcasts=",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let obj = core
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
@@ -339,16 +339,16 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
                 Some((_, class)) if !ignore_upcasts => class,
                 _ => obj.class,
             };
-            Ok(crate::serialize::dump_part(&core, &obj, part, mode))
+            Ok(core.dump_part(&obj, part, mode))
         },
     ));
 
     // logger(name): a new io.murano.system.Logger.
     lib.register(FunctionDef::native("logger", "name", move |call| {
-        let core = crate::engine::core_of(call)?;
+        let core = RuntimeHandle::of(call)?;
         let name = call.value(0)?.py_str();
         let class = core
-            .classes
+            .classes()
             .resolve(None, "io.murano.system.Logger")
             .map_err(|e| core.park(e))?;
         let obj = core
@@ -358,7 +358,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
                     .map(|()| o)
             })
             .map_err(|e| core.park(e))?;
-        if let Some(observe) = core.logger_observer.get() {
+        if let Some(observe) = core.logger_observer() {
             observe(
                 "__init__",
                 &obj.id,
@@ -366,15 +366,13 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
                 &[("loggerName".to_owned(), Value::str(&name))],
             );
         }
-        crate::object::lock(&core.state)
-            .logger_names
-            .insert(obj.id.clone(), name);
+        core.set_logger_name(&obj.id, name);
         Ok(Value::Object(obj))
     }));
 
     // sleep(seconds): a thread switch; time is virtual, nothing waits.
     lib.register(FunctionDef::native("sleep", "seconds", move |call| {
-        let core = crate::engine::core_of(call)?;
+        let core = RuntimeHandle::of(call)?;
         let seconds = match call.value(0)? {
             Value::Int(n) => *n as f64,
             Value::Float(f) => *f,
@@ -425,7 +423,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
     // find(object, type): the nearest owner that is an instance of type.
     lib.register(
         FunctionDef::native("find", "object, type", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let obj = core
                 .obj_of(call.value(0)?)
                 .ok_or_else(YaqlError::mismatch)?;
@@ -434,7 +432,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
             let mut current = core.owner_of(&obj);
             let mut steps = 0;
             while let Some(o) = current {
-                if core.classes.is_subclass(o.class, class) {
+                if core.classes().is_subclass(o.class, class) {
                     return Ok(Value::Object(o));
                 }
                 steps += 1;
@@ -453,7 +451,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
         "new",
         "type, *args, **kwargs",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             new_object(&core, call).map_err(|e| core.park(e))
         },
     ));
@@ -462,7 +460,7 @@ pub(crate) fn register(lib: &mut Library, version: (u32, u32)) {
 /// `call(name, args, kwargs, receiver)`: a method of the receiver (an
 /// object or a class), or of the running method's object.
 fn call_method(
-    core: &Arc<Core>,
+    core: &RuntimeHandle,
     name: &str,
     receiver: Option<Value>,
     args: Vec<Value>,
@@ -494,7 +492,7 @@ fn call_method(
 /// `new()` in its three forms (Murano's `new`, `new_from_dict`,
 /// `new_from_model`): `new(type, owner, name, extra, prop => value...)`,
 /// `new(type, {properties}, owner, name, extra)` and `new(model, owner)`.
-fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineError> {
+fn new_object(core: &RuntimeHandle, call: &mut Call<'_>) -> Result<Value, EngineError> {
     let from = core.current_frame().map(|f| f.class);
     let args = args_from(call, 0).map_err(|e| core.unpark_yaql(&e))?;
     let kwargs = kwargs_from(call).map_err(|e| core.unpark_yaql(&e))?;
@@ -514,7 +512,7 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
     let class = if let Some(t) = core.type_of_value(&target) {
         t.class
     } else if let Value::Str(s) = &target {
-        core.classes.resolve(from, s)?
+        core.classes().resolve(from, s)?
     } else {
         return Err(EngineError::new(
             ErrorKind::Yaql(murano_yaql::eval::ErrorKind::NoMatchingFunction),
@@ -547,12 +545,7 @@ fn new_object(core: &Arc<Core>, call: &mut Call<'_>) -> Result<Value, EngineErro
     // A load of its own (Murano's `InitializationObjectStore` without
     // `keep_ids`): model ids in the properties name objects of this load,
     // not of the store.
-    crate::object::lock(&core.state)
-        .aliases
-        .push(Default::default());
-    let r = core.initialize_by(&obj, &Value::Dict(Arc::new(props)), from);
-    crate::object::lock(&core.state).aliases.pop();
-    r?;
+    core.initialize_in_own_load(&obj, &Value::Dict(Arc::new(props)), from)?;
     core.mark_loaded(std::iter::once(&obj));
     Ok(Value::Object(obj))
 }
@@ -581,7 +574,7 @@ pub(crate) fn register_method_dispatch(lib: &mut Library, classes: &crate::class
         let method = name.clone();
         lib.register(
             FunctionDef::native(&name, "*args, **kwargs", move |call| {
-                let core = crate::engine::core_of(call)?;
+                let core = RuntimeHandle::of(call)?;
                 dispatch(&core, &method, call)
             })
             .extension(),
@@ -589,7 +582,7 @@ pub(crate) fn register_method_dispatch(lib: &mut Library, classes: &crate::class
     }
 }
 
-fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, YaqlError> {
+fn dispatch(core: &RuntimeHandle, name: &str, call: &mut Call<'_>) -> Result<Value, YaqlError> {
     if call.is_method_call() {
         let recv = call.value(0)?.clone();
         if let Some((obj, class)) = core.cast_of(&recv) {
@@ -600,16 +593,9 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
-            return crate::mock::invoke(
-                core,
-                call.context(),
-                Some(&obj),
-                class,
-                name,
-                args,
-                kwargs,
-            )
-            .map_err(|e| core.park(e));
+            return core
+                .invoke_from_yaql(call.context(), Some(&obj), class, name, args, kwargs)
+                .map_err(|e| core.park(e));
         }
         if let Some(obj) = core.obj_of(&recv) {
             if LOGGER_METHODS.contains(&name) && is_logger(core, &obj) {
@@ -620,16 +606,9 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
-            return crate::mock::invoke(
-                core,
-                call.context(),
-                Some(&obj),
-                obj.class,
-                name,
-                args,
-                kwargs,
-            )
-            .map_err(|e| core.park(e));
+            return core
+                .invoke_from_yaql(call.context(), Some(&obj), obj.class, name, args, kwargs)
+                .map_err(|e| core.park(e));
         }
         if let Some(t) = core.type_of_value(&recv) {
             if !core.has_method(t.class, name) {
@@ -637,7 +616,8 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
             }
             let args = args_from(call, 1)?;
             let kwargs = kwargs_from(call)?;
-            return crate::mock::invoke(core, call.context(), None, t.class, name, args, kwargs)
+            return core
+                .invoke_from_yaql(call.context(), None, t.class, name, args, kwargs)
                 .map_err(|e| core.park(e));
         }
         return extension(core, name, recv, call);
@@ -651,8 +631,7 @@ fn dispatch(core: &Arc<Core>, name: &str, call: &mut Call<'_>) -> Result<Value, 
     }
     let args = args_from(call, 0)?;
     let kwargs = kwargs_from(call)?;
-    crate::mock::invoke(
-        core,
+    core.invoke_from_yaql(
         call.context(),
         frame.this.as_ref(),
         class,
@@ -674,17 +653,17 @@ const LOGGER_METHODS: &[&str] = &[
     "exception",
 ];
 
-fn is_logger(core: &Arc<Core>, obj: &crate::object::Obj) -> bool {
-    core.classes
+fn is_logger(core: &RuntimeHandle, obj: &crate::object::Obj) -> bool {
+    core.classes()
         .find("io.murano.system.Logger")
-        .is_some_and(|c| core.classes.is_subclass(obj.class, c))
+        .is_some_and(|c| core.classes().is_subclass(obj.class, c))
 }
 
 /// `$log.level(message, args..., kwargs...)`: the message formatted as
 /// Python's `str.format` does (left as written when that fails) and kept
 /// in the engine's log (see [`crate::Engine::take_log`]); returns null.
 fn log(
-    core: &Arc<Core>,
+    core: &RuntimeHandle,
     obj: &crate::object::Obj,
     level: &str,
     call: &mut Call<'_>,
@@ -692,7 +671,7 @@ fn log(
     let message = call.value(1)?.py_str();
     let args = args_from(call, 2)?;
     let kwargs = kwargs_from(call)?;
-    if let Some(observe) = core.logger_observer.get() {
+    if let Some(observe) = core.logger_observer() {
         let mut all = vec![Value::str(&message)];
         all.extend(args.iter().cloned());
         observe(level, &obj.id, &all, &kwargs);
@@ -702,16 +681,7 @@ fn log(
         Ok(Value::Str(s)) => s.to_string(),
         _ => message,
     };
-    let mut st = crate::object::lock(&core.state);
-    let logger = st.logger_names.get(&obj.id).cloned().unwrap_or_default();
-    if st.log.len() >= crate::engine::MAX_LOG_RECORDS {
-        st.log.remove(0);
-    }
-    st.log.push(crate::LogRecord {
-        logger,
-        level: level.to_owned(),
-        message: text,
-    });
+    core.push_log(&obj.id, level, text);
     Ok(Value::Null)
 }
 
@@ -719,7 +689,7 @@ fn log(
 /// of the running method's class or of a class it imports: the first
 /// whose receiver contract accepts the value.
 fn extension(
-    core: &Arc<Core>,
+    core: &RuntimeHandle,
     name: &str,
     receiver: Value,
     call: &mut Call<'_>,
@@ -727,7 +697,7 @@ fn extension(
     let Some(frame) = core.current_frame() else {
         return Err(YaqlError::mismatch());
     };
-    let registry = core.classes.registry();
+    let registry = core.classes().registry();
     let candidates: Vec<(murano_dsl::registry::ClassId, usize)> = registry
         .find_extension_method(frame.class, name)
         .map_err(|_| YaqlError::mismatch())?
@@ -758,7 +728,7 @@ fn extension(
 /// (`NoMethodRegisteredException` / `NoFunctionRegisteredException`)
 /// unless a YAQL function of that name exists (then the other overloads
 /// are tried: no match is `NoMatchingMethodException`).
-fn unknown(core: &Arc<Core>, name: &str, method: bool) -> YaqlError {
+fn unknown(core: &RuntimeHandle, name: &str, method: bool) -> YaqlError {
     // The engine's library (YAQL, Murano's and the host's functions, then
     // these dispatchers): another overload of the name is a YAQL function.
     let kind = |f: &murano_yaql::eval::FunctionDef| {
@@ -768,13 +738,10 @@ fn unknown(core: &Arc<Core>, name: &str, method: bool) -> YaqlError {
             f.is_function()
         }
     };
-    let library = match core.library12.get() {
-        Some(l12) if core.current_is_format_12() => Some(l12),
-        _ => core.library.get(),
-    };
+    let library = core.library_in_use();
     let all = library.map_or(0, |l| l.overloads_of(name).filter(|f| kind(f)).count());
     let dispatchers = core
-        .classes
+        .classes()
         .libraries()
         .1
         .overloads_of(name)
@@ -802,13 +769,13 @@ fn unknown(core: &Arc<Core>, name: &str, method: bool) -> YaqlError {
 }
 
 /// What Murano's functions take from the engine: `randomName()`'s names
-/// (`Core::random_name`), `pselect`'s branches as green threads (Murano's
+/// (`RuntimeHandle::random_name`), `pselect`'s branches as green threads (Murano's
 /// `parallel_select`, at most 1000 at a time) and host exceptions.
 struct EngineServices;
 
 impl murano_dsl::functions::Services for EngineServices {
     fn random_name(&self, call: &Call<'_>) -> Result<String, YaqlError> {
-        Ok(crate::engine::core_of(call)?.random_name())
+        Ok(RuntimeHandle::of(call)?.random_name())
     }
 
     fn parallel_select(
@@ -817,7 +784,7 @@ impl murano_dsl::functions::Services for EngineServices {
         items: Vec<Value>,
         composer: murano_yaql::eval::Lambda,
     ) -> Result<Vec<Value>, YaqlError> {
-        let core = crate::engine::core_of(call)?;
+        let core = RuntimeHandle::of(call)?;
         core.run_branches(items.len(), PSELECT_LIMIT, &|i| {
             // Each item runs on its own thread's stack.
             composer

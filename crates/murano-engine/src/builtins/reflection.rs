@@ -3,16 +3,16 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use murano_dsl::model::ClassUsage;
 use murano_dsl::registry::{ClassId, MetaInstance, PackageId};
 use murano_dsl::yaml::Node;
 use murano_yaql::eval::{Error as YaqlError, FunctionDef, HostObject, Library, Value};
 
-use crate::engine::Core;
 use crate::error::EngineError;
-use crate::object::{addr_of, lock};
+use crate::object::addr_of;
+use crate::runtime::handle::{RuntimeHandle, WeakRuntimeHandle};
 
 /// A reflection object.
 pub(crate) enum Refl {
@@ -31,7 +31,7 @@ pub(crate) enum Refl {
 pub(crate) struct ReflObj {
     pub(crate) what: Refl,
     label: String,
-    core: Weak<Core>,
+    core: WeakRuntimeHandle,
 }
 
 impl fmt::Debug for ReflObj {
@@ -67,7 +67,7 @@ impl HostObject for ReflObj {
 }
 
 /// Makes a reflection value.
-pub(crate) fn value(core: &Core, what: Refl) -> Value {
+pub(crate) fn value(core: &RuntimeHandle, what: Refl) -> Value {
     let label = match &what {
         Refl::Version(text, _) => text.clone(),
         Refl::Method(..) => "MuranoMethod".into(),
@@ -78,18 +78,18 @@ pub(crate) fn value(core: &Core, what: Refl) -> Value {
     let r = Arc::new(ReflObj {
         what,
         label,
-        core: core.self_ref.clone(),
+        core: core.downgrade(),
     });
     let v: Value = Value::Object(r.clone());
     if let Some(a) = addr_of(&v) {
-        lock(&core.state).refl.insert(a, r);
+        core.remember_refl(a, r);
     }
     v
 }
 
-fn refl_of(core: &Core, v: &Value) -> Option<Arc<ReflObj>> {
+fn refl_of(core: &RuntimeHandle, v: &Value) -> Option<Arc<ReflObj>> {
     let a = addr_of(v)?;
-    lock(&core.state).refl.get(&a).cloned()
+    core.refl_at(a)
 }
 
 fn tuple(items: Vec<Value>) -> Value {
@@ -100,7 +100,7 @@ fn tuple(items: Vec<Value>) -> Value {
 /// a name it does not have, the error of a meta object that could not be
 /// made.
 pub(crate) fn type_property(
-    core: &Core,
+    core: &RuntimeHandle,
     class: ClassId,
     name: &str,
 ) -> Result<Option<Value>, EngineError> {
@@ -114,12 +114,12 @@ pub(crate) fn type_property(
 
 /// [`type_property`], the error of a meta object left in `failed`.
 fn class_property(
-    core: &Core,
+    core: &RuntimeHandle,
     class: ClassId,
     name: &str,
     failed: &mut Option<EngineError>,
 ) -> Option<Value> {
-    let classes = &core.classes;
+    let classes = &core.classes();
     let registry = classes.registry();
     Some(match name {
         "name" => Value::str(classes.name(class)),
@@ -221,7 +221,7 @@ fn collect(list: Vec<MetaInstance<'_>>) -> Vec<(ClassId, ClassId, Option<Node>)>
 /// `None` with the error in `failed` when one fails (so that the property
 /// read fails with it: a limit must not read as null).
 fn meta_objects(
-    core: &Core,
+    core: &RuntimeHandle,
     list: Vec<(ClassId, ClassId, Option<Node>)>,
     failed: &mut Option<EngineError>,
 ) -> Option<Value> {
@@ -229,7 +229,7 @@ fn meta_objects(
     for (meta_class, declared_by, props) in list {
         let ctx = core.method_context(declared_by, None);
         let props = match props {
-            Some(node) => match crate::exec::eval_node(core, &node, &ctx) {
+            Some(node) => match core.eval_node(&node, &ctx) {
                 Ok(v) => v,
                 Err(e) => {
                     *failed = Some(e);
@@ -259,12 +259,12 @@ fn meta_objects(
 /// A reflection object's property, the error of a meta object left in
 /// `failed`.
 fn refl_property(
-    core: &Core,
+    core: &RuntimeHandle,
     what: &Refl,
     name: &str,
     failed: &mut Option<EngineError>,
 ) -> Option<Value> {
-    let classes = &core.classes;
+    let classes = &core.classes();
     Some(match what {
         Refl::Method(class, index) => {
             let m = classes.definition(*class)?.methods.get(*index)?;
@@ -351,7 +351,7 @@ fn refl_property(
 pub(crate) fn register(lib: &mut Library) {
     lib.register(
         FunctionDef::native("getValue", "property, object", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let Some(r) = refl_of(&core, call.value(0)?) else {
                 return Err(YaqlError::mismatch());
             };
@@ -371,7 +371,7 @@ pub(crate) fn register(lib: &mut Library) {
     );
     lib.register(
         FunctionDef::native("setValue", "property, object, value", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let Some(r) = refl_of(&core, call.value(0)?) else {
                 return Err(YaqlError::mismatch());
             };
@@ -382,7 +382,7 @@ pub(crate) fn register(lib: &mut Library) {
             let target = call.value(1)?.clone();
             let value = call.value(2)?.clone();
             let is_static = core
-                .classes
+                .classes()
                 .definition(class)
                 .and_then(|d| d.properties.get(index))
                 .is_some_and(|p| p.usage == murano_dsl::model::PropertyUsage::Static);
@@ -399,7 +399,7 @@ pub(crate) fn register(lib: &mut Library) {
     );
     lib.register(
         FunctionDef::native("invoke", "method, object, *args, **kwargs", move |call| {
-            let core = crate::engine::core_of(call)?;
+            let core = RuntimeHandle::of(call)?;
             let Some(r) = refl_of(&core, call.value(0)?) else {
                 return Err(YaqlError::mismatch());
             };
@@ -423,8 +423,8 @@ pub(crate) fn register(lib: &mut Library) {
     );
 }
 
-fn property_name(core: &Core, class: ClassId, index: usize) -> Result<String, YaqlError> {
-    core.classes
+fn property_name(core: &RuntimeHandle, class: ClassId, index: usize) -> Result<String, YaqlError> {
+    core.classes()
         .definition(class)
         .and_then(|d| d.properties.get(index))
         .map(|p| p.name.clone())

@@ -31,7 +31,9 @@ use murano_yaql::eval::Value;
 pub use no_cloud::{NoCloudHost, PackageResources};
 pub use offline::{OfflineHost, OfflineOptions};
 pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
-pub use system::{merge_system_class, SystemClasses, SYSTEM_DECLARATIONS};
+pub use system::{
+    merge_system_class, merge_system_class_as, system_declarations, HostProfile, SystemClasses,
+};
 
 /// An error a host raises: a Python-like exception class (`KeyError`,
 /// `HTTPNotFound`, `AgentException`) with its module and message. It

@@ -1,7 +1,7 @@
 //! [`NoCloudHost`]: Murano as a test run sees it, with no cloud at all
-//! (the test runner's host, and `murano run`'s through it). The native
-//! parts of Murano's system classes (`murano/engine/system/*.py`) are
-//! MuranoPL declarations and bodies here. What needs no cloud works
+//! (the test runner's host, and `murano run`'s through it): the bodies
+//! of the native parts of Murano's system classes
+//! (`murano/engine/system/*.py`) as a test run has them. What needs no cloud works
 //! locally (a Heat stack's template held in memory, package resources,
 //! agent queue names, notifications dropped); every call that would reach
 //! a cloud service (Heat, Neutron, the agent's message queue) raises a
@@ -9,11 +9,14 @@
 //! ones Murano's Python classes have, no more (a test mocking a method the
 //! class lacks gets `NoMethodFound`, as with Murano).
 //!
-//! Where it differs from the [`super::SystemClasses`] over
-//! [`super::OfflineHost`] (which deploys use), the difference is this
-//! host's: its declarations ([`DECLARATIONS`]), its errors
-//! (`CloudUnavailable`) and its configuration (Murano's defaults for an
-//! empty `murano.conf`, [`Host::config`]).
+//! Its system classes are declared by the one set under `host/system/`,
+//! as [`super::HostProfile::NoCloud`] (Murano's defaults for optional
+//! arguments, MuranoPL's default scope), which also says which methods
+//! need a cloud and which do nothing here. Where it differs from the
+//! [`super::SystemClasses`] over [`super::OfflineHost`] (which deploys
+//! use), the difference is this host's: its own bodies (below), its
+//! errors (`CloudUnavailable`) and its configuration (Murano's defaults
+//! for an empty `murano.conf`, [`Host::config`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,126 +25,11 @@ use murano_dsl::yaml::convert::{self, ToYaql};
 use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
 
+use super::system::NoCloudBody;
 use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
 use crate::base::sync::lock;
 use crate::error::{EngineError, ErrorKind};
 use crate::{Engine, EngineBuilder, NativeMethod};
-
-/// The declarations of this host's system classes, merged into the core
-/// library's classes of the same names (the test runner merges them with
-/// the fixture's).
-pub(crate) const DECLARATIONS: &str = "
-Name: io.murano.system.HeatStack
-Methods:
-  .init:
-    Arguments: [{name: {Contract: $}}, {description: {Contract: $, Default: null}}, {regionName: {Contract: $, Default: null}}]
-  current:
-  parameters:
-  reload:
-  setTemplate:
-    Arguments: [{template: {Contract: $}}]
-  setParameters:
-    Arguments: [{parameters: {Contract: $}}]
-  setFiles:
-    Arguments: [{files: {Contract: $}}]
-  setHotEnvironment:
-    Arguments: [{hotEnvironment: {Contract: $}}]
-  updateTemplate:
-    Arguments: [{template: {Contract: $}}]
-  output:
-  push:
-    Arguments: [{isAsync: {Contract: $, Default: false}}]
-  delete:
----
-Name: io.murano.system.Agent
-Methods:
-  .init:
-    Arguments: [{host: {Contract: $}}]
-  signingKey:
-    Arguments: [{linePrefix: {Contract: $, Default: ''}}]
-  queueName:
-  call:
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}, {timeout: {Contract: $, Default: null}}]
-  send:
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
-  callRaw:
-    Arguments: [{plan: {Contract: $}}, {timeout: {Contract: $, Default: null}}]
-  sendRaw:
-    Arguments: [{plan: {Contract: $}}]
-  isReady:
-    Arguments: [{timeout: {Contract: $, Default: 100}}]
-  waitReady:
-    Arguments: [{timeout: {Contract: $, Default: 100}}]
-  buildExecutionPlan:
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
----
-Name: io.murano.system.AgentListener
-Methods:
-  .init:
-    Arguments: [{name: {Contract: $}}]
-  queueName:
-  start:
-  stop:
-  subscribe:
-    Arguments: [{messageId: {Contract: $}}, {event: {Contract: $}}]
-  unsubscribe:
-    Arguments: [{messageId: {Contract: $}}]
----
-Name: io.murano.system.NetworkExplorer
-Methods:
-  .init:
-    Arguments: [{regionName: {Contract: $, Default: null}}]
-  getDefaultRouter:
-  getAvailableCidr:
-    Arguments: [{routerId: {Contract: $}}, {netId: {Contract: $}}, {ipVersion: {Contract: $, Default: 4}}]
-  getDefaultDns:
-    Arguments: [{ipVersion: {Contract: $, Default: 4}}]
-  getExternalNetworkIdForRouter:
-    Arguments: [{routerId: {Contract: $}}]
-  getExternalNetworkIdForNetwork:
-    Arguments: [{networkId: {Contract: $}}]
-  listNetworks:
-  listSubnetworks:
-  listPorts:
-  listNeutronExtensions:
----
-Name: io.murano.system.InstanceNotifier
-Methods:
-  .init:
-    Arguments: [{environment: {Contract: $}}]
-  trackApplication:
-    Arguments: [{instance: {Contract: $}}, {title: {Contract: $, Default: null}}, {unitCount: {Contract: $, Default: null}}]
-  untrackApplication:
-    Arguments: [{instance: {Contract: $}}]
-  trackCloudInstance:
-    Arguments: [{instance: {Contract: $}}]
-  untrackCloudInstance:
-    Arguments: [{instance: {Contract: $}}]
----
-Name: io.murano.system.StatusReporter
-Methods:
-  .init:
-    Arguments: [{environment: {Contract: $}}]
-  report:
-    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
-  reportError:
-    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
-  report_error:
-    Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]
----
-Name: io.murano.system.Resources
-Methods:
-  .init:
-  string:
-    Usage: Static
-    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}, {binary: {Contract: $, Default: false}}]
-  json:
-    Usage: Static
-    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}]
-  yaml:
-    Usage: Static
-    Arguments: [{name: {Contract: $}}, {owner: {Contract: $, Default: null}}]
-";
 
 /// The files of each package by package name, then by path inside the
 /// package (`Resources/x.template`), as every host reads resources from
@@ -420,69 +308,17 @@ fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
             body: Arc::from(body),
         });
     };
-    // Calls that need a cloud service.
-    for (class, service, methods) in [
-        (
-            "HeatStack",
-            "Heat",
-            &["reload", "output", "push", "delete"][..],
-        ),
-        (
-            "Agent",
-            "the murano agent's message queue",
-            &["call", "send", "callRaw", "sendRaw", "isReady", "waitReady"][..],
-        ),
-        (
-            "NetworkExplorer",
-            "Neutron",
-            &[
-                "getDefaultRouter",
-                "getAvailableCidr",
-                "getDefaultDns",
-                "getExternalNetworkIdForRouter",
-                "getExternalNetworkIdForNetwork",
-                "listNetworks",
-                "listSubnetworks",
-                "listPorts",
-                "listNeutronExtensions",
-            ][..],
-        ),
-    ] {
-        for &method in methods {
-            let full = format!("io.murano.system.{class}");
-            let service = service.to_owned();
-            add(
-                class,
+    // Cloud calls and local no-ops, as the declarations give them.
+    for (class, method, body, service) in super::system::no_cloud_bodies() {
+        let short = class.trim_start_matches("io.murano.system.");
+        match body {
+            NoCloudBody::Cloud => add(
+                short,
                 method,
-                Box::new(move |_| Err(no_cloud(&service, &full, method))),
-            );
-        }
-    }
-    // Local no-ops: constructors, notifications, listeners.
-    for (class, methods) in [
-        ("Agent", &[".init"][..]),
-        (
-            "AgentListener",
-            &[".init", "start", "stop", "subscribe", "unsubscribe"][..],
-        ),
-        ("NetworkExplorer", &[".init"][..]),
-        (
-            "InstanceNotifier",
-            &[
-                ".init",
-                "trackApplication",
-                "untrackApplication",
-                "trackCloudInstance",
-                "untrackCloudInstance",
-            ][..],
-        ),
-        (
-            "StatusReporter",
-            &[".init", "report", "reportError", "report_error"][..],
-        ),
-    ] {
-        for &method in methods {
-            add(class, method, Box::new(|_| Ok(Value::Null)));
+                Box::new(move |_| Err(no_cloud(service, class, method))),
+            ),
+            NoCloudBody::Nothing => add(short, method, Box::new(|_| Ok(Value::Null))),
+            NoCloudBody::Own => {}
         }
     }
     add(
@@ -570,9 +406,6 @@ fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
             Ok(Value::Null)
         }),
     );
-    for method in ["setParameters", "setFiles", "setHotEnvironment"] {
-        add("HeatStack", method, Box::new(|_| Ok(Value::Null)));
-    }
     // Resources.
     let s = state.clone();
     add(
@@ -610,6 +443,29 @@ fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_declared_method_has_one_body() {
+        let mut bodies: Vec<(String, String)> = natives(Arc::default())
+            .into_iter()
+            .map(|n| (n.class, n.method))
+            .collect();
+        bodies.sort();
+        let n = bodies.len();
+        bodies.dedup();
+        assert_eq!(bodies.len(), n, "a method with two bodies");
+        let mut declared = Vec::new();
+        for (class, text) in super::super::system_declarations(super::super::HostProfile::NoCloud) {
+            let full = format!("Name: {class}\n{text}");
+            for def in crate::ClassSetBuilder::parse_file(full.as_bytes(), "<system>").unwrap() {
+                for m in def.methods {
+                    declared.push((class.to_owned(), m.name));
+                }
+            }
+        }
+        declared.sort();
+        assert_eq!(declared, bodies);
+    }
 
     #[test]
     fn config_is_murano_defaults_for_an_empty_conf() {

@@ -3,9 +3,11 @@
 //! files may import each other in a circle; everything above reaches it
 //! through [`crate::Engine`].
 
+pub(crate) mod call;
 pub(crate) mod engine;
 pub(crate) mod exec;
 pub(crate) mod gc;
+pub(crate) mod handle;
 pub(crate) mod ids;
 pub(crate) mod locks;
 pub(crate) mod memory;

@@ -104,8 +104,12 @@ impl HostObject for TypeObj {
         if !self.reference {
             // Making the meta objects can fail: the read fails with that
             // error, not as a missing static property.
-            if let Some(v) = crate::reflection::type_property(&core, self.class, name)
-                .map_err(YaqlError::host)?
+            if let Some(v) = crate::reflection::type_property(
+                &crate::runtime::handle::RuntimeHandle::new(core.clone()),
+                self.class,
+                name,
+            )
+            .map_err(YaqlError::host)?
             {
                 return Ok(Some(v));
             }

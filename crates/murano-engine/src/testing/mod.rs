@@ -213,20 +213,20 @@ pub struct Runner {
 }
 
 /// Merges the MuranoPL declarations of native methods (the test fixture's
-/// and the host's) into the class definitions of the same names.
+/// and the no-cloud host's system classes) into the class definitions of
+/// the same names.
 fn merge_declarations(def: &mut ClassDefinition) -> Result<(), EngineError> {
-    for text in [fixture::FIXTURE_DECLARATIONS, host::DECLARATIONS] {
-        for extra in ClassSetBuilder::parse_file(text.as_bytes(), "native")? {
-            if extra.full_name.is_some() && extra.full_name == def.full_name {
-                for m in extra.methods {
-                    if !def.methods.iter().any(|d| d.name == m.name) {
-                        def.methods.push(m);
-                    }
+    let text = fixture::FIXTURE_DECLARATIONS;
+    for extra in ClassSetBuilder::parse_file(text.as_bytes(), "native")? {
+        if extra.full_name.is_some() && extra.full_name == def.full_name {
+            for m in extra.methods {
+                if !def.methods.iter().any(|d| d.name == m.name) {
+                    def.methods.push(m);
                 }
             }
         }
     }
-    Ok(())
+    crate::host::merge_system_class_as(def, crate::host::HostProfile::NoCloud)
 }
 
 /// The test classes among `package`'s and their tests.

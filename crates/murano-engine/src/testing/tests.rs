@@ -336,14 +336,14 @@ fn a_mock_calling_itself_hits_the_call_depth_limit() {
 fn mocks_are_the_runners_mock_table_not_the_engines() {
     let r = runner(RunOptions::default());
     // The runner's engines consult a mock table the builder gave them.
-    assert!(r.engine().core().method_mocks.get().is_some());
+    assert!(r.engine().has_method_mocks());
     // An engine built with the mock functions but no table runs every
     // method as it is and refuses `inject` with a typed error.
     let engine = EngineBuilder::new(r.classes.clone())
         .functions(crate::mock::functions())
         .natives(fixture::natives())
         .build();
-    assert!(engine.core().method_mocks.get().is_none());
+    assert!(!engine.has_method_mocks());
     let object = create_object(&engine, "demo.GreeterTests").unwrap();
     call_test_method(&engine, &object, "setUp", vec![], vec![]).unwrap();
     let e =

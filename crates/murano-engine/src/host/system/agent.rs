@@ -1,35 +1,31 @@
 //! `io.murano.system.Agent`: execution plans built from the package's
 //! scripts and sent to the host's agent queue.
 
+use super::declare::{arg, class, method, opt, HostProfile, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.Agent",
-    "Methods:
-  .init:
-    Arguments: [{host: {Contract: $}}]
-  call:
-    Scope: Public
-    Arguments:
-      - template: {Contract: $}
-      - resources: {Contract: $}
-      - timeout: {Contract: $, Default: \"\\0murano-host:unset\"}
-  send:
-    Scope: Public
-    Arguments: [{template: {Contract: $}}, {resources: {Contract: $}}]
-  callRaw:
-    Scope: Public
-    Arguments:
-      - plan: {Contract: $}
-      - timeout: {Contract: $, Default: \"\\0murano-host:unset\"}
-  sendRaw: {Scope: Public, Arguments: [{plan: {Contract: $}}]}
-  isReady: {Scope: Public, Arguments: [{timeout: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-  waitReady: {Scope: Public, Arguments: [{timeout: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-  queueName: {Scope: Public}
-  signingKey: {Scope: Public, Arguments: [{linePrefix: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-",
-);
+    &[
+        method(".init", &[arg("host")]).nothing(),
+        method(
+            "call",
+            &[arg("template"), arg("resources"), opt("timeout", "null")],
+        )
+        .cloud(),
+        method("send", &[arg("template"), arg("resources")]).cloud(),
+        method("callRaw", &[arg("plan"), opt("timeout", "null")]).cloud(),
+        method("sendRaw", &[arg("plan")]).cloud(),
+        method("isReady", &[opt("timeout", "100")]).cloud(),
+        method("waitReady", &[opt("timeout", "100")]).cloud(),
+        method("queueName", &[]),
+        method("signingKey", &[opt("linePrefix", "''")]),
+        method("buildExecutionPlan", &[arg("template"), arg("resources")])
+            .only(HostProfile::NoCloud),
+    ],
+)
+.service("the murano agent's message queue");
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

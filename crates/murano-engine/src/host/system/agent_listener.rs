@@ -1,19 +1,19 @@
 //! `io.murano.system.AgentListener`: the listener of an agent's results queue.
 
+use super::declare::{arg, class, method, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.AgentListener",
-    "Methods:
-  .init:
-    Arguments: [{name: {Contract: $}}]
-  queueName: {Scope: Public}
-  start: {Scope: Public}
-  stop: {Scope: Public}
-  subscribe: {Scope: Public, Arguments: [{messageId: {Contract: $}}, {event: {Contract: $}}]}
-  unsubscribe: {Scope: Public, Arguments: [{messageId: {Contract: $}}]}
-",
+    &[
+        method(".init", &[arg("name")]).nothing(),
+        method("queueName", &[]),
+        method("start", &[]).nothing(),
+        method("stop", &[]).nothing(),
+        method("subscribe", &[arg("messageId"), arg("event")]).nothing(),
+        method("unsubscribe", &[arg("messageId")]).nothing(),
+    ],
 );
 
 /// The native methods.

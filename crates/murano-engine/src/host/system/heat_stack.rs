@@ -2,30 +2,37 @@
 //! merged by `updateTemplate`, pushed to the host as a create, update or
 //! delete.
 
+use super::declare::{arg, class, method, opt, HostProfile, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.HeatStack",
-    "Methods:
-  .init:
-    Arguments:
-      - name: {Contract: $}
-      - description: {Contract: $, Default: \"\\0murano-host:unset\"}
-      - regionName: {Contract: $, Default: \"\\0murano-host:unset\"}
-  current: {Scope: Public}
-  parameters: {Scope: Public}
-  reload: {Scope: Public}
-  setTemplate: {Scope: Public, Arguments: [{template: {Contract: $}}]}
-  setParameters: {Scope: Public, Arguments: [{parameters: {Contract: $}}]}
-  setFiles: {Scope: Public, Arguments: [{files: {Contract: $}}]}
-  setHotEnvironment: {Scope: Public, Arguments: [{hotEnvironment: {Contract: $}}]}
-  updateTemplate: {Scope: Public, Arguments: [{template: {Contract: $}}]}
-  push: {Scope: Public, Arguments: [{isAsync: {Contract: $, Default: \"\\0murano-host:unset\"}}, {\"**\": {Usage: KwArgs}}]}
-  output: {Scope: Public}
-  delete: {Scope: Public}
-",
-);
+    &[
+        method(
+            ".init",
+            &[
+                arg("name"),
+                opt("description", "null"),
+                opt("regionName", "null"),
+            ],
+        ),
+        method("current", &[]),
+        method("parameters", &[]),
+        method("reload", &[]).cloud(),
+        method("setTemplate", &[arg("template")]),
+        method("setParameters", &[arg("parameters")]).nothing(),
+        method("setFiles", &[arg("files")]).nothing(),
+        method("setHotEnvironment", &[arg("hotEnvironment")]).nothing(),
+        method("updateTemplate", &[arg("template")]),
+        method("push", &[opt("isAsync", "false")])
+            .kwargs_in(HostProfile::Offline)
+            .cloud(),
+        method("output", &[]).cloud(),
+        method("delete", &[]).cloud(),
+    ],
+)
+.service("Heat");
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

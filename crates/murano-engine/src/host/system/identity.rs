@@ -1,24 +1,27 @@
 //! `io.murano.User` and `io.murano.Project`: the current user and project,
 //! from the host.
 
+use super::declare::{class, method, HostProfile, SystemClass};
 use super::*;
 
 /// The MuranoPL declarations of the classes' native methods.
-pub(super) const DECLARATIONS: [(&str, &str); 2] = [
-    (
+pub(super) const CLASSES: [SystemClass; 2] = [
+    class(
         "io.murano.User",
-        "Methods:
-  getCurrent: {Usage: Static, Scope: Public}
-  getEnvironmentOwner: {Usage: Static, Scope: Public}
-",
-    ),
-    (
+        &[
+            method("getCurrent", &[]).static_(),
+            method("getEnvironmentOwner", &[]).static_(),
+        ],
+    )
+    .only(HostProfile::Offline),
+    class(
         "io.murano.Project",
-        "Methods:
-  getCurrent: {Usage: Static, Scope: Public}
-  getEnvironmentOwner: {Usage: Static, Scope: Public}
-",
-    ),
+        &[
+            method("getCurrent", &[]).static_(),
+            method("getEnvironmentOwner", &[]).static_(),
+        ],
+    )
+    .only(HostProfile::Offline),
 ];
 
 /// The native methods.

@@ -1,24 +1,27 @@
 //! `io.murano.system.InstanceNotifier`: instance notifications, recorded as
 //! reports.
 
+use super::declare::{arg, class, method, opt, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.InstanceNotifier",
-    "Methods:
-  .init:
-    Arguments: [{environment: {Contract: $}}]
-  trackApplication:
-    Scope: Public
-    Arguments:
-      - instance: {Contract: $}
-      - title: {Contract: $, Default: \"\\0murano-host:unset\"}
-      - unitCount: {Contract: $, Default: \"\\0murano-host:unset\"}
-  untrackApplication: {Scope: Public, Arguments: [{instance: {Contract: $}}]}
-  trackCloudInstance: {Scope: Public, Arguments: [{instance: {Contract: $}}]}
-  untrackCloudInstance: {Scope: Public, Arguments: [{instance: {Contract: $}}]}
-",
+    &[
+        method(".init", &[arg("environment")]).nothing(),
+        method(
+            "trackApplication",
+            &[
+                arg("instance"),
+                opt("title", "null"),
+                opt("unitCount", "null"),
+            ],
+        )
+        .nothing(),
+        method("untrackApplication", &[arg("instance")]).nothing(),
+        method("trackCloudInstance", &[arg("instance")]).nothing(),
+        method("untrackCloudInstance", &[arg("instance")]).nothing(),
+    ],
 );
 
 /// The native methods.

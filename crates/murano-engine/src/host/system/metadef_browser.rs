@@ -1,17 +1,19 @@
 //! `io.murano.system.MetadefBrowser`: Glance's metadata definitions,
 //! through the host.
 
+use super::declare::{arg, class, method, HostProfile, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.MetadefBrowser",
-    "Methods:
-  .init: {}
-  getNamespaces: {Scope: Public, Arguments: [{resourceType: {Contract: $}}]}
-  getObjects: {Scope: Public, Arguments: [{namespace: {Contract: $}}]}
-",
-);
+    &[
+        method(".init", &[]),
+        method("getNamespaces", &[arg("resourceType")]),
+        method("getObjects", &[arg("namespace")]),
+    ],
+)
+.only(HostProfile::Offline);
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

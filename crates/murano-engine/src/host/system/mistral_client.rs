@@ -1,23 +1,26 @@
 //! `io.murano.system.MistralClient`: Mistral workflows, through the host.
 
+use super::declare::{arg, class, method, opt, HostProfile, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.MistralClient",
-    "Methods:
-  .init:
-    Arguments: [{regionName: {Contract: $, Default: \"\\0murano-host:unset\"}}]
-  upload: {Scope: Public, Arguments: [{definition: {Contract: $}}]}
-  run:
-    Scope: Public
-    Arguments:
-      - name: {Contract: $}
-      - timeout: {Contract: $, Default: \"\\0murano-host:unset\"}
-      - inputs: {Contract: $, Default: \"\\0murano-host:unset\"}
-      - params: {Contract: $, Default: \"\\0murano-host:unset\"}
-",
-);
+    &[
+        method(".init", &[opt("regionName", "null")]),
+        method("upload", &[arg("definition")]),
+        method(
+            "run",
+            &[
+                arg("name"),
+                opt("timeout", "600"),
+                opt("inputs", "null"),
+                opt("params", "null"),
+            ],
+        ),
+    ],
+)
+.only(HostProfile::Offline);
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

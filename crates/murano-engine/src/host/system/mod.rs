@@ -4,6 +4,7 @@
 mod agent;
 mod agent_listener;
 pub(crate) mod config;
+mod declare;
 mod heat_stack;
 mod identity;
 mod instance_notifier;
@@ -31,36 +32,77 @@ use crate::{Engine, EngineBuilder, NativeCall, NativeMethod, WeakEngine};
 /// given null (host calls record only what the caller passed).
 const UNSET: &str = "\u{0}murano-host:unset";
 
-/// The MuranoPL declarations of the native classes' methods (Murano
-/// declares them in Python), merged into the core library's class stubs
-/// of the same name by [`merge_system_class`]. Optional arguments default
-/// to an internal "not given" marker.
-pub const SYSTEM_DECLARATIONS: &[(&str, &str)] = &[
-    heat_stack::DECLARATION,
-    agent::DECLARATION,
-    agent_listener::DECLARATION,
-    resources::DECLARATION,
-    instance_notifier::DECLARATION,
-    status_reporter::DECLARATION,
-    network_explorer::DECLARATION,
-    mistral_client::DECLARATION,
-    metadef_browser::DECLARATION,
-    identity::DECLARATIONS[0],
-    identity::DECLARATIONS[1],
+pub use declare::HostProfile;
+pub(crate) use declare::NoCloudBody;
+
+/// The native system classes, one set for every host (each class's file
+/// declares its methods once; [`HostProfile`] says how a host declares
+/// them).
+const SYSTEM_CLASSES: [&declare::SystemClass; 11] = [
+    &heat_stack::CLASS,
+    &agent::CLASS,
+    &agent_listener::CLASS,
+    &resources::CLASS,
+    &instance_notifier::CLASS,
+    &status_reporter::CLASS,
+    &network_explorer::CLASS,
+    &mistral_client::CLASS,
+    &metadef_browser::CLASS,
+    &identity::CLASSES[0],
+    &identity::CLASSES[1],
 ];
 
-/// Adds the native methods of [`SYSTEM_DECLARATIONS`] to `def` when it is
-/// one of those classes (the core library's stub or MuranoPL part);
-/// methods the class already declares stay as they are.
+/// The MuranoPL declarations of the native classes' methods (Murano
+/// declares them in Python) as `profile`'s host declares them: each
+/// class's full name and its `Methods:` section. [`merge_system_class`]
+/// merges them into the core library's class stubs of the same name.
+pub fn system_declarations(profile: HostProfile) -> Vec<(&'static str, String)> {
+    SYSTEM_CLASSES
+        .iter()
+        .filter(|c| c.in_profile(profile))
+        .map(|c| (c.name, c.render(profile)))
+        .collect()
+}
+
+/// The no-cloud host's bodies that its declarations give as data: every
+/// method of its classes that is not [`NoCloudBody::Own`], with its
+/// class's full name and the cloud service that class needs.
+pub(crate) fn no_cloud_bodies() -> Vec<(&'static str, &'static str, NoCloudBody, &'static str)> {
+    SYSTEM_CLASSES
+        .iter()
+        .filter(|c| c.in_profile(HostProfile::NoCloud))
+        .flat_map(|c| {
+            c.methods
+                .iter()
+                .filter(|m| m.only.is_none_or(|p| p == HostProfile::NoCloud))
+                .filter(|m| m.no_cloud != NoCloudBody::Own)
+                .map(|m| (c.name, m.name, m.no_cloud, c.service))
+        })
+        .collect()
+}
+
+/// Adds the native methods of the offline host's
+/// [`system_declarations`] to `def` when it is one of those classes (the
+/// core library's stub or MuranoPL part); methods the class already
+/// declares stay as they are. Optional arguments default to an internal
+/// "not given" marker.
 pub fn merge_system_class(def: &mut ClassDefinition) -> Result<(), EngineError> {
+    merge_system_class_as(def, HostProfile::Offline)
+}
+
+/// [`merge_system_class`] with the declarations of `profile`'s host.
+pub fn merge_system_class_as(
+    def: &mut ClassDefinition,
+    profile: HostProfile,
+) -> Result<(), EngineError> {
     let Some(name) = def.full_name.clone() else {
         return Ok(());
     };
-    for (class, yaml) in SYSTEM_DECLARATIONS {
-        if *class != name {
+    for class in SYSTEM_CLASSES {
+        if class.name != name || !class.in_profile(profile) {
             continue;
         }
-        let text = format!("Name: {class}\n{yaml}");
+        let text = format!("Name: {}\n{}", class.name, class.render(profile));
         for extra in crate::ClassSetBuilder::parse_file(text.as_bytes(), "<system>")? {
             for m in extra.methods {
                 if def.method(&m.name).is_none() {
@@ -379,7 +421,7 @@ impl SystemClasses {
         vec![random]
     }
 
-    /// The native method bodies of every class of [`SYSTEM_DECLARATIONS`].
+    /// The native method bodies of every class of [`system_declarations`].
     pub fn natives(&self) -> Vec<NativeMethod> {
         SPECS
             .iter()

@@ -1,29 +1,29 @@
 //! `io.murano.system.NetworkExplorer`: Neutron questions, answered by the host.
 
+use super::declare::{arg, class, method, opt, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.NetworkExplorer",
-    "Methods:
-  .init:
-    Arguments: [{regionName: {Contract: $, Default: \"\\0murano-host:unset\"}}]
-  getDefaultRouter: {Scope: Public}
-  getAvailableCidr:
-    Scope: Public
-    Arguments:
-      - routerId: {Contract: $}
-      - netId: {Contract: $}
-      - ipVersion: {Contract: $, Default: \"\\0murano-host:unset\"}
-  getDefaultDns: {Scope: Public, Arguments: [{ipVersion: {Contract: $, Default: \"\\0murano-host:unset\"}}]}
-  getExternalNetworkIdForRouter: {Scope: Public, Arguments: [{routerId: {Contract: $}}]}
-  getExternalNetworkIdForNetwork: {Scope: Public, Arguments: [{networkId: {Contract: $}}]}
-  listNetworks: {Scope: Public}
-  listSubnetworks: {Scope: Public}
-  listPorts: {Scope: Public}
-  listNeutronExtensions: {Scope: Public}
-",
-);
+    &[
+        method(".init", &[opt("regionName", "null")]).nothing(),
+        method("getDefaultRouter", &[]).cloud(),
+        method(
+            "getAvailableCidr",
+            &[arg("routerId"), arg("netId"), opt("ipVersion", "4")],
+        )
+        .cloud(),
+        method("getDefaultDns", &[opt("ipVersion", "4")]).cloud(),
+        method("getExternalNetworkIdForRouter", &[arg("routerId")]).cloud(),
+        method("getExternalNetworkIdForNetwork", &[arg("networkId")]).cloud(),
+        method("listNetworks", &[]).cloud(),
+        method("listSubnetworks", &[]).cloud(),
+        method("listPorts", &[]).cloud(),
+        method("listNeutronExtensions", &[]).cloud(),
+    ],
+)
+.service("Neutron");
 
 /// The native methods.
 pub(super) static SPECS: &[Spec] = &[

@@ -1,33 +1,22 @@
 //! `io.murano.system.Resources`: the files of the calling package's
 //! `Resources/`, then the host's.
 
+use super::declare::{arg, class, method, opt, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.Resources",
-    "Methods:
-  .init: {}
-  string:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - name: {Contract: $}
-      - owner: {Contract: $, Default: \"\\0murano-host:unset\"}
-      - binary: {Contract: $, Default: \"\\0murano-host:unset\"}
-  json:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - name: {Contract: $}
-      - owner: {Contract: $, Default: \"\\0murano-host:unset\"}
-  yaml:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - name: {Contract: $}
-      - owner: {Contract: $, Default: \"\\0murano-host:unset\"}
-",
+    &[
+        method(".init", &[]),
+        method(
+            "string",
+            &[arg("name"), opt("owner", "null"), opt("binary", "false")],
+        )
+        .static_(),
+        method("json", &[arg("name"), opt("owner", "null")]).static_(),
+        method("yaml", &[arg("name"), opt("owner", "null")]).static_(),
+    ],
 );
 
 /// The native methods.

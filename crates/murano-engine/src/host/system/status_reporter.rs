@@ -1,17 +1,17 @@
 //! `io.murano.system.StatusReporter`: status reports of the deployment.
 
+use super::declare::{arg, class, method, SystemClass};
 use super::*;
 
 /// The MuranoPL declaration of the class's native methods.
-pub(super) const DECLARATION: (&str, &str) = (
+pub(super) const CLASS: SystemClass = class(
     "io.murano.system.StatusReporter",
-    "Methods:
-  .init:
-    Arguments: [{environment: {Contract: $}}]
-  report: {Scope: Public, Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]}
-  report_error: {Scope: Public, Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]}
-  reportError: {Scope: Public, Arguments: [{instance: {Contract: $}}, {msg: {Contract: $}}]}
-",
+    &[
+        method(".init", &[arg("environment")]).nothing(),
+        method("report", &[arg("instance"), arg("msg")]).nothing(),
+        method("report_error", &[arg("instance"), arg("msg")]).nothing(),
+        method("reportError", &[arg("instance"), arg("msg")]).nothing(),
+    ],
 );
 
 /// The native methods.

@@ -87,7 +87,9 @@ pub(crate) struct State {
     pub(crate) by_addr: HashMap<usize, Arc<Obj>>,
     pub(crate) types: HashMap<usize, Arc<TypeObj>>,
     pub(crate) casts: HashMap<usize, Arc<CastObj>>,
-    pub(crate) refl: HashMap<usize, Arc<crate::reflection::ReflObj>>,
+    /// The built-ins' reflection values by address (their type is the
+    /// built-ins', which the runtime does not know).
+    pub(crate) refl: HashMap<usize, Arc<dyn std::any::Any + Send + Sync>>,
     pub(crate) logger_names: HashMap<String, String>,
     /// The errors behind the exception objects `Catch: As:` made (for
     /// `Throw: Cause:`).
@@ -558,6 +560,18 @@ impl Engine {
     /// The shared core (for the crate's own modules).
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
+    }
+
+    /// Installs the test runner's method mocks (once; see
+    /// [`crate::EngineBuilder::method_mocks`]).
+    pub(crate) fn set_method_mocks(&self, mocks: Arc<crate::mock::MethodMocks>) {
+        let _ = self.core.method_mocks.set(mocks);
+    }
+
+    /// Whether the engine was built with method mocks.
+    #[cfg(test)]
+    pub(crate) fn has_method_mocks(&self) -> bool {
+        self.core.method_mocks.get().is_some()
     }
 
     /// Takes the warnings of the run so far: errors that Murano's executor
