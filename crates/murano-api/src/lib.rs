@@ -20,8 +20,8 @@ pub mod engine;
 pub mod engine_catalog;
 pub mod fault;
 pub mod handlers;
-pub mod model_patch;
 pub mod identity;
+pub mod model_patch;
 pub mod patch;
 pub mod policy;
 pub mod schema;
@@ -29,8 +29,8 @@ pub mod server;
 pub mod stats;
 pub mod store;
 pub mod upload;
-pub mod worker;
 pub mod upload_schema;
+pub mod worker;
 
 pub use app::{App, Limits};
 pub use server::{
