@@ -415,7 +415,18 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             Some(d) => d,
             None => {
                 let id = text(&p["id"]);
-                let whole = db.get("package", &id)?.unwrap_or(p);
+                // The page's rows whole but for the binaries a listing never
+                // shows (hexing every archive of the page dominated it).
+                let whole = db
+                    .select_except(
+                        "package",
+                        &crate::store::key("id", id.as_str()),
+                        "",
+                        &["archive", "logo", "supplier_logo"],
+                    )?
+                    .into_iter()
+                    .next()
+                    .unwrap_or(p);
                 package_dict(&db, &whole)?
             }
         });
