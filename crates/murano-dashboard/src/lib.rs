@@ -24,6 +24,7 @@ pub mod cloud;
 pub mod edit;
 pub mod environments;
 pub mod html;
+pub mod schema_form;
 pub mod wizard;
 
 #[cfg(test)]
