@@ -363,6 +363,7 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
             body.push_str(&format!(
                 "<tr data-app=\"{}\" data-type=\"{}\"><td>{}</td><td><code>{}</code></td><td><span class=\"{}\">{}</span></td><td>{}</td>\
                  <td><a href=\"/environments/{}/apps/{}/edit\" class=\"edit-app\" aria-label=\"Edit {}\">Edit</a> \
+                 <a href=\"/environments/{}/apps/{}/form\" class=\"form-app\" aria-label=\"Edit {} with the form of its class\">Form</a> \
                  <form method=\"post\" action=\"/environments/{}/apps/{}/remove\" class=\"inline\">\
                  <button type=\"submit\" class=\"danger remove-app\" aria-label=\"Remove {}\"{}>Remove</button></form></td></tr>\n",
                 escape(&aid),
@@ -372,6 +373,9 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
                 status_class(&st),
                 escape(&st),
                 last,
+                url_encode(eid),
+                url_encode(&aid),
+                escape(&app_name(a)),
                 url_encode(eid),
                 url_encode(&aid),
                 escape(&app_name(a)),

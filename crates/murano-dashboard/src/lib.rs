@@ -12,7 +12,8 @@
 //! Layers: `html` (escaping, frame, stylesheet), `calls` (the controllers
 //! called in-process), `catalog`, `environments`, `wizard` (Dynamic UI
 //! wizards with application-typed fields), `edit` (an application's
-//! properties filled with their values), `actions`, and this module's
+//! properties filled with their values), `object_form` (MuranoPL forms
+//! generated from a class's schema, for packages without a UI), `actions`, and this module's
 //! dispatcher and axum routes.
 
 #![forbid(unsafe_code)]
@@ -24,9 +25,12 @@ pub mod cloud;
 pub mod edit;
 pub mod environments;
 pub mod html;
+pub mod object_form;
 pub mod schema_form;
 pub mod wizard;
 
+#[cfg(test)]
+mod object_form_tests;
 #[cfg(test)]
 mod page_tests;
 
@@ -171,6 +175,8 @@ pub struct Dashboard {
     pub drafts: Mutex<wizard::Drafts>,
     /// The cloud resources the forms list.
     pub cloud: cloud::CloudResources,
+    /// The catalog's classes, for the choices of `muranoObject` fields.
+    pub classes: Arc<dyn object_form::ClassCatalog>,
 }
 
 impl std::fmt::Debug for Dashboard {
@@ -186,6 +192,7 @@ impl Dashboard {
             app,
             drafts: Mutex::new(wizard::Drafts::default()),
             cloud: cloud::CloudResources::default(),
+            classes: Arc::new(object_form::StoreClasses::default()),
         }
     }
 
@@ -220,6 +227,16 @@ impl Dashboard {
             }
             ["environments", eid, "apps", aid, "edit"] if get => edit::show(self, req, eid, aid),
             ["environments", eid, "apps", aid, "edit"] if post => edit::save(self, req, eid, aid),
+            ["environments", eid, "apps", aid, "form"] if get => {
+                object_form::show_edit(self, req, eid, aid)
+            }
+            ["environments", eid, "apps", aid, "form"] if post => {
+                object_form::post_edit(self, req, eid, aid)
+            }
+            ["environments", eid, "form", pid] if get => object_form::show_add(self, req, eid, pid),
+            ["environments", eid, "form", pid] if post => {
+                object_form::post_add(self, req, eid, pid)
+            }
             ["environments", eid, "deployments", did] if get => {
                 environments::deployment(self, req, eid, did)
             }
