@@ -125,26 +125,31 @@ fn a_package_without_ui_is_added_through_its_class_form() {
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("Title &lt;b&gt;"), "texts escaped: {page}");
     // Inheritors of t.Storage, never t.Other; the first one's form nested.
-    assert!(page.contains("value=\"new:t.Files\" selected"), "{page}");
-    assert!(page.contains("value=\"new:t.Bucket\""), "{page}");
+    assert!(page.contains("value=\"new:t.Bucket\" selected"), "{page}");
+    assert!(page.contains("value=\"new:t.Files\""), "{page}");
     assert!(!page.contains("new:t.Other"), "{page}");
-    assert!(page.contains("name=\"storage.path\""), "{page}");
+    assert!(page.contains("name=\"storage.bucket\""), "{page}");
     assert!(page.contains("id=\"run_quick\""), "{page}");
     assert!(
         !page.contains("name=\"@quick.model\""),
         "the model argument is the form's"
     );
-    // Choosing the bucket re-renders with its form.
+    // Choosing the files re-renders with their form and its defaults.
     let (_, page) = html(d.dispatch(&PageRequest::post(
         &to,
         &[
             ("__do", "refresh"),
             ("title", "T"),
-            ("storage", "new:t.Bucket"),
+            ("storage", "new:t.Files"),
+            ("storage.?class", "t.Bucket"),
+            ("storage.bucket", "old"),
         ],
     )));
-    assert!(page.contains("name=\"storage.bucket\""), "{page}");
-    assert!(!page.contains("name=\"storage.path\""), "{page}");
+    assert!(
+        page.contains("name=\"storage.path\" id=\"id_storage.path\" value=\"/srv\""),
+        "{page}"
+    );
+    assert!(!page.contains("name=\"storage.bucket\""), "{page}");
     // A missing nested value is an error tied to its field.
     let (status, page) = html(d.dispatch(&PageRequest::post(
         &to,
