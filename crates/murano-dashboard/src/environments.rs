@@ -235,7 +235,8 @@ fn actions_section(eid: &str, deployed: &Value, busy: bool) -> String {
              <strong>{}</strong> <span class=\"muted\">of {}</span>\n\
              <div class=\"field\"><label for=\"{}\">Arguments (JSON object)</label>\n\
              <textarea name=\"args\" id=\"{}\" rows=\"2\">{{}}</textarea></div>\n\
-             <button type=\"submit\" class=\"action\" data-action=\"{}\"{disabled}>Run {}</button>\n</form></li>\n",
+             <button type=\"submit\" class=\"action\" data-action=\"{}\"{disabled}>Run {}</button>\n\
+             <a href=\"/environments/{}/actions/{}\" class=\"action-form\">Arguments as a form</a>\n</form></li>\n",
             url_encode(eid),
             url_encode(&aid),
             escape(&title),
@@ -244,6 +245,8 @@ fn actions_section(eid: &str, deployed: &Value, busy: bool) -> String {
             escape(&fid),
             escape(&text(&act["name"])),
             escape(&title),
+            url_encode(eid),
+            url_encode(&aid),
         ));
     }
     out.push_str("</ul>\n");

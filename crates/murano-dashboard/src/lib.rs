@@ -243,6 +243,9 @@ impl Dashboard {
             ["environments", eid, "add"] if get => wizard::choose(self, req, eid),
             ["environments", eid, "add", pid] if post || get => wizard::start(self, req, eid, pid),
             ["environments", eid, "actions", aid] if post => actions::call(self, req, eid, aid),
+            ["environments", eid, "actions", aid] if get => {
+                object_form::show_action(self, req, eid, aid)
+            }
             ["environments", eid, "tasks", tid] if get => actions::result(self, req, eid, tid),
             ["drafts", did, "step", n] if get => match n.parse() {
                 Ok(n) => wizard::show_step(self, req, did, n),

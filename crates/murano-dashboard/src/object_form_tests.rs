@@ -36,11 +36,16 @@ impl Engine for Canned {
         &self,
         _credentials: Value,
         class_name: &str,
-        _methods: Vec<String>,
+        methods: Vec<String>,
         _version: Option<String>,
         _package: Option<String>,
     ) -> Result<Value, RemoteError> {
         let props = |p: Value| json!({"type": "object", "properties": p});
+        if methods == ["resize"] {
+            return Ok(
+                json!({"resize": props(json!({"size": {"type": "integer", "title": "New size"}}))}),
+            );
+        }
         Ok(match class_name {
             "t.Blog" => json!({
                 "": props(json!({
@@ -291,4 +296,40 @@ fn a_model_builder_fills_the_form_and_editing_shows_current_values() {
         .find(|a| a["title"] == "Linked")
         .unwrap();
     assert_eq!(linked["storage"], "f1", "{list}");
+}
+
+#[test]
+fn an_actions_arguments_are_a_form_from_its_contracts() {
+    let (d, _, eid) = blog_dashboard();
+    let desc = json!({"Objects": {"?": {"id": eid, "type": "io.murano.Environment"}, "services": [
+        {"?": {"id": "b1", "type": "t.Blog/1.0.0@t.Blog", "_actions": {
+            "b1_resize": {"name": "resize", "enabled": true}}}}]}});
+    {
+        let db = d.app.db();
+        let set: murano_api::store::Row = [("description".to_owned(), desc)].into_iter().collect();
+        db.update(
+            "environment",
+            &murano_api::store::key("id", eid.as_str()),
+            &set,
+        )
+        .unwrap();
+    }
+    let (_, env) = html(d.dispatch(&PageRequest::get(&format!("/environments/{eid}"))));
+    let url = format!("/environments/{eid}/actions/b1_resize");
+    assert!(env.contains(&format!("href=\"{url}\"")), "{env}");
+    let (status, page) = html(d.dispatch(&PageRequest::get(&url)));
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("<label for=\"id_size\">New size"), "{page}");
+    let (status, page) = html(d.dispatch(&PageRequest::post(
+        &url,
+        &[("__form", "1"), ("size", "big")],
+    )));
+    assert_eq!(status, 422, "{page}");
+    assert!(page.contains("aria-describedby=\"err_size\""), "{page}");
+    let task = redirect(d.dispatch(&PageRequest::post(&url, &[("__form", "1"), ("size", "3")])));
+    assert!(task.contains("/tasks/"), "{task}");
+    let (status, _) = html(d.dispatch(&PageRequest::get(&format!(
+        "/environments/{eid}/actions/nope"
+    ))));
+    assert_eq!(status, 404);
 }
