@@ -13,7 +13,7 @@ use crate::{Dashboard, Page, PageRequest};
 pub fn call(d: &Dashboard, req: &PageRequest, eid: &str, aid: &str) -> Page {
     let raw = req.field("args").unwrap_or("").trim();
     let args: Value = if req.field("__form").is_some() {
-        match crate::object_form::action_args(d, req, eid, aid) {
+        match crate::action_form::action_args(d, req, eid, aid) {
             Ok(v) => v,
             Err(p) => return p,
         }

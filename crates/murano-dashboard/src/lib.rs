@@ -13,11 +13,13 @@
 //! called in-process), `catalog`, `environments`, `wizard` (Dynamic UI
 //! wizards with application-typed fields), `edit` (an application's
 //! properties filled with their values), `object_form` (MuranoPL forms
-//! generated from a class's schema, for packages without a UI), `actions`, and this module's
+//! generated from a class's schema, for packages without a UI), `actions`
+//! and `action_form` (their arguments from contracts), and this module's
 //! dispatcher and axum routes.
 
 #![forbid(unsafe_code)]
 
+pub mod action_form;
 pub mod actions;
 pub mod calls;
 pub mod catalog;
@@ -244,7 +246,7 @@ impl Dashboard {
             ["environments", eid, "add", pid] if post || get => wizard::start(self, req, eid, pid),
             ["environments", eid, "actions", aid] if post => actions::call(self, req, eid, aid),
             ["environments", eid, "actions", aid] if get => {
-                object_form::show_action(self, req, eid, aid)
+                action_form::show_action(self, req, eid, aid)
             }
             ["environments", eid, "tasks", tid] if get => actions::result(self, req, eid, tid),
             ["drafts", did, "step", n] if get => match n.parse() {
