@@ -12,7 +12,12 @@ use crate::{Dashboard, Page, PageRequest};
 /// `POST /environments/{id}/actions/{action}`: call it; show its task.
 pub fn call(d: &Dashboard, req: &PageRequest, eid: &str, aid: &str) -> Page {
     let raw = req.field("args").unwrap_or("").trim();
-    let args: Value = if raw.is_empty() {
+    let args: Value = if req.field("__form").is_some() {
+        match crate::action_form::action_args(d, req, eid, aid) {
+            Ok(v) => v,
+            Err(p) => return p,
+        }
+    } else if raw.is_empty() {
         Value::Object(Default::default())
     } else {
         match serde_json::from_str(raw) {

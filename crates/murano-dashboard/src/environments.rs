@@ -235,7 +235,8 @@ fn actions_section(eid: &str, deployed: &Value, busy: bool) -> String {
              <strong>{}</strong> <span class=\"muted\">of {}</span>\n\
              <div class=\"field\"><label for=\"{}\">Arguments (JSON object)</label>\n\
              <textarea name=\"args\" id=\"{}\" rows=\"2\">{{}}</textarea></div>\n\
-             <button type=\"submit\" class=\"action\" data-action=\"{}\"{disabled}>Run {}</button>\n</form></li>\n",
+             <button type=\"submit\" class=\"action\" data-action=\"{}\"{disabled}>Run {}</button>\n\
+             <a href=\"/environments/{}/actions/{}\" class=\"action-form\">Arguments as a form</a>\n</form></li>\n",
             url_encode(eid),
             url_encode(&aid),
             escape(&title),
@@ -244,6 +245,8 @@ fn actions_section(eid: &str, deployed: &Value, busy: bool) -> String {
             escape(&fid),
             escape(&text(&act["name"])),
             escape(&title),
+            url_encode(eid),
+            url_encode(&aid),
         ));
     }
     out.push_str("</ul>\n");
@@ -363,6 +366,7 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
             body.push_str(&format!(
                 "<tr data-app=\"{}\" data-type=\"{}\"><td>{}</td><td><code>{}</code></td><td><span class=\"{}\">{}</span></td><td>{}</td>\
                  <td><a href=\"/environments/{}/apps/{}/edit\" class=\"edit-app\" aria-label=\"Edit {}\">Edit</a> \
+                 <a href=\"/environments/{}/apps/{}/form\" class=\"form-app\" aria-label=\"Edit {} with the form of its class\">Form</a> \
                  <form method=\"post\" action=\"/environments/{}/apps/{}/remove\" class=\"inline\">\
                  <button type=\"submit\" class=\"danger remove-app\" aria-label=\"Remove {}\"{}>Remove</button></form></td></tr>\n",
                 escape(&aid),
@@ -372,6 +376,9 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
                 status_class(&st),
                 escape(&st),
                 last,
+                url_encode(eid),
+                url_encode(&aid),
+                escape(&app_name(a)),
                 url_encode(eid),
                 url_encode(&aid),
                 escape(&app_name(a)),

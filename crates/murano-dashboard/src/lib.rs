@@ -12,11 +12,14 @@
 //! Layers: `html` (escaping, frame, stylesheet), `calls` (the controllers
 //! called in-process), `catalog`, `environments`, `wizard` (Dynamic UI
 //! wizards with application-typed fields), `edit` (an application's
-//! properties filled with their values), `actions`, and this module's
+//! properties filled with their values), `object_form` (MuranoPL forms
+//! generated from a class's schema, for packages without a UI), `actions`
+//! and `action_form` (their arguments from contracts), and this module's
 //! dispatcher and axum routes.
 
 #![forbid(unsafe_code)]
 
+pub mod action_form;
 pub mod actions;
 pub mod calls;
 pub mod catalog;
@@ -24,8 +27,12 @@ pub mod cloud;
 pub mod edit;
 pub mod environments;
 pub mod html;
+pub mod object_form;
+pub mod schema_form;
 pub mod wizard;
 
+#[cfg(test)]
+mod object_form_tests;
 #[cfg(test)]
 mod page_tests;
 
@@ -170,6 +177,8 @@ pub struct Dashboard {
     pub drafts: Mutex<wizard::Drafts>,
     /// The cloud resources the forms list.
     pub cloud: cloud::CloudResources,
+    /// The catalog's classes, for the choices of `muranoObject` fields.
+    pub classes: Arc<dyn object_form::ClassCatalog>,
 }
 
 impl std::fmt::Debug for Dashboard {
@@ -185,6 +194,7 @@ impl Dashboard {
             app,
             drafts: Mutex::new(wizard::Drafts::default()),
             cloud: cloud::CloudResources::default(),
+            classes: Arc::new(object_form::StoreClasses::default()),
         }
     }
 
@@ -219,12 +229,25 @@ impl Dashboard {
             }
             ["environments", eid, "apps", aid, "edit"] if get => edit::show(self, req, eid, aid),
             ["environments", eid, "apps", aid, "edit"] if post => edit::save(self, req, eid, aid),
+            ["environments", eid, "apps", aid, "form"] if get => {
+                object_form::show_edit(self, req, eid, aid)
+            }
+            ["environments", eid, "apps", aid, "form"] if post => {
+                object_form::post_edit(self, req, eid, aid)
+            }
+            ["environments", eid, "form", pid] if get => object_form::show_add(self, req, eid, pid),
+            ["environments", eid, "form", pid] if post => {
+                object_form::post_add(self, req, eid, pid)
+            }
             ["environments", eid, "deployments", did] if get => {
                 environments::deployment(self, req, eid, did)
             }
             ["environments", eid, "add"] if get => wizard::choose(self, req, eid),
             ["environments", eid, "add", pid] if post || get => wizard::start(self, req, eid, pid),
             ["environments", eid, "actions", aid] if post => actions::call(self, req, eid, aid),
+            ["environments", eid, "actions", aid] if get => {
+                action_form::show_action(self, req, eid, aid)
+            }
             ["environments", eid, "tasks", tid] if get => actions::result(self, req, eid, tid),
             ["drafts", did, "step", n] if get => match n.parse() {
                 Ok(n) => wizard::show_step(self, req, did, n),

@@ -16,7 +16,7 @@ use crate::calls::{api_req, json_of};
 use crate::{local_context, Dashboard, Page, PageRequest};
 
 /// Reads a test "archive": the package's catalog entry as JSON.
-struct JsonLoader;
+pub(crate) struct JsonLoader;
 
 impl PackageLoader for JsonLoader {
     fn load(&self, archive: &[u8]) -> Result<LoadedPackage, String> {
@@ -75,14 +75,14 @@ pub(crate) fn import(d: &Dashboard, entry: Value) -> String {
 const DB_UI: &str = "Version: 2.2\nApplication:\n  ?:\n    type: com.example.Db\n  size: $.main.size\nForms:\n  - main:\n      fields:\n        - name: size\n          type: integer\n          label: Size <GB>\n          initial: 10\n";
 const WEB_UI: &str = "Version: 2.2\nApplication:\n  ?:\n    type: com.example.Web\n  database: $.main.database\nForms:\n  - main:\n      fields:\n        - name: database\n          type: com.example.Db\n          label: Database\n";
 
-fn html(p: Page) -> (u16, String) {
+pub(crate) fn html(p: Page) -> (u16, String) {
     match p {
         Page::Html(s, h) => (s, h),
         other => panic!("not a page: {other:?}"),
     }
 }
 
-fn redirect(p: Page) -> String {
+pub(crate) fn redirect(p: Page) -> String {
     match p {
         Page::Redirect(to) => to,
         Page::Html(s, h) => panic!("{s}: {h}"),
@@ -103,7 +103,7 @@ fn two_packages(d: &Dashboard) -> (String, String) {
     (db, web)
 }
 
-fn create_env(d: &Dashboard, name: &str) -> String {
+pub(crate) fn create_env(d: &Dashboard, name: &str) -> String {
     let to = redirect(d.dispatch(&PageRequest::post("/environments", &[("name", name)])));
     to.rsplit('/').next().unwrap().to_owned()
 }

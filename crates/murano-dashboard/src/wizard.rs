@@ -301,7 +301,7 @@ pub fn choose(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
     );
     for p in pkgs
         .iter()
-        .filter(|p| p["type"] == "Application" && p["has_ui"] == true && p["enabled"] != false)
+        .filter(|p| p["type"] == "Application" && p["enabled"] != false)
     {
         let pid = text(&p["id"]);
         body.push_str(&format!(
@@ -333,6 +333,16 @@ pub fn start(d: &Dashboard, req: &PageRequest, eid: &str, pid: &str) -> Page {
                 e.status,
                 error_page("No such environment", Section::Environments, &message(&e)),
             );
+        }
+    }
+    // A package without a UI definition is added through its class's form.
+    if let Ok(row) = crate::calls::package_row(&d.app, &req.ctx, pid) {
+        if !row["ui_definition"].is_string() {
+            return Page::Redirect(format!(
+                "/environments/{}/form/{}",
+                url_encode(eid),
+                url_encode(pid)
+            ));
         }
     }
     if let Err(m) = load(d, &req.ctx, pid) {

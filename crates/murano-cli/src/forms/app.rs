@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use murano_ui::host::{Entropy, SystemEntropy};
 use serde_json::{Map, Value as Json};
 
-use super::clean::{clean, Posted};
-use super::fields::defaults;
 use super::render::{render_form, render_result};
 use crate::schema::load_catalog;
 use crate::serve::html::{error_page, page};
 use crate::serve::{App, Method, Reply, Request};
+use murano_dashboard::schema_form::clean::{clean, Posted};
+use murano_dashboard::schema_form::fields::defaults;
 
 /// The forms server.
 pub(super) struct FormsApp {

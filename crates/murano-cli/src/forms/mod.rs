@@ -6,8 +6,6 @@
 //! model builder, the static action call that would run it).
 
 mod app;
-mod clean;
-mod fields;
 mod render;
 #[cfg(test)]
 mod tests;

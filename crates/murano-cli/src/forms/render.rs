@@ -4,9 +4,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use super::clean::Posted;
-use super::fields::{nullable, number_text, sections, shown, types_of, widget, FormField, Widget};
 use crate::serve::html::{escape, escape_lines, page};
+use murano_dashboard::schema_form::clean::Posted;
+use murano_dashboard::schema_form::fields::{
+    nullable, number_text, sections, shown, types_of, widget, FormField, Widget,
+};
 
 fn render_field(f: &FormField, values: &[String], error: Option<&str>) -> String {
     let w = widget(&f.schema);

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value as Json};
 
-use super::clean::{clean, parse_field, validate, Posted, MAX_JSON_DEPTH};
-use super::fields::{defaults, sections, Section};
 use super::render::{render_form, render_result};
+use murano_dashboard::schema_form::clean::{clean, parse_field, validate, Posted, MAX_JSON_DEPTH};
+use murano_dashboard::schema_form::fields::{defaults, sections, Section};
 
 fn schema() -> Json {
     json!({

@@ -8,23 +8,32 @@ use serde_json::Value as Json;
 
 /// One field of a generated form.
 #[derive(Debug, Clone)]
-pub(super) struct FormField {
-    pub(super) name: String,
-    pub(super) schema: Json,
-    pub(super) title: String,
-    pub(super) section: Option<String>,
-    pub(super) index: Option<i64>,
-    pub(super) visible: bool,
+pub struct FormField {
+    /// The property's name.
+    pub name: String,
+    /// Its JSON schema.
+    pub schema: Json,
+    /// Its title (the name when it has none).
+    pub title: String,
+    /// Its `formSection`.
+    pub section: Option<String>,
+    /// Its `formIndex`.
+    pub index: Option<i64>,
+    /// Whether it is shown (not hidden by meta).
+    pub visible: bool,
 }
 
 /// One section of a form, in display order.
 #[derive(Debug, Clone)]
-pub(super) struct Section {
-    pub(super) title: Option<String>,
-    pub(super) fields: Vec<FormField>,
+pub struct Section {
+    /// Its heading (`None` for the fields of no section).
+    pub title: Option<String>,
+    /// Its fields in display order.
+    pub fields: Vec<FormField>,
 }
 
-pub(super) fn types_of(schema: &Json) -> Vec<&str> {
+/// The types a schema names (`type` as a string or a list).
+pub fn types_of(schema: &Json) -> Vec<&str> {
     match schema.get("type") {
         Some(Json::String(t)) => vec![t.as_str()],
         Some(Json::Array(ts)) => ts.iter().filter_map(Json::as_str).collect(),
@@ -32,24 +41,33 @@ pub(super) fn types_of(schema: &Json) -> Vec<&str> {
     }
 }
 
-pub(super) fn nullable(schema: &Json) -> bool {
+/// Whether a schema accepts null (or names no type).
+pub fn nullable(schema: &Json) -> bool {
     let types = types_of(schema);
     types.is_empty() || types.contains(&"null")
 }
 
 /// The widget a schema gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Widget {
+pub enum Widget {
+    /// A text input.
     Text,
+    /// A number input.
     Number,
+    /// A check box.
     Checkbox,
+    /// A select of the schema's `enum`.
     Select,
+    /// A multiple select of the items' `enum`.
     MultiSelect,
+    /// A text area, one scalar item a line.
     Lines,
+    /// A text area holding JSON.
     Json,
 }
 
-pub(super) fn widget(schema: &Json) -> Widget {
+/// The widget a schema gets.
+pub fn widget(schema: &Json) -> Widget {
     let types = types_of(schema);
     let main = types.iter().find(|t| **t != "null").copied().unwrap_or("");
     match main {
@@ -71,7 +89,7 @@ pub(super) fn widget(schema: &Json) -> Widget {
 /// `formSections` by their index (then name), the fields in each by
 /// `formIndex` (fields without one after, by title); fields with no
 /// section (or an unknown one) come first, without a heading.
-pub(super) fn sections(schema: &Json) -> Vec<Section> {
+pub fn sections(schema: &Json) -> Vec<Section> {
     let mut fields: Vec<FormField> = Vec::new();
     if let Some(Json::Object(props)) = schema.get("properties") {
         for (name, s) in props {
@@ -141,7 +159,7 @@ pub(super) fn sections(schema: &Json) -> Vec<Section> {
 }
 
 /// The text an input shows for a JSON value.
-pub(super) fn shown(value: &Json, w: Widget) -> String {
+pub fn shown(value: &Json, w: Widget) -> String {
     match (value, w) {
         (Json::Null, _) => String::new(),
         (Json::String(s), _) => s.clone(),
@@ -166,7 +184,7 @@ pub(super) fn shown(value: &Json, w: Widget) -> String {
 }
 
 /// The values a form shows first: each field's default.
-pub(super) fn defaults(schema: &Json) -> BTreeMap<String, Vec<String>> {
+pub fn defaults(schema: &Json) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     for section in sections(schema) {
         for f in section.fields {
@@ -186,7 +204,8 @@ pub(super) fn defaults(schema: &Json) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-pub(super) fn number_text(n: &Json) -> String {
+/// The text of a JSON number.
+pub fn number_text(n: &Json) -> String {
     match n {
         Json::Number(n) => n.to_string(),
         other => other.to_string(),

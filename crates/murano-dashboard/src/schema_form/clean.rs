@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use murano_ui::pyre::PyRegex;
 use serde_json::{Map, Value as Json};
 
-use super::fields::{number_text, sections, types_of, widget, Widget};
+use crate::schema_form::fields::{number_text, sections, types_of, widget, Widget};
 
 /// Parses one scalar input by its schema type; `None` for empty input.
 fn parse_scalar(raw: &str, schema: &Json) -> Result<Option<Json>, String> {
@@ -37,7 +37,7 @@ fn parse_scalar(raw: &str, schema: &Json) -> Result<Option<Json>, String> {
 
 /// The largest nesting accepted in a JSON input (the rest of the input is
 /// bounded by the request size).
-pub(super) const MAX_JSON_DEPTH: usize = 64;
+pub const MAX_JSON_DEPTH: usize = 64;
 
 fn json_depth(v: &Json) -> usize {
     match v {
@@ -48,7 +48,7 @@ fn json_depth(v: &Json) -> usize {
 }
 
 /// The value of one field from what was posted.
-pub(super) fn parse_field(values: &[String], schema: &Json) -> Result<Json, String> {
+pub fn parse_field(values: &[String], schema: &Json) -> Result<Json, String> {
     let first = values.first().map(String::as_str).unwrap_or("");
     let w = widget(schema);
     let value = match w {
@@ -108,7 +108,7 @@ fn type_matches(value: &Json, t: &str) -> bool {
 /// (type, enum, minimum/maximum with their exclusive flags, pattern,
 /// items/additionalItems, properties/additionalProperties), returning the
 /// first problem in words.
-pub(super) fn validate(value: &Json, schema: &Json, depth: usize) -> Result<(), String> {
+pub fn validate(value: &Json, schema: &Json, depth: usize) -> Result<(), String> {
     if depth > MAX_JSON_DEPTH {
         return Err(format!("Nested deeper than {MAX_JSON_DEPTH} levels."));
     }
@@ -203,13 +203,10 @@ pub(super) fn validate(value: &Json, schema: &Json, depth: usize) -> Result<(), 
 }
 
 /// What was posted, by field name (several values for multiple selects).
-pub(super) type Posted = BTreeMap<String, Vec<String>>;
+pub type Posted = BTreeMap<String, Vec<String>>;
 
 /// The result of a submitted form: the values by field, or the errors.
-pub(super) fn clean(
-    schema: &Json,
-    posted: &Posted,
-) -> Result<Map<String, Json>, Vec<(String, String)>> {
+pub fn clean(schema: &Json, posted: &Posted) -> Result<Map<String, Json>, Vec<(String, String)>> {
     let mut values = Map::new();
     let mut errors = Vec::new();
     for section in sections(schema) {
