@@ -58,6 +58,7 @@ fn folders_zips_and_repositories_list_the_same_packages() {
     assert_eq!(
         names,
         [
+            "com.example.Blog",
             "com.example.Greetings",
             "com.example.HelloHot",
             "com.example.Notes",
@@ -65,7 +66,7 @@ fn folders_zips_and_repositories_list_the_same_packages() {
             "com.example.Shop"
         ]
     );
-    let shop = &from_folders["packages"][4];
+    let shop = &from_folders["packages"][5];
     assert_eq!(
         shop["requires"],
         serde_json::json!([{"name": "com.example.Greetings", "version": "1", "served": true}])

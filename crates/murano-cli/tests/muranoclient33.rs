@@ -256,8 +256,14 @@ fn add_and_deploy(served: &Served, scratch: &Scratch, env: &str, session: &str) 
     assert!(out.contains(r#""name": "notes-db""#), "{out}");
     assert!(out.contains(APP_ID), "{out}");
     let out = served.ok(&["environment-deploy", "--session-id", session, env]);
+    // The engine may have finished already: this way when the core library
+    // was imported, as a deploy failure when not (the first test imports
+    // none and checks only the API's part).
     assert!(
-        matches!(property(&out, "status"), Some("deploying" | "ready")),
+        matches!(
+            property(&out, "status"),
+            Some("deploying" | "ready" | "deploy failure")
+        ),
         "{out}"
     );
     let out = served.ok(&["deployment-list", env]);
@@ -267,7 +273,10 @@ fn add_and_deploy(served: &Served, scratch: &Scratch, env: &str, session: &str) 
         .filter_map(|l| l.split('|').nth(2).map(str::trim))
         .collect();
     assert_eq!(states.len(), 1, "{out}");
-    assert!(matches!(states[0], "running" | "success"), "{out}");
+    assert!(
+        matches!(states[0], "running" | "success" | "completed_w_errors"),
+        "{out}"
+    );
 }
 
 /// Everything the API serves by itself: the catalog, environments,
@@ -402,9 +411,10 @@ fn muranoclient_deploys_and_calls_actions_through_the_engine() {
 
     // The action: a task id at once, its result once the engine ran it.
     let out = served.ok(&["environment-action-call", "--action-id", &action, &env]);
+    // The client's own warnings (glance, a deprecated keyword) come first.
     let task = out
-        .trim()
-        .strip_prefix("Created task, id: ")
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Created task, id: "))
         .unwrap_or_else(|| panic!("no task id: {out}"))
         .to_owned();
     let out = served.poll(
