@@ -4,6 +4,7 @@
 //! (its message, the failing keyword and sub-schema, the instance), values
 //! rendered as Python's `pprint` (sorted keys, 72 columns) renders them.
 
+use murano_yaml::py_text::repr as py_repr_str;
 use serde_json::{json, Map, Value};
 
 /// The properties the schema allows, in the schema's order (jsonschema
@@ -65,7 +66,7 @@ fn best_failure(meta: &Map<String, Value>) -> Option<Failure> {
         .filter(|k| !PROPERTIES.contains(&k.as_str()))
         .collect();
     if !extras.is_empty() {
-        let names: Vec<String> = extras.iter().map(|k| py_str(k)).collect();
+        let names: Vec<String> = extras.iter().map(|k| py_repr_str(k)).collect();
         let verb = if extras.len() == 1 { "was" } else { "were" };
         return Some(Failure {
             message: format!(
@@ -161,7 +162,7 @@ fn check_property(prop: &'static str, v: &Value) -> (Option<Failure>, Option<Fai
 fn render(f: &Failure) -> String {
     let mut schema_at = String::from("schema");
     for p in &f.schema_path {
-        schema_at.push_str(&format!("[{}]", py_str(p)));
+        schema_at.push_str(&format!("[{}]", py_repr_str(p)));
     }
     let mut instance_at = String::from("instance");
     for p in &f.instance_path {
@@ -181,35 +182,6 @@ fn indented(s: &str) -> String {
     s.replace('\n', "\n    ")
 }
 
-/// Python's `repr` of a string.
-fn py_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 /// Python's `repr` of a JSON value (as `json.loads` made it), on one line,
 /// dict keys sorted as `pprint` sorts them.
 fn py_repr(v: &Value) -> String {
@@ -218,7 +190,7 @@ fn py_repr(v: &Value) -> String {
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
         Value::Number(n) => py_number(n),
-        Value::String(s) => py_str(s),
+        Value::String(s) => py_repr_str(s),
         Value::Array(a) => {
             let items: Vec<String> = a.iter().map(py_repr).collect();
             format!("[{}]", items.join(", "))
@@ -226,7 +198,7 @@ fn py_repr(v: &Value) -> String {
         Value::Object(m) => {
             let items: Vec<String> = sorted(m)
                 .into_iter()
-                .map(|(k, v)| format!("{}: {}", py_str(k), py_repr(v)))
+                .map(|(k, v)| format!("{}: {}", py_repr_str(k), py_repr(v)))
                 .collect();
             format!("{{{}}}", items.join(", "))
         }
@@ -271,7 +243,7 @@ fn format_value(v: &Value, indent: usize, allowance: usize, out: &mut String) {
             let items = sorted(m);
             let last = items.len() - 1;
             for (i, (k, x)) in items.into_iter().enumerate() {
-                let key = py_str(k);
+                let key = py_repr_str(k);
                 out.push_str(&key);
                 out.push_str(": ");
                 let a = if i == last { allowance + 1 } else { 1 };
@@ -383,8 +355,8 @@ On instance['tags'][0]:\n    1"
 
     #[test]
     fn python_reprs() {
-        assert_eq!(py_str("it's"), "\"it's\"");
-        assert_eq!(py_str("a\nb"), "'a\\nb'");
+        assert_eq!(py_repr_str("it's"), "\"it's\"");
+        assert_eq!(py_repr_str("a\nb"), "'a\\nb'");
         assert_eq!(py_repr(&json!(1.0)), "1.0");
         assert_eq!(
             py_repr(&json!({"b": [true, null], "a": 2})),
