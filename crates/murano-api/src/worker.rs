@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::app::App;
 use crate::engine::{Engine, RemoteError};
-use crate::engine_catalog::EngineCatalog;
+use crate::engine_catalog::{EngineCatalog, TenantPackages};
 use crate::handlers::results;
 
 /// Most worker threads a pool may have.
@@ -247,6 +247,22 @@ impl WorkerEngine {
         self.shared.app.get().and_then(Weak::upgrade)
     }
 
+    /// The packages `tenant` may use, read from the store under its lock
+    /// (released before the engine runs), as a `RemoteError` when that fails.
+    fn tenant_packages(&self, tenant: Option<&str>) -> Result<TenantPackages, RemoteError> {
+        let runtime_error = |value: String| RemoteError {
+            exc_type: "RuntimeError".into(),
+            value,
+        };
+        let app = self
+            .app()
+            .ok_or_else(|| runtime_error("the engine is not attached to a store".into()))?;
+        self.shared
+            .catalog
+            .for_tenant(&app, tenant)
+            .map_err(runtime_error)
+    }
+
     /// Run `f` on a thread with the engine's stack, waiting for it.
     fn on_engine_stack<T: Send>(&self, f: impl FnOnce() -> T + Send) -> Result<T, RemoteError> {
         let fail = |what: &str| RemoteError {
@@ -428,20 +444,7 @@ impl Engine for WorkerEngine {
     }
 
     fn call_static_action(&self, task: Value) -> Result<Value, RemoteError> {
-        let app = self.app().ok_or_else(|| RemoteError {
-            exc_type: "RuntimeError".into(),
-            value: "the engine is not attached to a store".into(),
-        })?;
-        let tenant = task["project_id"].as_str().map(str::to_owned);
-        let packages = self
-            .shared
-            .catalog
-            .for_tenant(&app, tenant.as_deref())
-            .map_err(|e| RemoteError {
-                exc_type: "RuntimeError".into(),
-                value: e,
-            })?;
-        drop(app);
+        let packages = self.tenant_packages(task["project_id"].as_str())?;
         let mut task = task;
         // Murano's StaticActionServices sends `args or {}`.
         if task["action"]["args"].is_null() {
@@ -464,20 +467,7 @@ impl Engine for WorkerEngine {
         class_version: Option<String>,
         package_name: Option<String>,
     ) -> Result<Value, RemoteError> {
-        let app = self.app().ok_or_else(|| RemoteError {
-            exc_type: "RuntimeError".into(),
-            value: "the engine is not attached to a store".into(),
-        })?;
-        let tenant = credentials["project_id"].as_str().map(str::to_owned);
-        let packages = self
-            .shared
-            .catalog
-            .for_tenant(&app, tenant.as_deref())
-            .map_err(|e| RemoteError {
-                exc_type: "RuntimeError".into(),
-                value: e,
-            })?;
-        drop(app);
+        let packages = self.tenant_packages(credentials["project_id"].as_str())?;
         let mut request = SchemaRequest::new(class_name);
         if let Some(v) = class_version {
             request = request.version(v);
