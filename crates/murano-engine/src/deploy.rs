@@ -19,11 +19,18 @@ use std::sync::Arc;
 use murano_yaql::eval::Value;
 use serde_json::{json, Map, Value as Json};
 
-pub use crate::api::package::{
-    class_set, PackageError, PackageFiles, MAX_FILE_BYTES, MAX_PACKAGE_FILES,
-};
+pub use crate::api::package::{PackageError, PackageFiles, MAX_FILE_BYTES, MAX_PACKAGE_FILES};
 use crate::host::{Host, OfflineHost, Recording, SystemClasses};
-use crate::{Engine, EngineBuilder, EngineError, Limits, Receiver};
+use crate::{ClassSet, ClassSetOptions, Engine, EngineBuilder, EngineError, Limits, Receiver};
+
+/// The class set of `packages` (in lookup order): each package's classes
+/// as its manifest lists them; `io.murano` also gets the engine's and the
+/// offline host's system classes.
+pub fn class_set(packages: &[PackageFiles]) -> Result<ClassSet, EngineError> {
+    crate::class_set_with(packages, &ClassSetOptions::default())
+        .map(|(set, _)| set)
+        .map_err(|e| *e.error)
+}
 
 /// The project id of the environment wrapper ([`wrap_applications`]).
 pub const WRAPPER_PROJECT: &str = "b3b1a1a0c0d94f7e8a5e0d2f4c6a8e01";

@@ -34,15 +34,23 @@
 //! Built-ins reach the runtime only through its narrow handle
 //! (`runtime/handle.rs`, `RuntimeHandle`, as rhai's
 //! `NativeCallContext`): no file outside `runtime/` names its `Core`.
-//! Not done yet: these imports still go upwards: `classes/` builds its
-//! YAQL libraries from the built-ins (`functions::register`,
-//! `register_method_dispatch`, `reflection::register`) and merges the
-//! principal natives' declarations (`principal::merge_into`); the
-//! runtime registers the built-in natives (`builtins::natives`) and
-//! reads a class's reflection properties (`reflection::type_property`)
-//! for `$type.name` (its table of reflection values holds them as
-//! `Any`); `api/`'s [`class_set`](deploy::class_set) merges the host's
-//! system-class declarations by default ([`ClassSetOptions::merge`]).
+//! The lower layers know nothing of the built-ins: they expose
+//! registration points, which the API layer fills when it assembles an
+//! engine (`api/assemble.rs`, the public [`Engine::new`],
+//! [`Engine::with_natives`] and [`ClassSetBuilder::add_system_classes`],
+//! as rhai's `Engine::new` registers its standard packages through the
+//! path a host's take): the class set takes the principal natives'
+//! declarations as a function for its system package and fills its YAQL
+//! libraries through a `LibrarySetup`; the runtime takes the built-in
+//! natives, the libraries and the reflection hook `$type.name` reads as
+//! one `Builtins` value (`runtime/hooks.rs`). Likewise the API layer
+//! knows no host: [`class_set_with`] merges whatever declarations its
+//! [`ClassSetOptions::merge`] gives, and the offline host's are the
+//! default from the host layer (`host/packages.rs`:
+//! `ClassSetOptions::default`, [`EngineBuilder::from_packages`]).
+//! `tests/layers.rs` reads the sources and fails on any path into a
+//! later layer (test code aside).
+//!
 //! The system classes are declared once (`host/system/`, one file per
 //! class, as data) and [`host::HostProfile`] says how the offline host
 //! or the no-cloud host ([`host::NoCloudHost`], the test runner's)
@@ -246,7 +254,7 @@ mod threads;
 // crate (`crate::sched`, `crate::engine`) read the same in every layer.
 pub use base::error;
 pub(crate) use base::{mutable, pyset};
-pub(crate) use builtins::{format, functions, patch, principal, reflection};
+pub(crate) use builtins::{format, functions, patch};
 pub(crate) use classes::init_order;
 pub(crate) use runtime::{
     engine, exec, gc, ids, locks, memory, mock, object, serialize, store, trace, unreached,

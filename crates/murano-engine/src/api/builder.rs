@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use murano_yaql::eval::{Dict, FunctionDef};
 
-use crate::api::package::{class_set, resources_of, PackageFiles};
-use crate::{ClassSet, Engine, EngineError, IdSource, Limits, NativeMethod};
+use crate::api::package::{class_set_with, resources_of, ClassSetOptions, LoadError, PackageFiles};
+use crate::{ClassSet, Engine, IdSource, Limits, NativeMethod};
 
 /// A hook run once on the engine [`EngineBuilder::build`] made.
 type OnBuild = Box<dyn FnOnce(&Engine) + Send>;
@@ -67,16 +67,22 @@ impl EngineBuilder {
         }
     }
 
-    /// A builder over the classes of `packages` (in class lookup order;
-    /// see [`crate::deploy::class_set`]), which keeps the packages for
-    /// their resources ([`EngineBuilder::packages`]).
-    pub fn from_packages(packages: &[PackageFiles]) -> Result<EngineBuilder, EngineError> {
-        let mut b = EngineBuilder::new(Arc::new(class_set(packages)?));
+    /// A builder over the classes of `packages` (in class lookup order)
+    /// loaded as `options` say (see [`class_set_with`]), which keeps the
+    /// packages for their resources ([`EngineBuilder::packages`]).
+    /// [`EngineBuilder::from_packages`] is this with the offline host's
+    /// system-class declarations.
+    pub fn from_packages_with(
+        packages: &[PackageFiles],
+        options: &ClassSetOptions<'_>,
+    ) -> Result<EngineBuilder, LoadError> {
+        let (classes, _) = class_set_with(packages, options)?;
+        let mut b = EngineBuilder::new(Arc::new(classes));
         b.packages = packages.to_vec();
         Ok(b)
     }
 
-    /// The packages given to [`EngineBuilder::from_packages`].
+    /// The packages given to [`EngineBuilder::from_packages_with`].
     pub fn packages(&self) -> &[PackageFiles] {
         &self.packages
     }

@@ -3,6 +3,7 @@
 //! beside `Engine::call_with` in the runtime). Hosts, the test runner and
 //! deploy are clients of this layer.
 
+mod assemble;
 pub(crate) mod builder;
 pub(crate) mod json;
 pub(crate) mod package;

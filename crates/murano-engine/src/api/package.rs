@@ -11,7 +11,6 @@ use murano_dsl::model::ClassDefinition;
 use murano_dsl::version::{Version, YamlScalar};
 use murano_packages::source::{FileMap, PackageSource};
 
-use crate::host::merge_system_class;
 use crate::{ClassSet, ClassSetBuilder, EngineError};
 
 /// Most bytes of one package file kept in memory.
@@ -365,8 +364,9 @@ impl PackageFiles {
     }
 }
 
-/// How [`class_set_with`] loads packages; the default is how deploy and
-/// embedders load them ([`class_set`]).
+/// How [`class_set_with`] loads packages; the default (given by the host
+/// layer, `host/packages.rs`) is how deploy and embedders load them
+/// ([`crate::deploy::class_set`]).
 #[derive(Clone, Copy)]
 pub struct ClassSetOptions<'a> {
     /// Merges native method declarations into each class definition
@@ -384,15 +384,6 @@ impl std::fmt::Debug for ClassSetOptions<'_> {
         f.debug_struct("ClassSetOptions")
             .field("first_of_a_name", &self.first_of_a_name)
             .finish_non_exhaustive()
-    }
-}
-
-impl Default for ClassSetOptions<'_> {
-    fn default() -> Self {
-        ClassSetOptions {
-            merge: &merge_system_class,
-            first_of_a_name: false,
-        }
     }
 }
 
@@ -417,15 +408,6 @@ impl std::fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
-
-/// The class set of `packages` (in lookup order): each package's classes
-/// as its manifest lists them; `io.murano` also gets the engine's and the
-/// host's system classes.
-pub fn class_set(packages: &[PackageFiles]) -> Result<ClassSet, EngineError> {
-    class_set_with(packages, &ClassSetOptions::default())
-        .map(|(set, _)| set)
-        .map_err(|e| *e.error)
-}
 
 /// The class set of `packages` (in lookup order) as `options` say, and the
 /// packages it holds (those [`ClassSetOptions::first_of_a_name`] did not

@@ -741,7 +741,6 @@ fn unknown(core: &RuntimeHandle, name: &str, method: bool) -> YaqlError {
     let library = core.library_in_use();
     let all = library.map_or(0, |l| l.overloads_of(name).filter(|f| kind(f)).count());
     let dispatchers = core
-        .classes()
         .libraries()
         .1
         .overloads_of(name)

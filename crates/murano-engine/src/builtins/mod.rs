@@ -9,14 +9,30 @@ pub(crate) mod reflection;
 
 use std::sync::Arc;
 
-use murano_dsl::registry::ClassId;
+use murano_yaql::eval::Library;
 
-use crate::classes::ClassSet;
+use crate::classes::{ClassSet, LibrarySetup};
+use crate::runtime::hooks::{BuiltinNative, Builtins};
 use crate::{NativeBody, NativeCall};
 
-/// A native method of the engine's own: its class, name, body, and
-/// whether its frame counts as a host frame in a stack trace.
-pub(crate) type BuiltinNative = (ClassId, String, Arc<NativeBody>, bool);
+/// The built-ins as the layer that assembles an engine registers them
+/// into the runtime's and the class set's registration points.
+pub(crate) fn builtins() -> Builtins {
+    Builtins {
+        libraries: LibrarySetup {
+            functions: register_functions,
+            dispatch: functions::register_method_dispatch,
+        },
+        natives,
+        type_property: reflection::type_property,
+    }
+}
+
+/// Murano's YAQL functions of a package format, then reflection's.
+fn register_functions(lib: &mut Library, version: (u32, u32)) {
+    functions::register(lib, version);
+    reflection::register(lib);
+}
 
 /// The engine's own native methods over `classes`, registered in the
 /// engine's one native table as a host's are: every method of the
@@ -24,7 +40,7 @@ pub(crate) type BuiltinNative = (ClassId, String, Arc<NativeBody>, bool);
 /// `ClassSetBuilder::add_system_classes`, whose file is its name, not a
 /// host's class of the same name) and the principal classes' methods
 /// (`principal`).
-pub(crate) fn natives(classes: &ClassSet) -> Vec<BuiltinNative> {
+fn natives(classes: &ClassSet) -> Vec<BuiltinNative> {
     let mut out: Vec<BuiltinNative> = Vec::new();
     let gc: Arc<NativeBody> =
         Arc::new(|call: &NativeCall<'_>| crate::gc::call(call.engine, call.method, call.args));

@@ -35,8 +35,28 @@ pub struct ClassSet {
     /// Classes Murano cannot create because a parent (or a parent's
     /// parent) does not resolve, with the error of the first such name.
     broken: HashMap<ClassId, LookupError>,
-    /// The native methods of the principal classes (`crate::principal`).
+    /// The native methods the system package's declarations added (the
+    /// principal classes' methods; see [`SystemNatives`]).
     principal: std::collections::HashSet<(ClassId, String)>,
+}
+
+/// Adds to a class definition of the system package the native methods
+/// the layer that assembles engines declares for it (the principal
+/// classes' `setAttr`, `toString`, ...), returning their names. The
+/// classes layer only calls it: the declarations are the built-ins'.
+pub(crate) type SystemNatives = fn(&mut ClassDefinition) -> Result<Vec<String>, EngineError>;
+
+/// How the YAQL libraries of engines over a [`ClassSet`] are filled, as
+/// the layer that assembles engines registers them (Murano's YAQL
+/// functions, reflection, the method dispatch).
+#[derive(Clone, Copy)]
+pub(crate) struct LibrarySetup {
+    /// Registers the functions of a package format (`(1, 0)`: the 1.0
+    /// engine's; `(1, 2)`: the 1.2 engine's) into a library's top layer.
+    pub(crate) functions: fn(&mut murano_yaql::eval::Library, (u32, u32)),
+    /// Registers the functions that dispatch method calls made from YAQL
+    /// to the classes' methods.
+    pub(crate) dispatch: fn(&mut murano_yaql::eval::Library, &ClassSet),
 }
 
 /// Collects packages and class definitions for a [`ClassSet`].
@@ -47,8 +67,9 @@ pub struct ClassSetBuilder {
     files: Vec<(usize, String)>,
     count: usize,
     formats: HashMap<PackageId, (u32, u32)>,
-    /// The package [`ClassSetBuilder::add_system_classes`] was given.
-    system_package: Option<PackageId>,
+    /// The package [`ClassSetBuilder::add_system_classes`] was given, and
+    /// the declarations of its natives.
+    system_package: Option<(PackageId, SystemNatives)>,
     /// Principal natives added so far: class index and method names.
     principal: Vec<(usize, Vec<String>)>,
 }
@@ -101,10 +122,9 @@ impl ClassSetBuilder {
         path: &str,
         mut class: ClassDefinition,
     ) -> Result<(), EngineError> {
-        let natives = if self.system_package == Some(package) {
-            crate::principal::merge_into(&mut class)?
-        } else {
-            Vec::new()
+        let natives = match self.system_package {
+            Some((system, declare)) if system == package => declare(&mut class)?,
+            _ => Vec::new(),
         };
         let id = self
             .builder
@@ -118,15 +138,16 @@ impl ClassSetBuilder {
         Ok(())
     }
 
-    /// Adds to a package the classes the engine itself implements, as
-    /// Murano registers its Python classes into `io.murano`:
-    /// `io.murano.system.GC` (static `collect()`, `isDestroyed(object)`,
-    /// `isDoomed(object)`, `subscribeDestruction(publisher, subscriber,
-    /// handler)`, `unsubscribeDestruction(...)`). The package becomes the
-    /// system package: the principal classes added to it afterwards get
-    /// their native methods (see [`ClassSetBuilder::add_class`]).
-    pub fn add_system_classes(&mut self, package: PackageId) -> Result<(), EngineError> {
-        self.system_package = Some(package);
+    /// `add_system_classes` (see the API layer, which gives the
+    /// built-ins' `declare`): the package becomes the system package,
+    /// whose classes added afterwards get the native methods `declare`
+    /// adds, and gets `io.murano.system.GC`.
+    pub(crate) fn add_system_classes_with(
+        &mut self,
+        package: PackageId,
+        declare: SystemNatives,
+    ) -> Result<(), EngineError> {
+        self.system_package = Some((package, declare));
         let path = system::GC_CLASS_NAME;
         for class in ClassSetBuilder::parse_file(system::GC_CLASS.as_bytes(), path)? {
             self.add_class(package, path, class)?;
@@ -217,35 +238,40 @@ fn broken_classes(registry: &ClassRegistry) -> HashMap<ClassId, LookupError> {
 
 impl ClassSet {
     /// The YAQL libraries every engine over these classes shares: the
-    /// base (yaql's legacy library, Murano's engine and reflection
-    /// functions) and the method-dispatch layer.
-    pub(crate) fn libraries(&self) -> &(murano_yaql::eval::Library, murano_yaql::eval::Library) {
+    /// base (yaql's legacy library and the functions `setup` registers)
+    /// and the method-dispatch layer. Built once, by the first engine's
+    /// `setup` (every engine is assembled with the same one).
+    pub(crate) fn libraries(
+        &self,
+        setup: &LibrarySetup,
+    ) -> &(murano_yaql::eval::Library, murano_yaql::eval::Library) {
         self.libraries.get_or_init(|| {
             let mut base = murano_yaql::eval::Library::legacy();
             base.push_layer();
-            crate::functions::register(&mut base, (1, 0));
-            crate::reflection::register(&mut base);
+            (setup.functions)(&mut base, (1, 0));
             let mut dispatch = murano_yaql::eval::Library::empty();
-            crate::functions::register_method_dispatch(&mut dispatch, self);
+            (setup.dispatch)(&mut dispatch, self);
             (base, dispatch)
         })
     }
 
     /// [`ClassSet::libraries`] over yaql's standard library, for classes
     /// of packages of format 1.2 and later.
-    pub(crate) fn libraries12(&self) -> &(murano_yaql::eval::Library, murano_yaql::eval::Library) {
+    pub(crate) fn libraries12(
+        &self,
+        setup: &LibrarySetup,
+    ) -> &(murano_yaql::eval::Library, murano_yaql::eval::Library) {
         self.libraries12.get_or_init(|| {
             let mut base = murano_yaql::eval::Library::standard(false);
             base.push_layer();
-            crate::functions::register(&mut base, (1, 2));
-            crate::reflection::register(&mut base);
+            (setup.functions)(&mut base, (1, 2));
             let mut dispatch = murano_yaql::eval::Library::empty();
-            crate::functions::register_method_dispatch(&mut dispatch, self);
+            (setup.dispatch)(&mut dispatch, self);
             (base, dispatch)
         })
     }
 
-    /// The native methods of the principal classes (`crate::principal`).
+    /// The native methods the system package's declarations added.
     pub(crate) fn principal_natives(&self) -> impl Iterator<Item = &(ClassId, String)> {
         self.principal.iter()
     }

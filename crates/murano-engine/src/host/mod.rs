@@ -23,6 +23,7 @@
 mod agent;
 pub(crate) mod no_cloud;
 mod offline;
+mod packages;
 mod record;
 mod system;
 

@@ -50,6 +50,12 @@ impl RuntimeHandle {
         &self.0.classes
     }
 
+    /// The YAQL libraries of the engine's classes (see
+    /// `ClassSet::libraries`).
+    pub(crate) fn libraries(&self) -> &(Library, Library) {
+        self.0.classes.libraries(&self.0.builtins.libraries)
+    }
+
     pub(crate) fn logger_observer(&self) -> Option<&Arc<LoggerObserver>> {
         self.0.logger_observer.get()
     }

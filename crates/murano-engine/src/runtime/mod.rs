@@ -8,6 +8,7 @@ pub(crate) mod engine;
 pub(crate) mod exec;
 pub(crate) mod gc;
 pub(crate) mod handle;
+pub(crate) mod hooks;
 pub(crate) mod ids;
 pub(crate) mod locks;
 pub(crate) mod memory;

@@ -104,7 +104,7 @@ impl HostObject for TypeObj {
         if !self.reference {
             // Making the meta objects can fail: the read fails with that
             // error, not as a missing static property.
-            if let Some(v) = crate::reflection::type_property(
+            if let Some(v) = (core.builtins.type_property)(
                 &crate::runtime::handle::RuntimeHandle::new(core.clone()),
                 self.class,
                 name,

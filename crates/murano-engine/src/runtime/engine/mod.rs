@@ -27,6 +27,7 @@ use murano_yaql::eval::{
 use crate::classes::ClassSet;
 use crate::error::{EngineError, ErrorKind, LimitKind, StackFrame};
 use crate::object::{addr_of, lock, CastObj, Obj, ObjectView, TypeObj};
+use crate::runtime::hooks::Builtins;
 use crate::Limits;
 
 /// A YAQL error for a host function to return: a host exception of Python
@@ -185,6 +186,7 @@ pub(crate) struct NativeEntry {
 fn native_table(
     classes: &ClassSet,
     natives: Vec<crate::NativeMethod>,
+    builtins: &Builtins,
 ) -> HashMap<(ClassId, String), NativeEntry> {
     let mut by_name: HashMap<String, Vec<(String, Arc<crate::NativeBody>)>> = HashMap::new();
     for n in natives {
@@ -203,7 +205,7 @@ fn native_table(
             }
         }
     }
-    for (class, method, body, host_frame) in crate::builtins::natives(classes) {
+    for (class, method, body, host_frame) in (builtins.natives)(classes) {
         let host_frame = host_frame
             || by_name
                 .get(classes.name(class))
@@ -225,6 +227,9 @@ pub(crate) struct Core {
     /// table (see [`NativeEntry`]).
     pub(crate) natives: HashMap<(ClassId, String), NativeEntry>,
     pub(crate) classes: Arc<ClassSet>,
+    /// What the engine was assembled with (the YAQL functions, the
+    /// built-in natives, reflection).
+    pub(crate) builtins: Builtins,
     pub(crate) limits: Limits,
     pub(crate) yaql: YaqlEngine,
     pub(crate) runtime: Arc<Runtime>,
@@ -329,27 +334,23 @@ pub enum Receiver {
 }
 
 impl Engine {
-    /// An engine over `classes` with these limits and host functions
-    /// (registered in the innermost layer of the YAQL library, so visible
-    /// from every class).
-    pub fn new(classes: Arc<ClassSet>, limits: Limits, host_functions: Vec<FunctionDef>) -> Engine {
-        Engine::with_natives(classes, limits, host_functions, Vec::new())
-    }
-
-    /// [`Engine::new`] with native methods: MuranoPL methods (declared in
-    /// a class, with their arguments and contracts) whose body the host
-    /// implements, as Murano implements parts of classes in Python.
-    pub fn with_natives(
+    /// An engine over `classes` with these limits, host functions and
+    /// native methods, and the `builtins` the layer that assembles it
+    /// registers (the public constructors, `Engine::new` and
+    /// `Engine::with_natives`, give the engine's own).
+    pub(crate) fn assemble(
         classes: Arc<ClassSet>,
         limits: Limits,
         host_functions: Vec<FunctionDef>,
         natives: Vec<crate::NativeMethod>,
+        builtins: Builtins,
     ) -> Engine {
-        let natives = native_table(&classes, natives);
+        let natives = native_table(&classes, natives, &builtins);
         let max_memory = limits.max_memory;
         let core = Arc::new_cyclic(|weak| Core {
             natives,
             classes,
+            builtins,
             limits,
             yaql: YaqlEngine::murano(false),
             runtime: Runtime::shared(1, 0),
@@ -366,7 +367,7 @@ impl Engine {
         });
         let (base, dispatch) = if core.classes.has_format_12() {
             // Classes of format 1.2 and later need the standard library too.
-            let (b12, d12) = core.classes.libraries12();
+            let (b12, d12) = core.classes.libraries12(&builtins.libraries);
             let mut library = b12.clone();
             if !host_functions.is_empty() {
                 library.push_layer();
@@ -376,9 +377,9 @@ impl Engine {
             }
             library.push_library(d12);
             let _ = core.library12.set(Arc::new(library));
-            core.classes.libraries()
+            core.classes.libraries(&builtins.libraries)
         } else {
-            core.classes.libraries()
+            core.classes.libraries(&builtins.libraries)
         };
         let mut library = base.clone();
         if !host_functions.is_empty() {
