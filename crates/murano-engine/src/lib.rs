@@ -58,10 +58,15 @@
 //! with `CloudUnavailable` or with nothing. The no-cloud host still has
 //! a few bodies of its own (`host/no_cloud.rs`: a Heat template kept in
 //! memory, resources, queue names; no host-call records) where the
-//! offline host's go through [`host::Host`] and record the calls. The mock table is the
-//! test runner's ([`MethodMocks`], set through
-//! [`EngineBuilder::method_mocks`]), but the mock dispatch itself
-//! (`mock`) still runs inside the runtime.
+//! offline host's go through [`host::Host`] and record the calls.
+//!
+//! **Interceptors.** The method calls made from YAQL go through the
+//! [`MethodInterceptor`] an engine was built with
+//! ([`EngineBuilder::interceptor`]), which may answer an
+//! [`InterceptedCall`] or let it run. The runtime knows no interceptor
+//! by name: the test runner's mocks (`inject`, `withOriginal`, the table
+//! [`MethodMocks`]) are one, in `testing/mock.rs`, as Murano's
+//! `MockContextManager` is one hook in its YAQL method dispatch.
 //!
 //! | module | job | Murano counterpart |
 //! |---|---|---|
@@ -79,7 +84,8 @@
 //! | `ids` | one id sequence with the host (`Engine::set_id_source`), and the ids Murano draws that the engine has no object for (first-pass temporary objects, meta objects) | `helpers.generate_id` |
 //! | `mutable` | frozen expression results (lists as tuples) and mutable values for natives and callers | `helpers.evaluate(freeze=True)`, `dsl.to_mutable` |
 //! | `unreached` | model definitions no `class()` contract reached are dropped after a load | `InitializationObjectStore` |
-//! | `mock` | method mocks (`inject`, `withOriginal`): the one hook the YAQL method dispatch goes through | `engine/mock_context_manager.py` |
+//! | `intercept` | the hook the YAQL method dispatch goes through ([`MethodInterceptor`]) | the `mock_context_manager` hook of `dsl/helpers.py` |
+//! | `testing/mock.rs` | method mocks (`inject`, `withOriginal`), the test runner's interceptor | `engine/mock_context_manager.py` |
 //! | [`testing`] | the test runner: discovery, Murano's filters, a fresh engine per test, `setUp`/`tearDown`, the `TestFixture` natives, a host without a cloud | `cmd/test_runner.py`, `engine/system/test_fixture.py` |
 //!
 //! **Values.** Runtime values are `murano_yaql::eval::Value`s; objects and
@@ -257,7 +263,7 @@ pub(crate) use base::{mutable, pyset};
 pub(crate) use builtins::{format, functions, patch};
 pub(crate) use classes::init_order;
 pub(crate) use runtime::{
-    engine, exec, gc, ids, locks, memory, mock, object, serialize, store, trace, unreached,
+    engine, exec, gc, ids, locks, memory, object, serialize, store, trace, unreached,
 };
 pub(crate) use threads::{greenpool, sched};
 
@@ -278,8 +284,9 @@ pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};
 pub use ids::IdSource;
-pub use mock::MethodMocks;
 pub use runtime::call::CallOptions;
+pub use runtime::intercept::{CallSite, InterceptedCall, MethodInterceptor, OriginalCall};
+pub use testing::mock::MethodMocks;
 
 /// yaql's standard library and all of the engine's functions (`format`
 /// and `'{0}'.format(…)`, `base64encode`, ..., and also `substr` and

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use murano_yaql::eval::{Dict, FunctionDef};
 
 use crate::api::package::{class_set_with, resources_of, ClassSetOptions, LoadError, PackageFiles};
-use crate::{ClassSet, Engine, IdSource, Limits, NativeMethod};
+use crate::runtime::intercept::Installed;
+use crate::{ClassSet, Engine, IdSource, Limits, MethodInterceptor, NativeMethod};
 
 /// A hook run once on the engine [`EngineBuilder::build`] made.
 type OnBuild = Box<dyn FnOnce(&Engine) + Send>;
@@ -39,7 +40,7 @@ pub struct EngineBuilder {
     config: Option<Dict>,
     id_source: Option<IdSource>,
     on_build: Vec<OnBuild>,
-    method_mocks: Option<Arc<crate::MethodMocks>>,
+    interceptor: Option<Installed>,
 }
 
 impl std::fmt::Debug for EngineBuilder {
@@ -63,7 +64,7 @@ impl EngineBuilder {
             config: None,
             id_source: None,
             on_build: Vec::new(),
-            method_mocks: None,
+            interceptor: None,
         }
     }
 
@@ -141,20 +142,23 @@ impl EngineBuilder {
         self
     }
 
-    /// The method mocks the engine consults on every method call made
-    /// from YAQL (the test runner's interceptor, which `inject` fills; see
-    /// `testing::fixture::install`). Without them every method runs as
-    /// it is.
-    pub fn method_mocks(mut self, mocks: Arc<crate::MethodMocks>) -> EngineBuilder {
-        self.method_mocks = Some(mocks);
+    /// The interceptor of the method calls made from YAQL (see
+    /// [`MethodInterceptor`]; the test runner's mocks are one, see
+    /// [`crate::MethodMocks`]). Without one every method runs as it is.
+    /// Its owner finds it again with [`Engine::interceptor`].
+    pub fn interceptor<T: MethodInterceptor + 'static>(
+        mut self,
+        interceptor: Arc<T>,
+    ) -> EngineBuilder {
+        self.interceptor = Some(Installed::new(interceptor));
         self
     }
 
     /// The engine.
     pub fn build(self) -> Engine {
         let engine = Engine::with_natives(self.classes, self.limits, self.functions, self.natives);
-        if let Some(mocks) = self.method_mocks {
-            engine.set_method_mocks(mocks);
+        if let Some(interceptor) = self.interceptor {
+            engine.set_interceptor(interceptor);
         }
         if let Some(source) = self.id_source {
             engine.set_id_source(source);

@@ -276,8 +276,8 @@ impl RuntimeHandle {
         self.0.run_branches(n, limit, branch)
     }
 
-    /// Calls method `name` of `class` on `this` from YAQL: the test
-    /// runner's mock of it when there is one, else the method itself.
+    /// Calls method `name` of `class` on `this` from YAQL, through the
+    /// interceptor the engine was built with, if any.
     pub(crate) fn invoke_from_yaql(
         &self,
         caller: &Context,
@@ -287,7 +287,14 @@ impl RuntimeHandle {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, EngineError> {
-        crate::mock::invoke(&self.0, caller, this, class, name, args, kwargs)
+        match self.0.interceptor.get() {
+            Some(i) => i
+                .hook
+                .intercept(crate::runtime::intercept::InterceptedCall::new(
+                    &self.0, caller, this, class, name, args, kwargs,
+                )),
+            None => self.0.invoke(this, class, name, args, kwargs, false),
+        }
     }
 
     pub(crate) fn accepts_receiver(

@@ -175,7 +175,7 @@ pub(crate) fn natives() -> Vec<NativeMethod> {
 /// to an engine being built, as the runner's engines have them.
 pub fn install(builder: crate::EngineBuilder) -> crate::EngineBuilder {
     builder
-        .method_mocks(std::sync::Arc::new(crate::MethodMocks::new()))
-        .functions(crate::mock::functions())
+        .method_mocks(std::sync::Arc::new(super::mock::MethodMocks::new()))
+        .functions(super::mock::functions())
         .natives(natives())
 }

@@ -1,5 +1,6 @@
 //! Method mocks: Murano's test-runner `MockContextManager`
-//! (`murano/engine/mock_context_manager.py`).
+//! (`murano/engine/mock_context_manager.py`), the test runner's
+//! interceptor of method calls made from YAQL.
 //!
 //! `inject(target, method, mockObject, mockMethod)` and
 //! `inject(target, method, expression)` replace a method of a class for
@@ -23,36 +24,33 @@
 //!   `expr` in the calling context of the mocked call and returns a
 //!   context with `$name` bound, for `->`.
 //!
-//! The hook is [`invoke`], which the YAQL method dispatch calls instead of
-//! `Core::invoke`. The mocks are not the engine's: the test runner owns
-//! them, a [`MethodMocks`] it hands to each engine it builds
-//! (`EngineBuilder::method_mocks`); an engine without one runs every
-//! method as it is.
+//! The table is a [`MethodMocks`], the [`MethodInterceptor`] the runner
+//! gives each engine it builds ([`crate::EngineBuilder::method_mocks`]);
+//! an engine without one runs every method as it is.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use murano_dsl::registry::ClassId;
 use murano_yaql::eval::{Arg, Context, Error as YaqlError, FunctionDef, Lambda, Value};
 
-use crate::engine::{Core, Frame};
 use crate::error::EngineError;
-use crate::object::{lock, Obj};
-use murano_dsl::registry::ClassId;
+use crate::{CallSite, Engine, EngineBuilder, InterceptedCall, MethodInterceptor};
 
 /// The mocks of one engine, and the calling contexts of the mocked calls
 /// running now (innermost last, for `withOriginal`).
 #[derive(Default)]
-pub(crate) struct Mocks {
+struct Mocks {
     by_method: HashMap<(String, String), Arc<Mock>>,
     originals: Vec<Context>,
 }
 
 /// The method mocks of an engine: the test runner's interceptor, which
 /// the engine consults on every method call made from YAQL. Set through
-/// `EngineBuilder::method_mocks` (`testing::fixture::install` gives each
+/// [`EngineBuilder::method_mocks`] (`testing::fixture::install` gives each
 /// engine a new one: mocks never leak from one test to the next).
 #[derive(Default)]
-pub struct MethodMocks(std::sync::Mutex<Mocks>);
+pub struct MethodMocks(Mutex<Mocks>);
 
 impl std::fmt::Debug for MethodMocks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -66,14 +64,24 @@ impl MethodMocks {
         MethodMocks::default()
     }
 
-    fn table(&self) -> std::sync::MutexGuard<'_, Mocks> {
-        lock(&self.0)
+    fn table(&self) -> MutexGuard<'_, Mocks> {
+        crate::base::sync::lock(&self.0)
+    }
+}
+
+impl EngineBuilder {
+    /// The method mocks the engine consults on every method call made
+    /// from YAQL (the test runner's interceptor, which `inject` fills; see
+    /// [`crate::testing::fixture::install`]). Without them every method
+    /// runs as it is.
+    pub fn method_mocks(self, mocks: Arc<MethodMocks>) -> EngineBuilder {
+        self.interceptor(mocks)
     }
 }
 
 /// The engine's mock table, or `inject`'s error without one.
-fn mocks_of(core: &Core) -> Result<&Arc<MethodMocks>, EngineError> {
-    core.method_mocks.get().ok_or_else(|| {
+fn mocks_of(engine: &Engine) -> Result<Arc<MethodMocks>, EngineError> {
+    engine.interceptor::<MethodMocks>().ok_or_else(|| {
         EngineError::dsl(
             "RuntimeError",
             "method mocks are for engines built with a mock table",
@@ -96,120 +104,110 @@ enum Mock {
         ctx: Context,
         /// `$this` there.
         this: Value,
-        /// The frame that called `inject`.
-        frame: Option<Frame>,
+        /// Where `inject` was called.
+        site: Option<CallSite>,
     },
 }
 
-/// Calls method `name` of `class` on `this` from YAQL: the mock of
-/// `class`'s `name` when there is one, else the method itself.
-pub(crate) fn invoke(
-    core: &Core,
-    caller: &Context,
-    this: Option<&Arc<Obj>>,
-    class: ClassId,
-    name: &str,
-    args: Vec<Value>,
-    kwargs: Vec<(String, Value)>,
-) -> Result<Value, EngineError> {
-    let mock = core.method_mocks.get().and_then(|mocks| {
-        let table = mocks.table();
-        if table.by_method.is_empty() {
-            None
-        } else {
-            table
-                .by_method
-                .get(&(core.classes.name(class).to_owned(), name.to_owned()))
-                .cloned()
-        }
-    });
-    let Some(mock) = mock else {
-        return core.invoke(this, class, name, args, kwargs, false);
-    };
-    match &*mock {
-        Mock::Method {
-            object,
-            class: from,
-            method,
-        } => {
-            let obj = core.obj_of(object).ok_or_else(|| {
-                EngineError::dsl("NoObjectFoundError", "the mock object is not an object")
-            })?;
-            core.invoke(Some(&obj), *from, method, args, kwargs, false)
-        }
-        Mock::Expr {
-            lambda,
-            ctx,
-            this: mock_this,
-            frame,
-        } => {
-            // A mock expression calling its own mocked method recurses
-            // without a method call in between: count it as one.
-            core.spend()?;
-            let _nesting = core.enter()?;
-            let mut eval_ctx = ctx.child();
-            eval_ctx.set("$", mock_this.clone());
-            eval_ctx.set("$1", mock_this.clone());
-            for (i, a) in args.iter().enumerate() {
-                eval_ctx.set(&format!("${}", i + 2), a.clone());
+impl MethodInterceptor for MethodMocks {
+    /// The mock of the call's class's method when there is one, else the
+    /// method itself.
+    fn intercept(&self, call: InterceptedCall<'_>) -> Result<Value, EngineError> {
+        let mock = {
+            let table = self.table();
+            if table.by_method.is_empty() {
+                None
+            } else {
+                table
+                    .by_method
+                    .get(&(call.class_name().to_owned(), call.method().to_owned()))
+                    .cloned()
             }
-            for (k, v) in &kwargs {
-                eval_ctx.set(&format!("${k}"), v.clone());
+        };
+        let Some(mock) = mock else {
+            return call.proceed();
+        };
+        match &*mock {
+            Mock::Method {
+                object,
+                class: from,
+                method,
+            } => {
+                if !call.engine().is_object(object) {
+                    return Err(EngineError::dsl(
+                        "NoObjectFoundError",
+                        "the mock object is not an object",
+                    ));
+                }
+                call.redirect(object, *from, method)
             }
-            let weak = core.self_ref.clone();
-            let original = (
-                this.cloned(),
-                class,
-                name.to_owned(),
-                args.clone(),
-                kwargs.clone(),
-            );
-            eval_ctx.register(FunctionDef::native("originalMethod", "", move |_| {
-                let core = weak.upgrade().ok_or_else(|| {
-                    crate::host_exception("RuntimeError", "builtins", "engine gone")
-                })?;
-                let (this, class, name, args, kwargs) = original.clone();
-                core.invoke(this.as_ref(), class, &name, args, kwargs, false)
-                    .map_err(|e| core.park(e))
-            }));
-            if let Some(mocks) = core.method_mocks.get() {
-                mocks.table().originals.push(caller.clone());
+            Mock::Expr {
+                lambda,
+                ctx,
+                this: mock_this,
+                site,
+            } => {
+                call.run_nested(site.as_ref(), || {
+                    let mut eval_ctx = ctx.child();
+                    eval_ctx.set("$", mock_this.clone());
+                    eval_ctx.set("$1", mock_this.clone());
+                    for (i, a) in call.args().iter().enumerate() {
+                        eval_ctx.set(&format!("${}", i + 2), a.clone());
+                    }
+                    for (k, v) in call.kwargs() {
+                        eval_ctx.set(&format!("${k}"), v.clone());
+                    }
+                    let original = call.original();
+                    eval_ctx.register(FunctionDef::native("originalMethod", "", move |_| {
+                        match original.call() {
+                            None => Err(crate::host_exception(
+                                "RuntimeError",
+                                "builtins",
+                                "engine gone",
+                            )),
+                            Some(r) => r.map_err(YaqlError::host),
+                        }
+                    }));
+                    self.table().originals.push(call.caller().clone());
+                    let r = lambda.call_in(&eval_ctx);
+                    self.table().originals.pop();
+                    r
+                })
             }
-            if let Some(f) = frame {
-                lock(&core.state).stack.push(f.clone());
-            }
-            let r = lambda.call_in(&eval_ctx).map_err(|e| core.unpark_yaql(&e));
-            if let Some(mocks) = core.method_mocks.get() {
-                mocks.table().originals.pop();
-            }
-            if frame.is_some() {
-                lock(&core.state).stack.pop();
-            }
-            r
         }
     }
 }
 
-/// The class a mock target names: an object's class, a class value, or a
-/// class name resolved in the calling method's class.
-fn target_class(core: &Core, target: &Value) -> Result<ClassId, EngineError> {
-    if let Some((_, class)) = core.cast_of(target) {
+/// The class a mock target names: an object's class (or a cast's), a
+/// class value, or a class name resolved in the calling method's class.
+fn target_class(engine: &Engine, target: &Value) -> Result<ClassId, EngineError> {
+    if let Some(class) = engine.cast_class(target) {
         return Ok(class);
     }
-    if let Some(obj) = core.obj_of(target) {
-        return Ok(obj.class);
-    }
-    if let Some(t) = core.type_of_value(target) {
-        return Ok(t.class);
+    if let Some(class) = engine.class_of(target) {
+        return Ok(class);
     }
     if let Value::Str(s) = target {
-        let from = core.current_frame().map(|f| f.class);
-        return core.classes.resolve(from, s);
+        return engine.resolve_class(s);
     }
     Err(EngineError::new(
         crate::ErrorKind::Yaql(murano_yaql::eval::ErrorKind::NoMatchingFunction),
         "inject: the target is not a class or an object",
     ))
+}
+
+/// Whether `class` has a method `name` (its own or inherited).
+fn has_method(engine: &Engine, class: ClassId, name: &str) -> bool {
+    engine
+        .classes()
+        .registry()
+        .find_method(class, name)
+        .is_ok_and(|m| !m.is_empty())
+}
+
+/// The engine a mock function runs in.
+fn engine_of(call: &murano_yaql::eval::Call<'_>) -> Result<Engine, YaqlError> {
+    Engine::of_call(call).ok_or_else(YaqlError::mismatch)
 }
 
 /// `inject` and `withOriginal`, the functions Murano's mock context
@@ -219,7 +217,7 @@ pub(crate) fn functions() -> Vec<FunctionDef> {
         "inject",
         "target, target_method, ~mock, mock_name=",
         move |call| {
-            let core = crate::engine::core_of(call)?;
+            let engine = engine_of(call)?;
             let target = call.value(0)?.clone();
             let method = call.string(1)?.to_owned();
             let mock_name = match call.opt(3)? {
@@ -227,29 +225,26 @@ pub(crate) fn functions() -> Vec<FunctionDef> {
                 Some(Value::Str(s)) => Some(s.to_string()),
                 Some(_) => return Err(YaqlError::mismatch()),
             };
-            let class = target_class(&core, &target).map_err(|e| core.park(e))?;
-            if !core.has_method(class, &method) {
-                return Err(core.park(EngineError::dsl(
+            let class = target_class(&engine, &target).map_err(YaqlError::host)?;
+            if !has_method(&engine, class, &method) {
+                return Err(YaqlError::host(EngineError::dsl(
                     "NoMethodFound",
                     format!("Method \"{method}\" is not found"),
                 )));
             }
-            let frame = core.current_frame();
+            let site = engine.call_site();
             let mock = match mock_name {
                 Some(mock_method) => {
                     let object = match call.arg(2) {
                         Some(a) => call.force(a)?,
                         None => return Err(YaqlError::mismatch()),
                     };
-                    if core.obj_of(&object).is_none() {
+                    if !engine.is_object(&object) {
                         return Err(YaqlError::mismatch());
                     }
-                    let from = frame
-                        .as_ref()
-                        .map(|f| f.class)
-                        .ok_or_else(YaqlError::mismatch)?;
-                    if !core.has_method(from, &mock_method) {
-                        return Err(core.park(EngineError::dsl(
+                    let from = engine.frame_class(0).ok_or_else(YaqlError::mismatch)?;
+                    if !has_method(&engine, from, &mock_method) {
+                        return Err(YaqlError::host(EngineError::dsl(
                             "NoMethodFound",
                             format!("Method \"{mock_method}\" is not found"),
                         )));
@@ -268,13 +263,13 @@ pub(crate) fn functions() -> Vec<FunctionDef> {
                         lambda,
                         ctx,
                         this,
-                        frame,
+                        site,
                     }
                 }
             };
-            let key = (core.classes.name(class).to_owned(), method);
-            mocks_of(&core)
-                .map_err(|e| core.park(e))?
+            let key = (engine.classes().name(class).to_owned(), method);
+            mocks_of(&engine)
+                .map_err(YaqlError::host)?
                 .table()
                 .by_method
                 .insert(key, Arc::new(mock));
@@ -282,10 +277,9 @@ pub(crate) fn functions() -> Vec<FunctionDef> {
         },
     );
     let with_original = FunctionDef::native("withOriginal", "*args", move |call| {
-        let core = crate::engine::core_of(call)?;
-        let original = core
-            .method_mocks
-            .get()
+        let engine = engine_of(call)?;
+        let original = mocks_of(&engine)
+            .ok()
             .and_then(|m| m.table().originals.last().cloned());
         let Some(original) = original else {
             return Err(crate::host_exception(

@@ -32,6 +32,7 @@
 //! the results.
 
 pub mod fixture;
+pub(crate) mod mock;
 use crate::host::no_cloud as host;
 use crate::host::NoCloudHost;
 

@@ -1,5 +1,6 @@
 //! Unit tests of the test runner on small in-memory packages.
 
+use super::mock::MethodMocks;
 use super::*;
 use crate::ErrorKind;
 
@@ -336,14 +337,14 @@ fn a_mock_calling_itself_hits_the_call_depth_limit() {
 fn mocks_are_the_runners_mock_table_not_the_engines() {
     let r = runner(RunOptions::default());
     // The runner's engines consult a mock table the builder gave them.
-    assert!(r.engine().has_method_mocks());
+    assert!(r.engine().interceptor::<MethodMocks>().is_some());
     // An engine built with the mock functions but no table runs every
     // method as it is and refuses `inject` with a typed error.
     let engine = EngineBuilder::new(r.classes.clone())
-        .functions(crate::mock::functions())
+        .functions(super::mock::functions())
         .natives(fixture::natives())
         .build();
-    assert!(!engine.has_method_mocks());
+    assert!(engine.interceptor::<MethodMocks>().is_none());
     let object = create_object(&engine, "demo.GreeterTests").unwrap();
     call_test_method(&engine, &object, "setUp", vec![], vec![]).unwrap();
     let e =

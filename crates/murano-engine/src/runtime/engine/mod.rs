@@ -251,9 +251,9 @@ pub(crate) struct Core {
     /// Told about calls of the engine's own `io.murano.system.Logger`
     /// natives (see [`Engine::observe_logger_calls`]).
     pub(crate) logger_observer: OnceLock<Arc<LoggerObserver>>,
-    /// The test runner's method mocks, when it built the engine (see
-    /// `crate::mock`).
-    pub(crate) method_mocks: OnceLock<Arc<crate::mock::MethodMocks>>,
+    /// The interceptor of method calls made from YAQL the engine was
+    /// built with (see `runtime/intercept.rs`).
+    pub(crate) interceptor: OnceLock<crate::runtime::intercept::Installed>,
 }
 
 /// One re-entry of the engine under way ([`Core::enter`]); dropping it
@@ -363,7 +363,7 @@ impl Engine {
             memory: crate::memory::RunMemory::new(max_memory, weak.clone()),
             self_ref: weak.clone(),
             logger_observer: OnceLock::new(),
-            method_mocks: OnceLock::new(),
+            interceptor: OnceLock::new(),
         });
         let (base, dispatch) = if core.classes.has_format_12() {
             // Classes of format 1.2 and later need the standard library too.
@@ -561,18 +561,6 @@ impl Engine {
     /// The shared core (for the crate's own modules).
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
-    }
-
-    /// Installs the test runner's method mocks (once; see
-    /// [`crate::EngineBuilder::method_mocks`]).
-    pub(crate) fn set_method_mocks(&self, mocks: Arc<crate::mock::MethodMocks>) {
-        let _ = self.core.method_mocks.set(mocks);
-    }
-
-    /// Whether the engine was built with method mocks.
-    #[cfg(test)]
-    pub(crate) fn has_method_mocks(&self) -> bool {
-        self.core.method_mocks.get().is_some()
     }
 
     /// Takes the warnings of the run so far: errors that Murano's executor
