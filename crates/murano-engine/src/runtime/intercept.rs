@@ -255,3 +255,108 @@ impl Engine {
         let _ = self.core().interceptor.set(interceptor);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use murano_dsl::version::Version;
+
+    use super::*;
+    use crate::{ClassSetBuilder, EngineBuilder, Receiver};
+
+    const CLASSES: &str = "Name: io.murano.Object
+---
+Name: Greeter
+Methods:
+  greet:
+    Scope: Public
+    Arguments: [{who: {Contract: $.string()}}]
+    Body:
+      - Return: format('hello {0}', $who)
+  viaYaql:
+    Scope: Public
+    Body:
+      - Return: $.greet(world)
+";
+
+    /// Answers `greet` itself and lets everything else run, noting every
+    /// call it sees.
+    #[derive(Default)]
+    struct Answering {
+        seen: Mutex<Vec<String>>,
+        proceed: bool,
+    }
+
+    impl MethodInterceptor for Answering {
+        fn intercept(&self, call: InterceptedCall<'_>) -> Result<Value, EngineError> {
+            crate::base::sync::lock(&self.seen).push(format!(
+                "{}.{}({:?})",
+                call.class_name(),
+                call.method(),
+                call.args()
+            ));
+            if call.method() == "greet" && !self.proceed {
+                return Ok(Value::str("intercepted"));
+            }
+            call.proceed()
+        }
+    }
+
+    fn engine(interceptor: Option<Arc<Answering>>) -> (Engine, Receiver) {
+        let mut b = ClassSetBuilder::new();
+        let pkg = b.add_package("io.murano", Version::new(0, 0, 0)).unwrap();
+        for def in ClassSetBuilder::parse_file(CLASSES.as_bytes(), "G.yaml").unwrap() {
+            b.add_class(pkg, "G.yaml", def).unwrap();
+        }
+        let mut builder = EngineBuilder::new(Arc::new(b.build()));
+        if let Some(i) = interceptor {
+            builder = builder.interceptor(i);
+        }
+        let engine = builder.build();
+        let root = engine
+            .load_json_text(r#"{"Objects": {"?": {"id": "g", "type": "Greeter"}}}"#)
+            .unwrap()
+            .unwrap();
+        (engine, Receiver::Object(root))
+    }
+
+    #[test]
+    fn an_interceptor_answers_the_calls_made_from_yaql_only() {
+        let (plain, g) = engine(None);
+        let out = plain.call(&g, "viaYaql", vec![], vec![]).unwrap();
+        assert_eq!(out, Value::str("hello world"));
+        assert!(plain.interceptor::<Answering>().is_none());
+
+        let hook = Arc::new(Answering::default());
+        let (engine, g) = engine(Some(hook.clone()));
+        let out = engine.call(&g, "viaYaql", vec![], vec![]).unwrap();
+        assert_eq!(out, Value::str("intercepted"));
+        // A caller's own call is not made from YAQL: it runs as it is.
+        let out = engine
+            .call(&g, "greet", vec![Value::str("you")], vec![])
+            .unwrap();
+        assert_eq!(out, Value::str("hello you"));
+        assert_eq!(
+            *crate::base::sync::lock(&hook.seen),
+            ["Greeter.greet(['world'])"]
+        );
+        // The builder's interceptor is the one the engine hands back.
+        assert!(Arc::ptr_eq(
+            &engine.interceptor::<Answering>().unwrap(),
+            &hook
+        ));
+    }
+
+    #[test]
+    fn an_interceptor_that_proceeds_changes_nothing() {
+        let hook = Arc::new(Answering {
+            proceed: true,
+            ..Answering::default()
+        });
+        let (engine, g) = engine(Some(hook.clone()));
+        let out = engine.call(&g, "viaYaql", vec![], vec![]).unwrap();
+        assert_eq!(out, Value::str("hello world"));
+        assert_eq!(crate::base::sync::lock(&hook.seen).len(), 1);
+    }
+}
