@@ -55,10 +55,9 @@
 //! class, as data) and [`host::HostProfile`] says how the offline host
 //! or the no-cloud host ([`host::NoCloudHost`], the test runner's)
 //! declares them, and which of its methods the no-cloud host answers
-//! with `CloudUnavailable` or with nothing. The no-cloud host still has
-//! a few bodies of its own (`host/no_cloud.rs`: a Heat template kept in
-//! memory, resources, queue names; no host-call records) where the
-//! offline host's go through [`host::Host`] and record the calls.
+//! with `CloudUnavailable` or with nothing. Both hosts are [`host::Host`]
+//! implementations under the one set of bodies ([`host::SystemClasses`],
+//! which records the host calls when asked: the test runner does not).
 //!
 //! **Interceptors.** The method calls made from YAQL go through the
 //! [`MethodInterceptor`] an engine was built with

@@ -11,17 +11,19 @@
 //! messages. The [`Host`] answers what a cloud would: Heat stacks, agent
 //! replies, Neutron, identity, generated ids and random names.
 //! [`OfflineHost`] is the deterministic default (the deploy oracle's
-//! offline cloud); a program plugs real clients in by implementing
-//! [`Host`].
+//! offline cloud); [`NoCloudHost`] is no cloud at all (the test runner's
+//! and `murano run`'s: every cloud call is a `CloudUnavailable` error);
+//! a program plugs real clients in by implementing [`Host`].
 //!
 //! [`SystemClasses`] holds the state of one session (one engine): it
 //! gives the MuranoPL declarations to merge into the core library's
 //! class stubs ([`merge_system_class`]), the native method bodies, the
 //! `config()` and `randomName()` functions, and records every host call,
-//! Heat operation, agent plan and report ([`Recording`]).
+//! Heat operation, agent plan and report ([`Recording`]; unless told not
+//! to, [`SystemClasses::set_recording`]).
 
 mod agent;
-pub(crate) mod no_cloud;
+mod no_cloud;
 mod offline;
 mod packages;
 mod record;
@@ -29,12 +31,18 @@ mod system;
 
 use murano_yaql::eval::Value;
 
-pub use no_cloud::{NoCloudHost, PackageResources};
+pub use no_cloud::NoCloudHost;
 pub use offline::{OfflineHost, OfflineOptions};
 pub use record::{decode, encode, Recording, MAX_ENCODED_TEXT};
 pub use system::{
     merge_system_class, merge_system_class_as, system_declarations, HostProfile, SystemClasses,
 };
+
+/// The files of each package by package name, then by path inside the
+/// package (`Resources/x.template`), as the system classes read
+/// resources from them ([`crate::EngineBuilder::resources`]).
+pub type PackageResources =
+    std::collections::HashMap<String, std::collections::HashMap<String, std::sync::Arc<Vec<u8>>>>;
 
 /// An error a host raises: a Python-like exception class (`KeyError`,
 /// `HTTPNotFound`, `AgentException`) with its module and message. It
@@ -208,6 +216,23 @@ pub trait Host: Send + Sync {
     /// `getObjects(namespace)` (`objects`).
     fn metadef(&self, _what: &str, _arg: &Value) -> Result<Value, HostError> {
         Ok(Value::List(Default::default()))
+    }
+    /// Answers a native method of a system class instead of its body
+    /// (`None`, the default: the body runs and asks the host what it
+    /// needs). [`NoCloudHost`] answers the methods that need a cloud
+    /// service with a `CloudUnavailable` error and those that only act on
+    /// one with null, as [`HostProfile::NoCloud`] marks them.
+    fn intercept(&self, class: &str, method: &str) -> Option<Result<Value, HostError>> {
+        let _ = (class, method);
+        None
+    }
+    /// Whether the engine draws its object ids and `randomName()` from
+    /// this host ([`Host::generate_id`], [`Host::random_name`]), as Murano
+    /// draws them all from one sequence (the default). `false` leaves the
+    /// engine its own sequences; the host's ids then serve the system
+    /// classes alone (agent plan ids).
+    fn shares_ids(&self) -> bool {
+        true
     }
     /// A package resource the session's packages do not hold
     /// (`Resources/<path>` of `package`).

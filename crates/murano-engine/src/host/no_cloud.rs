@@ -1,67 +1,30 @@
 //! [`NoCloudHost`]: Murano as a test run sees it, with no cloud at all
-//! (the test runner's host, and `murano run`'s through it): the bodies
-//! of the native parts of Murano's system classes
-//! (`murano/engine/system/*.py`) as a test run has them. What needs no cloud works
-//! locally (a Heat stack's template held in memory, package resources,
-//! agent queue names, notifications dropped); every call that would reach
-//! a cloud service (Heat, Neutron, the agent's message queue) raises a
-//! host error, as Murano does when no cloud answers. The methods are the
-//! ones Murano's Python classes have, no more (a test mocking a method the
-//! class lacks gets `NoMethodFound`, as with Murano).
-//!
-//! Its system classes are declared by the one set under `host/system/`,
-//! as [`super::HostProfile::NoCloud`] (Murano's defaults for optional
-//! arguments, MuranoPL's default scope), which also says which methods
-//! need a cloud and which do nothing here. Where it differs from the
-//! [`super::SystemClasses`] over [`super::OfflineHost`] (which deploys
-//! use), the difference is this host's: its own bodies (below), its
-//! errors (`CloudUnavailable`) and its configuration (Murano's defaults
-//! for an empty `murano.conf`, [`Host::config`]).
+//! (the test runner's host, and `murano run`'s). The system classes run
+//! their one set of bodies ([`super::SystemClasses`], declared as
+//! [`super::HostProfile::NoCloud`]: Murano's defaults for optional
+//! arguments, MuranoPL's default scope) over this host, as they run over
+//! [`super::OfflineHost`] for deploys: what needs no cloud works locally
+//! (a Heat stack's template held in memory, package resources, agent
+//! queue names and execution plans, notifications dropped); every call
+//! that would reach a cloud service (Heat, Neutron, Keystone, the agent's
+//! message queue) is a `CloudUnavailable` host error, as Murano fails
+//! when no cloud answers. Which methods need a cloud and which do
+//! nothing without one is the declarations' data ([`Host::intercept`]).
+//! The methods are the ones Murano's Python classes have, no more (a test
+//! mocking a method the class lacks gets `NoMethodFound`, as with
+//! Murano). Its configuration is Murano's defaults for an empty
+//! `murano.conf` ([`Host::config`]).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use murano_dsl::yaml::convert::{self, ToYaql};
-use murano_dsl::yaml::{load_single, Flavor, LoadOptions};
-use murano_yaql::eval::{Dict, Value};
+use murano_yaql::eval::Value;
 
-use super::system::NoCloudBody;
-use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
+use super::system::{no_cloud_body, NoCloudBody};
+use super::{HeatOp, Host, HostError, NetworkQuery, PackageResources, StackData, SystemClasses};
 use crate::base::sync::lock;
-use crate::error::{EngineError, ErrorKind};
-use crate::{Engine, EngineBuilder, NativeMethod};
-
-/// The files of each package by package name, then by path inside the
-/// package (`Resources/x.template`), as every host reads resources from
-/// them ([`crate::EngineBuilder::resources`]).
-pub type PackageResources = HashMap<String, HashMap<String, Arc<Vec<u8>>>>;
-
-/// Per-engine state of the host.
-#[derive(Default)]
-struct HostState {
-    /// Heat stack templates (`None`: not read from the cloud yet).
-    templates: HashMap<String, Option<Value>>,
-    /// The package a `Resources` object reads from (its creator's).
-    resource_packages: HashMap<String, String>,
-}
-
-fn host_error(type_name: &str, module: &str, message: &str) -> EngineError {
-    EngineError::new(
-        ErrorKind::Host {
-            type_name: type_name.into(),
-            module: module.into(),
-        },
-        message,
-    )
-}
+use crate::EngineBuilder;
 
 /// The error of every call that needs a cloud service.
-fn no_cloud(service: &str, class: &str, method: &str) -> EngineError {
-    let e = cloud_unavailable(service, class, method);
-    host_error(&e.type_name, &e.module, &e.message)
-}
-
-/// [`no_cloud`] as the [`Host`] raises it.
 fn cloud_unavailable(service: &str, class: &str, method: &str) -> HostError {
     HostError::new(
         "CloudUnavailable",
@@ -70,11 +33,11 @@ fn cloud_unavailable(service: &str, class: &str, method: &str) -> HostError {
     )
 }
 
-/// A host with no cloud (see the module documentation): the natives of
-/// its system classes read the packages' resources and answer locally;
-/// every cloud call is a `CloudUnavailable` host error. As a [`Host`],
-/// its ids and random names come from a counter (an engine it is
-/// [`NoCloudHost::install`]ed in keeps its own).
+/// A host with no cloud (see the module documentation): the system
+/// classes read the packages' resources and answer locally; every cloud
+/// call is a `CloudUnavailable` host error. Its ids (agent plan ids) come
+/// from a counter; an engine keeps its own object ids and random names
+/// ([`Host::shares_ids`]).
 #[derive(Debug, Clone, Default)]
 pub struct NoCloudHost {
     ids: Arc<Mutex<u64>>,
@@ -86,20 +49,24 @@ impl NoCloudHost {
         NoCloudHost::default()
     }
 
-    /// Adds this host to an engine being built: the bodies of its system
-    /// classes' natives over `resources` (package name → path inside the
-    /// package → bytes, [`PackageResources`]) and its configuration. Object ids and
-    /// `randomName()` stay the engine's own.
+    /// Adds this host to an engine being built: the system classes'
+    /// natives over it ([`SystemClasses`] as
+    /// [`super::HostProfile::NoCloud`], recording nothing), reading
+    /// `resources` (package name → path inside the package → bytes,
+    /// [`PackageResources`]), and its configuration. Object ids and
+    /// `randomName()` stay the engine's own ([`Host::shares_ids`]).
     pub fn install(
         &self,
         builder: EngineBuilder,
         resources: Arc<PackageResources>,
     ) -> EngineBuilder {
-        let builder = builder.natives(natives(resources));
-        match self.config() {
-            Value::Dict(config) => builder.config((*config).clone()),
-            _ => builder,
-        }
+        let system = SystemClasses::with_profile(
+            Arc::new(self.clone()),
+            resources,
+            super::HostProfile::NoCloud,
+        );
+        system.set_recording(false);
+        system.install(builder)
     }
 }
 
@@ -122,11 +89,14 @@ impl Host for NoCloudHost {
         )))
     }
 
+    /// Reading a stack is what `HeatStack.current()` asks Heat for
+    /// (Murano's `parameters`, `reload` and `updateTemplate` read it
+    /// through `current`).
     fn heat_stack(&self, _region: &str, _name: &str) -> Result<Option<StackData>, HostError> {
         Err(cloud_unavailable(
             "Heat",
             "io.murano.system.HeatStack",
-            "reload",
+            "current",
         ))
     }
 
@@ -205,239 +175,30 @@ impl Host for NoCloudHost {
             "getCurrent",
         ))
     }
-}
 
-fn object_id(engine: &Engine, v: Option<&Value>) -> Option<String> {
-    v.and_then(|v| engine.object_id(v))
-}
-
-/// The package of the class of the MuranoPL frame below the native one
-/// (the caller's).
-fn caller_package(engine: &Engine) -> Option<String> {
-    engine.package_of(engine.frame_class(1)?)
-}
-
-/// Murano's `helpers.merge_dicts`: dicts merged key by key (recursively),
-/// lists concatenated without duplicates, other values replaced.
-fn merge(a: &Value, b: &Value) -> Value {
-    match (a, b) {
-        (Value::Dict(x), Value::Dict(y)) => {
-            let mut out: Dict = (**x).clone();
-            for (k, v) in y.iter() {
-                let merged = match x.get(k) {
-                    Some(old) => merge(old, v),
-                    None => v.clone(),
-                };
-                out.insert(k.clone(), merged);
-            }
-            Value::Dict(Arc::new(out))
-        }
-        (Value::List(x), Value::List(y)) => {
-            let mut out: Vec<Value> = x.to_vec();
-            for v in y.iter() {
-                if !out.contains(v) {
-                    out.push(v.clone());
-                }
-            }
-            Value::List(Arc::new(out))
-        }
-        (_, b) => b.clone(),
-    }
-}
-
-fn read_resource(
-    engine: &Engine,
-    resources: &PackageResources,
-    state: &Mutex<HostState>,
-    call: &crate::NativeCall<'_>,
-) -> Result<(String, Arc<Vec<u8>>), EngineError> {
-    let name = call
-        .arg("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| host_error("TypeError", "builtins", "a resource name must be a string"))?
-        .to_owned();
-    let owner = call.arg("owner").filter(|v| !v.is_null());
-    let package = match owner {
-        Some(o) => {
-            let class = match engine.type_class(o) {
-                Some(c) => c,
-                None => match o {
-                    Value::Str(s) => engine.resolve_class(s)?,
-                    _ => return Err(host_error("TypeError", "builtins", "owner is not a class")),
-                },
-            };
-            engine.package_of(class)
-        }
-        None => match object_id(engine, call.receiver) {
-            Some(id) => lock(state).resource_packages.get(&id).cloned(),
-            None => None,
-        }
-        .or_else(|| caller_package(engine)),
-    }
-    .unwrap_or_default();
-    let bytes = super::system::resources::package_resource(resources, &package, &name)
-        .cloned()
-        .ok_or_else(|| {
-            host_error(
-                "PackageLoadError",
-                "murano.packages.exceptions",
-                &format!("Resource {name} is not found in package {package}"),
-            )
-        })?;
-    Ok((name, bytes))
-}
-
-fn parse(bytes: &[u8], flavor: Flavor, name: &str) -> Result<Value, EngineError> {
-    let node = load_single(bytes, flavor, &LoadOptions::default())
-        .map_err(|e| host_error("ValueError", "builtins", &format!("{name}: {e}")))?;
-    match node {
-        None => Ok(Value::Null),
-        Some(n) => convert::to_yaql(&n, &ToYaql::contracts())
-            .map_err(|e| host_error("ValueError", "builtins", &format!("{name}: {}", e.what))),
-    }
-}
-
-/// The bodies of the host's native methods for one engine.
-fn natives(resources: Arc<PackageResources>) -> Vec<NativeMethod> {
-    let state = Arc::new(Mutex::new(HostState::default()));
-    let mut out = Vec::new();
-    let mut add = |class: &str, method: &str, body: Box<crate::NativeBody>| {
-        out.push(NativeMethod {
-            class: format!("io.murano.system.{class}"),
-            method: method.to_owned(),
-            body: Arc::from(body),
-        });
-    };
-    // Cloud calls and local no-ops, as the declarations give them.
-    for (class, method, body, service) in super::system::no_cloud_bodies() {
-        let short = class.trim_start_matches("io.murano.system.");
-        match body {
-            NoCloudBody::Cloud => add(
-                short,
-                method,
-                Box::new(move |_| Err(no_cloud(service, class, method))),
-            ),
-            NoCloudBody::Nothing => add(short, method, Box::new(|_| Ok(Value::Null))),
-            NoCloudBody::Own => {}
+    /// The methods [`super::HostProfile::NoCloud`] marks as needing the
+    /// class's cloud service (`CloudUnavailable`) or doing nothing
+    /// without one (null); the others run.
+    fn intercept(&self, class: &str, method: &str) -> Option<Result<Value, HostError>> {
+        match no_cloud_body(class, method)? {
+            (NoCloudBody::Run, _) => None,
+            (NoCloudBody::Nothing, _) => Some(Ok(Value::Null)),
+            (NoCloudBody::Cloud, service) => Some(Err(cloud_unavailable(service, class, method))),
         }
     }
-    add(
-        "Agent",
-        "queueName",
-        Box::new(move |call| {
-            let engine = call.engine;
-            let id = object_id(engine, call.receiver).unwrap_or_default();
-            Ok(Value::str(&format!("e-h{id}").to_lowercase()))
-        }),
-    );
-    add("Agent", "signingKey", Box::new(|_| Ok(Value::Null)));
-    add(
-        "Agent",
-        "buildExecutionPlan",
-        Box::new(|call| Ok(call.arg("template").cloned().unwrap_or_default())),
-    );
-    add(
-        "AgentListener",
-        "queueName",
-        Box::new(move |call| {
-            let engine = call.engine;
-            Ok(Value::str(
-                &object_id(engine, call.receiver).unwrap_or_default(),
-            ))
-        }),
-    );
-    // Heat stacks: the template is kept in memory; reading it before one
-    // was set asks Heat.
-    let template_of = |state: &Arc<Mutex<HostState>>, call: &crate::NativeCall<'_>| {
-        let engine = call.engine;
-        let id = object_id(engine, call.receiver).unwrap_or_default();
-        let t = lock(state).templates.get(&id).cloned().flatten();
-        Ok::<_, EngineError>((id, t))
-    };
-    for method in ["current", "parameters"] {
-        let s = state.clone();
-        add(
-            "HeatStack",
-            method,
-            Box::new(move |call| match template_of(&s, call)? {
-                (_, Some(t)) if method == "current" => Ok(t),
-                (_, Some(_)) => Ok(Value::Dict(Arc::new(Dict::default()))),
-                (_, None) => Err(no_cloud("Heat", "io.murano.system.HeatStack", method)),
-            }),
-        );
+
+    fn shares_ids(&self) -> bool {
+        false
     }
-    let s = state.clone();
-    add(
-        "HeatStack",
-        ".init",
-        Box::new(move |call| {
-            let engine = call.engine;
-            let id = object_id(engine, call.receiver).unwrap_or_default();
-            lock(&s).templates.insert(id, None);
-            Ok(Value::Null)
-        }),
-    );
-    let s = state.clone();
-    add(
-        "HeatStack",
-        "setTemplate",
-        Box::new(move |call| {
-            let (id, _) = template_of(&s, call)?;
-            let t = call.arg("template").cloned().unwrap_or_default();
-            lock(&s).templates.insert(id, Some(t));
-            Ok(Value::Null)
-        }),
-    );
-    let s = state.clone();
-    add(
-        "HeatStack",
-        "updateTemplate",
-        Box::new(move |call| {
-            let (id, current) = template_of(&s, call)?;
-            let Some(current) = current else {
-                return Err(no_cloud(
-                    "Heat",
-                    "io.murano.system.HeatStack",
-                    "updateTemplate",
-                ));
-            };
-            let t = call.arg("template").cloned().unwrap_or_default();
-            lock(&s).templates.insert(id, Some(merge(&current, &t)));
-            Ok(Value::Null)
-        }),
-    );
-    // Resources.
-    let s = state.clone();
-    add(
-        "Resources",
-        ".init",
-        Box::new(move |call| {
-            let engine = call.engine;
-            if let (Some(id), Some(pkg)) =
-                (object_id(engine, call.receiver), caller_package(engine))
-            {
-                lock(&s).resource_packages.insert(id, pkg);
-            }
-            Ok(Value::Null)
-        }),
-    );
-    for method in ["string", "json", "yaml"] {
-        let (s, r) = (state.clone(), resources.clone());
-        add(
-            "Resources",
-            method,
-            Box::new(move |call| {
-                let engine = call.engine;
-                let (name, bytes) = read_resource(engine, &r, &s, call)?;
-                match method {
-                    "json" => parse(&bytes, Flavor::Plain, &name),
-                    "yaml" => parse(&bytes, Flavor::Engine, &name),
-                    _ => Ok(Value::str(&String::from_utf8_lossy(&bytes))),
-                }
-            }),
-        );
+
+    /// Murano's package loader's error for a resource the package lacks.
+    fn resource(&self, package: &str, path: &str) -> Result<Vec<u8>, HostError> {
+        Err(HostError::new(
+            "PackageLoadError",
+            "murano.packages.exceptions",
+            format!("Resource {path} is not found in package {package}"),
+        ))
     }
-    out
 }
 
 #[cfg(test)]
@@ -445,26 +206,187 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_declared_method_has_one_body() {
-        let mut bodies: Vec<(String, String)> = natives(Arc::default())
-            .into_iter()
-            .map(|n| (n.class, n.method))
-            .collect();
-        bodies.sort();
-        let n = bodies.len();
-        bodies.dedup();
-        assert_eq!(bodies.len(), n, "a method with two bodies");
-        let mut declared = Vec::new();
-        for (class, text) in super::super::system_declarations(super::super::HostProfile::NoCloud) {
-            let full = format!("Name: {class}\n{text}");
-            for def in crate::ClassSetBuilder::parse_file(full.as_bytes(), "<system>").unwrap() {
-                for m in def.methods {
-                    declared.push((class.to_owned(), m.name));
-                }
-            }
+    fn the_declarations_say_what_needs_a_cloud_and_what_does_nothing() {
+        let host = NoCloudHost::new();
+        let e = host
+            .intercept("io.murano.system.HeatStack", "push")
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.type_name, "CloudUnavailable");
+        assert_eq!(
+            e.message,
+            "io.murano.system.HeatStack.push needs Heat, which a test run has no access to"
+        );
+        let e = host
+            .intercept("io.murano.system.Agent", "call")
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.message.contains("needs the murano agent's message queue"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            host.intercept("io.murano.system.HeatStack", "setFiles"),
+            Some(Ok(Value::Null))
+        );
+        // Bodies that work without a cloud run.
+        assert!(host
+            .intercept("io.murano.system.HeatStack", "setTemplate")
+            .is_none());
+        assert!(host
+            .intercept("io.murano.system.Agent", "queueName")
+            .is_none());
+        // Classes the no-cloud host does not declare.
+        assert!(host
+            .intercept("io.murano.system.MistralClient", "run")
+            .is_none());
+    }
+
+    #[test]
+    fn missing_resources_are_murano_package_load_errors() {
+        let e = NoCloudHost::new().resource("p", "a.txt").unwrap_err();
+        assert_eq!(e.type_name, "PackageLoadError");
+        assert_eq!(e.message, "Resource a.txt is not found in package p");
+    }
+
+    const CLASSES: &str = "
+Name: io.murano.Object
+---
+Name: io.murano.system.HeatStack
+---
+Name: io.murano.system.Resources
+---
+Name: io.murano.system.Agent
+---
+Namespaces: {=: demo, sys: io.murano.system}
+Name: App
+Methods:
+  heat:
+    Body:
+      - $stack: new(sys:HeatStack, name => s1)
+      - $stack.setTemplate({'resources' => {'a' => {'type' => 'A'}}, 'outputs' => ['x']})
+      - $stack.updateTemplate({'resources' => {'b' => {'type' => 'B'}}, 'outputs' => ['x', 'y']})
+      - $stack.setParameters({'p' => 1})
+      - Return: [$stack.current(), $stack.parameters()]
+  push:
+    Body:
+      - $stack: new(sys:HeatStack, name => s1)
+      - $stack.setTemplate({'resources' => {'a' => {'type' => 'A'}}})
+      - $stack.push()
+  unread:
+    Body:
+      - Return: new(sys:HeatStack, name => s1).parameters()
+  text:
+    Arguments: [{name: {Contract: $.string()}}]
+    Body:
+      - Return: new(sys:Resources).string($name)
+  data:
+    Body:
+      - Return: new(sys:Resources).yaml('a.yaml')
+  plan:
+    Body:
+      - $agent: new(sys:Agent, host => $this)
+      - Return: $agent.buildExecutionPlan({'FormatVersion' => '2.0.0', 'Body' => 'return'}, new(sys:Resources))
+";
+
+    /// An engine over [`CLASSES`] (package `demo`, with `Resources/a.yaml`
+    /// and `Resources/t.txt`) and the no-cloud host; an `App` object.
+    fn app() -> (crate::Engine, Value) {
+        use murano_dsl::version::Version;
+        let mut b = crate::ClassSetBuilder::new();
+        let demo = b.add_package("demo", Version::new(0, 0, 0)).unwrap();
+        for mut def in crate::ClassSetBuilder::parse_file(CLASSES.as_bytes(), "a.yaml").unwrap() {
+            super::super::merge_system_class_as(&mut def, super::super::HostProfile::NoCloud)
+                .unwrap();
+            b.add_class(demo, "a.yaml", def).unwrap();
         }
-        declared.sort();
-        assert_eq!(declared, bodies);
+        let mut files = std::collections::HashMap::new();
+        files.insert(
+            "Resources/a.yaml".to_owned(),
+            Arc::new(b"k: [1, two]\n".to_vec()),
+        );
+        files.insert("Resources/t.txt".to_owned(), Arc::new(b"text".to_vec()));
+        let mut resources = PackageResources::new();
+        resources.insert("demo".to_owned(), files);
+        let builder = EngineBuilder::new(Arc::new(b.build()));
+        let engine = NoCloudHost::new()
+            .install(builder, Arc::new(resources))
+            .build();
+        let model = serde_json::json!({"Objects": {"?": {"type": "demo.App", "id": "app"}}});
+        let app = engine
+            .load_model(&crate::from_json(&model))
+            .unwrap()
+            .unwrap();
+        (engine, app)
+    }
+
+    fn call(
+        engine: &crate::Engine,
+        app: &Value,
+        method: &str,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, crate::EngineError> {
+        engine.call_with(
+            &crate::Receiver::Object(app.clone()),
+            method,
+            Vec::new(),
+            kwargs,
+            &crate::CallOptions::any_scope(),
+        )
+    }
+
+    #[test]
+    fn heat_templates_are_kept_in_memory_and_merged_as_murano_merges_them() {
+        let (engine, app) = app();
+        let out = crate::to_json(&call(&engine, &app, "heat", Vec::new()).unwrap());
+        assert_eq!(
+            out,
+            serde_json::json!([
+                {"resources": {"a": {"type": "A"}, "b": {"type": "B"}}, "outputs": ["x", "y"]},
+                {}
+            ])
+        );
+    }
+
+    #[test]
+    fn stack_operations_and_unread_stacks_need_heat() {
+        let (engine, app) = app();
+        let e = call(&engine, &app, "push", Vec::new()).unwrap_err();
+        assert_eq!(e.python_type(), "CloudUnavailable");
+        assert_eq!(
+            e.message,
+            "io.murano.system.HeatStack.push needs Heat, which a test run has no access to"
+        );
+        let e = call(&engine, &app, "unread", Vec::new()).unwrap_err();
+        assert_eq!(
+            e.message,
+            "io.murano.system.HeatStack.current needs Heat, which a test run has no access to"
+        );
+    }
+
+    #[test]
+    fn resources_are_read_from_the_callers_package() {
+        let (engine, app) = app();
+        let name = |n: &str| vec![("name".to_owned(), Value::str(n))];
+        assert_eq!(
+            call(&engine, &app, "text", name("t.txt")).unwrap(),
+            Value::str("text")
+        );
+        let e = call(&engine, &app, "text", name("nope.txt")).unwrap_err();
+        assert_eq!(e.python_type(), "PackageLoadError");
+        assert_eq!(e.message, "Resource nope.txt is not found in package demo");
+        let data = crate::to_json(&call(&engine, &app, "data", Vec::new()).unwrap());
+        assert_eq!(data, serde_json::json!({"k": [1, "two"]}));
+    }
+
+    #[test]
+    fn execution_plans_are_built_as_the_agent_builds_them() {
+        let (engine, app) = app();
+        let plan = crate::to_json(&call(&engine, &app, "plan", Vec::new()).unwrap());
+        assert_eq!(plan["Body"], "return", "{plan}");
+        assert_eq!(plan["FormatVersion"], "2.0.0", "{plan}");
+        assert!(plan["ID"].is_string(), "{plan}");
     }
 
     #[test]

@@ -33,7 +33,7 @@
 
 pub mod fixture;
 pub(crate) mod mock;
-use crate::host::no_cloud as host;
+use crate::host;
 use crate::host::NoCloudHost;
 
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use super::*;
 pub(super) const CLASS: SystemClass = class(
     "io.murano.system.Agent",
     &[
-        method(".init", &[arg("host")]).nothing(),
+        method(".init", &[arg("host")]),
         method(
             "call",
             &[arg("template"), arg("resources"), opt("timeout", "null")],
@@ -56,7 +56,7 @@ pub(super) static SPECS: &[Spec] = &[
         kwargs: &[],
         body: |sys, engine, call| {
             let timeout = timeout_of(sys, given(call, "timeout"));
-            let plan = sys.build(engine, call)?;
+            let plan = sys.build(engine, call, "call")?;
             sys.send_plan(engine, call, plan, true, timeout)
         },
     },
@@ -65,7 +65,7 @@ pub(super) static SPECS: &[Spec] = &[
         method: "send",
         kwargs: &[],
         body: |sys, engine, call| {
-            let plan = sys.build(engine, call)?;
+            let plan = sys.build(engine, call, "send")?;
             sys.send_plan(engine, call, plan, false, 0)
         },
     },
@@ -130,6 +130,12 @@ pub(super) static SPECS: &[Spec] = &[
         kwargs: &[],
         body: |_, _, _| Ok(s("")),
     },
+    Spec {
+        class: "io.murano.system.Agent",
+        method: "buildExecutionPlan",
+        kwargs: &[],
+        body: |sys, engine, call| sys.build(engine, call, "buildExecutionPlan"),
+    },
 ];
 
 impl SystemClasses {
@@ -169,7 +175,7 @@ impl SystemClasses {
             // Murano's message id (uuid4) for plans without one.
             let _ = self.inner.host.generate_id();
         }
-        {
+        if self.recording_on() {
             let encoded = encode(engine, &plan);
             let mut rec = lock(&self.inner.rec);
             let call_index = rec.last_call();
@@ -195,10 +201,14 @@ impl SystemClasses {
         process_result(&result).map_err(host_error)
     }
 
+    /// Murano's `build_execution_plan` for the method `method` (which
+    /// names the method in the error for a `resources` that is not a
+    /// `Resources` object).
     pub(super) fn build(
         &self,
         engine: &Engine,
         call: &NativeCall<'_>,
+        method: &str,
     ) -> Result<Value, EngineError> {
         let id = Self::this_id(engine, call)?;
         let template = call.arg("template").cloned().unwrap_or_default();
@@ -215,14 +225,7 @@ impl SystemClasses {
                 // refuses anything but such an object (a class too).
                 EngineError::new(
                     ErrorKind::Yaql(murano_yaql::eval::ErrorKind::NoMatchingMethod),
-                    format!(
-                        "No method \"{}\" matches supplied arguments",
-                        if call.arg("timeout").is_some() {
-                            "call"
-                        } else {
-                            "send"
-                        }
-                    ),
+                    format!("No method \"{method}\" matches supplied arguments"),
                 )
             })?;
         let stamp = match self.state(&id) {

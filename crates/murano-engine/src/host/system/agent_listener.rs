@@ -7,7 +7,7 @@ use super::*;
 pub(super) const CLASS: SystemClass = class(
     "io.murano.system.AgentListener",
     &[
-        method(".init", &[arg("name")]).nothing(),
+        method(".init", &[arg("name")]),
         method("queueName", &[]),
         method("start", &[]).nothing(),
         method("stop", &[]).nothing(),

@@ -43,8 +43,9 @@ pub(super) const fn opt(name: &'static str, default: &'static str) -> Arg {
 /// What a method does in the no-cloud host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NoCloudBody {
-    /// A body of the no-cloud host's own (`host/no_cloud.rs`).
-    Own,
+    /// The class's body, over the no-cloud host (which answers what it
+    /// asks locally or with `CloudUnavailable`).
+    Run,
     /// Needs the class's cloud service: a `CloudUnavailable` host error.
     Cloud,
     /// Nothing to do without a cloud: returns null.
@@ -73,7 +74,7 @@ pub(super) const fn method(name: &'static str, args: &'static [Arg]) -> Method {
         is_static: false,
         kwargs: None,
         only: None,
-        no_cloud: NoCloudBody::Own,
+        no_cloud: NoCloudBody::Run,
     }
 }
 

@@ -274,6 +274,9 @@ impl SystemClasses {
     }
 
     pub(super) fn heat_record(&self, op: HeatOp, st: &Stack, data: Option<&StackData>) {
+        if !self.recording_on() {
+            return;
+        }
         let engine = lock(&self.inner.engine).upgrade();
         let enc = |v: &Value| engine.as_ref().map_or(Json::Null, |e| encode(e, v));
         let mut rec = lock(&self.inner.rec);

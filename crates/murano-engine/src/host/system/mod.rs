@@ -15,6 +15,7 @@ pub(crate) mod resources;
 mod status_reporter;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use murano_dsl::model::ClassDefinition;
@@ -23,7 +24,7 @@ use serde_json::{json, Map, Value as Json};
 
 use super::agent::{build_plan, text_of, PlanEnv};
 use super::record::{encode, Recording, MAX_RECORDS};
-use super::{HeatOp, Host, HostError, NetworkQuery, StackData};
+use super::{HeatOp, Host, HostError, NetworkQuery, PackageResources, StackData};
 use crate::base::sync::lock;
 use crate::error::{EngineError, ErrorKind};
 use crate::{Engine, EngineBuilder, NativeCall, NativeMethod, WeakEngine};
@@ -64,21 +65,28 @@ pub fn system_declarations(profile: HostProfile) -> Vec<(&'static str, String)> 
         .collect()
 }
 
-/// The no-cloud host's bodies that its declarations give as data: every
-/// method of its classes that is not [`NoCloudBody::Own`], with its
-/// class's full name and the cloud service that class needs.
-pub(crate) fn no_cloud_bodies() -> Vec<(&'static str, &'static str, NoCloudBody, &'static str)> {
+/// What the no-cloud host does for the method `method` of the system
+/// class `class`, as the declarations give it, with the cloud service
+/// the class needs (`None`: the no-cloud host does not declare it).
+pub(crate) fn no_cloud_body(class: &str, method: &str) -> Option<(NoCloudBody, &'static str)> {
+    let c = SYSTEM_CLASSES
+        .iter()
+        .find(|c| c.name == class && c.in_profile(HostProfile::NoCloud))?;
+    let m = c
+        .methods
+        .iter()
+        .find(|m| m.name == method && m.only.is_none_or(|p| p == HostProfile::NoCloud))?;
+    Some((m.no_cloud, c.service))
+}
+
+/// Whether `profile`'s host declares the method `method` of the system
+/// class `class`.
+fn declared(profile: HostProfile, class: &str, method: &str) -> bool {
     SYSTEM_CLASSES
         .iter()
-        .filter(|c| c.in_profile(HostProfile::NoCloud))
-        .flat_map(|c| {
-            c.methods
-                .iter()
-                .filter(|m| m.only.is_none_or(|p| p == HostProfile::NoCloud))
-                .filter(|m| m.no_cloud != NoCloudBody::Own)
-                .map(|m| (c.name, m.name, m.no_cloud, c.service))
-        })
-        .collect()
+        .filter(|c| c.name == class && c.in_profile(profile))
+        .flat_map(|c| c.methods.iter())
+        .any(|m| m.name == method && m.only.is_none_or(|p| p == profile))
 }
 
 /// Adds the native methods of the offline host's
@@ -148,12 +156,17 @@ enum NativeState {
 
 struct Inner {
     host: Arc<dyn Host>,
+    /// How the classes are declared (which natives there are).
+    profile: HostProfile,
+    /// Whether host calls, Heat operations, agent plans and reports are
+    /// recorded.
+    record: AtomicBool,
     /// The session's engine, set when it is built (weak: the engine holds
     /// the natives, which hold this).
     engine: Mutex<WeakEngine>,
     rec: Mutex<Recording>,
     objects: Mutex<HashMap<String, NativeState>>,
-    resources: HashMap<String, HashMap<String, Arc<Vec<u8>>>>,
+    resources: Arc<PackageResources>,
     environment: Mutex<String>,
 }
 
@@ -285,9 +298,22 @@ impl SystemClasses {
         host: Arc<dyn Host>,
         resources: HashMap<String, HashMap<String, Arc<Vec<u8>>>>,
     ) -> SystemClasses {
+        SystemClasses::with_profile(host, Arc::new(resources), HostProfile::Offline)
+    }
+
+    /// [`SystemClasses::new`] for classes declared as `profile` says
+    /// ([`merge_system_class_as`]): the natives are those `profile`'s
+    /// host declares.
+    pub fn with_profile(
+        host: Arc<dyn Host>,
+        resources: Arc<PackageResources>,
+        profile: HostProfile,
+    ) -> SystemClasses {
         SystemClasses {
             inner: Arc::new(Inner {
                 host,
+                profile,
+                record: AtomicBool::new(true),
                 engine: Mutex::new(WeakEngine::default()),
                 rec: Mutex::new(Recording::default()),
                 objects: Mutex::new(HashMap::new()),
@@ -304,12 +330,15 @@ impl SystemClasses {
     /// engine's `Logger` calls.
     pub fn install(&self, builder: EngineBuilder) -> EngineBuilder {
         // One id sequence for the engine's objects and the host's ids, as
-        // Murano's uuid4 (see `crate::ids`).
+        // Murano's uuid4 (see `crate::ids`), unless the host leaves the
+        // engine its own.
         let host = self.inner.host.clone();
-        let mut builder = builder
-            .natives(self.natives())
-            .functions(self.functions())
-            .id_source(Arc::new(move || host.generate_id()));
+        let mut builder = builder.natives(self.natives());
+        if host.shares_ids() {
+            builder = builder
+                .functions(self.functions())
+                .id_source(Arc::new(move || host.generate_id()));
+        }
         if let Value::Dict(config) = self.inner.host.config() {
             builder = builder.config((*config).clone());
         }
@@ -331,10 +360,26 @@ impl SystemClasses {
         self.attach_weak(engine);
     }
 
-    /// Keeps a weak handle on the engine and records its loggers' calls.
+    /// Keeps a weak handle on the engine and records its loggers' calls
+    /// (when recording: see [`SystemClasses::set_recording`]).
     fn attach_weak(&self, engine: &Engine) {
         *lock(&self.inner.engine) = engine.downgrade();
-        self.observe_loggers(engine);
+        if self.recording_on() {
+            self.observe_loggers(engine);
+        }
+    }
+
+    /// Records host calls, Heat operations, agent plans and reports
+    /// ([`SystemClasses::recording`]) or not (`on == false`; the test
+    /// runner keeps none). On by default; set it before
+    /// [`SystemClasses::install`] (loggers are observed from there).
+    pub fn set_recording(&self, on: bool) {
+        self.inner.record.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether the session records.
+    fn recording_on(&self) -> bool {
+        self.inner.record.load(Ordering::Relaxed)
     }
 
     /// Records the calls of the engine's `Logger` objects as host calls.
@@ -405,6 +450,9 @@ impl SystemClasses {
     fn push_report(&self, body: Json) {
         let value = super::record::decode(&body);
         let _ = self.inner.host.notify(&value);
+        if !self.recording_on() {
+            return;
+        }
         let mut rec = lock(&self.inner.rec);
         if rec.reports.len() < MAX_RECORDS {
             rec.reports.push(body);
@@ -421,11 +469,14 @@ impl SystemClasses {
         vec![random]
     }
 
-    /// The native method bodies of every class of [`system_declarations`].
+    /// The native method bodies of every class of [`system_declarations`]
+    /// (those of the session's [`HostProfile`]).
     pub fn natives(&self) -> Vec<NativeMethod> {
+        let profile = self.inner.profile;
         SPECS
             .iter()
             .flat_map(|table| table.iter())
+            .filter(|spec| declared(profile, spec.class, spec.method))
             .map(|spec| {
                 let me = self.clone();
                 let spec_ref: &'static Spec = spec;
@@ -440,6 +491,9 @@ impl SystemClasses {
 
     /// Records the start of a host call; its index.
     fn push_call(&self, record: Json) -> Option<usize> {
+        if !self.recording_on() {
+            return None;
+        }
         let mut rec = lock(&self.inner.rec);
         if rec.host_calls.len() < MAX_RECORDS {
             rec.host_calls.push(record);
@@ -459,55 +513,23 @@ impl SystemClasses {
         }
     }
 
-    /// Runs a native, recording it as a host call.
+    /// Runs a native (or the host's answer for it, [`Host::intercept`]),
+    /// recording it as a host call when the session records.
     fn run(&self, spec: &Spec, call: &NativeCall<'_>) -> Result<Value, EngineError> {
         let engine = call.engine.clone();
-        let receiver = call
-            .receiver
-            .and_then(|r| engine.object_view(r))
-            .map_or(Json::Null, |v| Json::String(v.id));
         let init = spec.method == ".init";
-        let mut args = Vec::new();
-        let mut kwargs = Map::new();
         // Keywords a Python method does not declare (gathered by a `**`
         // catch-all): recorded as given, then refused as yaql refuses
         // them (`push(async => true)`: Python 3.7 renamed the parameter
         // `is_async`).
-        let mut undeclared = false;
-        for (name, value) in call.args {
-            if value.as_str() == Some(UNSET) {
-                continue;
-            }
-            if name == "**" {
-                if let Value::Dict(d) = value {
-                    for (k, v) in d.iter() {
-                        undeclared = true;
-                        kwargs.insert(k.py_str(), encode(&engine, v));
-                    }
-                }
-                continue;
-            }
-            let encoded = encode(&engine, value);
-            if init || spec.kwargs.contains(&name.as_str()) {
-                kwargs.insert(name.clone(), encoded);
-            } else {
-                args.push(encoded);
-            }
-        }
-        let index = {
-            let mut rec = lock(&self.inner.rec);
-            if rec.host_calls.len() < MAX_RECORDS {
-                rec.host_calls.push(json!({
-                    "class": spec.class,
-                    "method": if init { "__init__" } else { spec.method },
-                    "receiver": receiver,
-                    "args": args,
-                    "kwargs": kwargs,
-                }));
-                Some(rec.host_calls.len() - 1)
-            } else {
-                None
-            }
+        let undeclared = call
+            .args
+            .iter()
+            .any(|(name, value)| name == "**" && matches!(value, Value::Dict(d) if !d.is_empty()));
+        let index = if self.recording_on() {
+            self.push_call(self.call_record(spec, call, &engine))
+        } else {
+            None
         };
         let out = if undeclared {
             Err(EngineError::new(
@@ -518,9 +540,12 @@ impl SystemClasses {
                 "Invalid argument **",
             ))
         } else {
-            (spec.body)(self, &engine, call)
+            match self.inner.host.intercept(spec.class, spec.method) {
+                Some(answer) => answer.map_err(host_error),
+                None => (spec.body)(self, &engine, call),
+            }
         };
-        if let Some(i) = index {
+        if index.is_some() {
             let outcome = match &out {
                 Ok(v) if spec.class == "io.murano.system.Resources" && !init => {
                     ("result", json!({"$omitted": v.type_name()}))
@@ -531,12 +556,48 @@ impl SystemClasses {
                     json!({"type": e.python_type(), "message": e.message}),
                 ),
             };
-            let mut rec = lock(&self.inner.rec);
-            if let Some(Json::Object(m)) = rec.host_calls.get_mut(i) {
-                m.insert(outcome.0.to_owned(), outcome.1);
-            }
+            self.finish_call(index, outcome);
         }
         out
+    }
+
+    /// The record of a call of `spec`: its class, method, receiver and
+    /// the arguments the caller gave (positional or keyword, as the
+    /// Python method takes them).
+    fn call_record(&self, spec: &Spec, call: &NativeCall<'_>, engine: &Engine) -> Json {
+        let receiver = call
+            .receiver
+            .and_then(|r| engine.object_view(r))
+            .map_or(Json::Null, |v| Json::String(v.id));
+        let init = spec.method == ".init";
+        let mut args = Vec::new();
+        let mut kwargs = Map::new();
+        for (name, value) in call.args {
+            if value.as_str() == Some(UNSET) {
+                continue;
+            }
+            if name == "**" {
+                if let Value::Dict(d) = value {
+                    for (k, v) in d.iter() {
+                        kwargs.insert(k.py_str(), encode(engine, v));
+                    }
+                }
+                continue;
+            }
+            let encoded = encode(engine, value);
+            if init || spec.kwargs.contains(&name.as_str()) {
+                kwargs.insert(name.clone(), encoded);
+            } else {
+                args.push(encoded);
+            }
+        }
+        json!({
+            "class": spec.class,
+            "method": if init { "__init__" } else { spec.method },
+            "receiver": receiver,
+            "args": args,
+            "kwargs": kwargs,
+        })
     }
 
     fn this_id(engine: &Engine, call: &NativeCall<'_>) -> Result<String, EngineError> {
@@ -754,6 +815,39 @@ mod tests {
         .unwrap();
         let expected = d(r#"{"a": {"x": 1, "y": 2}, "l": [1, 2, 3], "s": "one", "n": 5}"#);
         assert_eq!(Value::Dict(Arc::new(out)), Value::Dict(Arc::new(expected)));
+    }
+
+    /// The method names of `profile`'s declarations, sorted.
+    fn declared_methods(profile: HostProfile) -> Vec<(String, String)> {
+        let mut declared = Vec::new();
+        for (class, text) in system_declarations(profile) {
+            let full = format!("Name: {class}\n{text}");
+            for def in crate::ClassSetBuilder::parse_file(full.as_bytes(), "<system>").unwrap() {
+                for m in def.methods {
+                    declared.push((class.to_owned(), m.name));
+                }
+            }
+        }
+        declared.sort();
+        declared
+    }
+
+    #[test]
+    fn every_declared_method_has_one_body_in_every_profile() {
+        for profile in [HostProfile::Offline, HostProfile::NoCloud] {
+            let host: Arc<dyn Host> = Arc::new(crate::host::NoCloudHost::new());
+            let system = SystemClasses::with_profile(host, Arc::default(), profile);
+            let mut bodies: Vec<(String, String)> = system
+                .natives()
+                .into_iter()
+                .map(|n| (n.class, n.method))
+                .collect();
+            bodies.sort();
+            let n = bodies.len();
+            bodies.dedup();
+            assert_eq!(bodies.len(), n, "a method with two bodies");
+            assert_eq!(declared_methods(profile), bodies, "{profile:?}");
+        }
     }
 
     #[test]
