@@ -278,7 +278,7 @@ pub use api::json::{from_json, to_json};
 pub use api::package::{
     class_set_with, ClassSetOptions, FrameFiles, LoadError, PackageError, PackageFiles,
 };
-pub use api::trace::stack_trace;
+pub use api::trace::{render_trace, stack_trace};
 pub use classes::{ClassSet, ClassSetBuilder};
 pub use engine::{host_exception, Engine, LoggerObserver, Receiver, WeakEngine};
 pub use error::{EngineError, ErrorKind, LimitKind, StackFrame};

@@ -44,6 +44,23 @@ pub(crate) fn render_frames(
     out
 }
 
+/// Renders a MuranoPL stack trace, outermost frame first: `package/file:
+/// line:column in method M of class C`, then the source line with a caret
+/// under the column when `source(package, file)` gives the file's text;
+/// `package_of` maps a class to its package. The root of a chain a native
+/// method started shows as `<native call>`.
+pub fn render_trace(
+    frames: &[StackFrame],
+    package_of: &dyn Fn(&str) -> Option<String>,
+    source: &dyn Fn(&str, &str) -> Option<String>,
+) -> String {
+    render_frames(
+        frames,
+        &|f, file| format!("{}/{file}", package_of(&f.class).unwrap_or_default()),
+        &|f, file| source(&package_of(&f.class).unwrap_or_default(), file),
+    )
+}
+
 /// An error of an engine built from `packages`
 /// ([`crate::EngineBuilder::from_packages`]) as text: its Murano names and
 /// message (`[com.example.TooBig]: ...`, as a deployment reports it), then its MuranoPL stack trace, outermost frame first, each

@@ -21,8 +21,9 @@ use murano_yaql::eval::Value;
 
 use super::system::{no_cloud_body, NoCloudBody};
 use super::{HeatOp, Host, HostError, NetworkQuery, PackageResources, StackData, SystemClasses};
+use crate::api::package::resources_of;
 use crate::base::sync::lock;
-use crate::EngineBuilder;
+use crate::{class_set_with, ClassSet, ClassSetOptions, EngineBuilder, LoadError, PackageFiles};
 
 /// The error of every call that needs a cloud service.
 fn cloud_unavailable(service: &str, class: &str, method: &str) -> HostError {
@@ -47,6 +48,25 @@ impl NoCloudHost {
     /// A host without a cloud.
     pub fn new() -> NoCloudHost {
         NoCloudHost::default()
+    }
+
+    /// The classes of `packages` (in lookup order) with the system
+    /// classes as this host declares them
+    /// ([`super::HostProfile::NoCloud`], `io.murano.test.TestFixture`
+    /// among them), loaded as Murano's test runner loads packages (a
+    /// package whose name an earlier one has is skipped, and so is a class
+    /// an earlier file of its package declared), and the resources of the
+    /// packages loaded, for [`NoCloudHost::install`].
+    pub fn class_set(packages: &[PackageFiles]) -> Result<(ClassSet, PackageResources), LoadError> {
+        let merge = |def: &mut murano_dsl::model::ClassDefinition| {
+            super::merge_system_class_as(def, super::HostProfile::NoCloud)
+        };
+        let options = ClassSetOptions {
+            merge: &merge,
+            first_of_a_name: true,
+        };
+        let (classes, added) = class_set_with(packages, &options)?;
+        Ok((classes, resources_of(added)))
     }
 
     /// Adds this host to an engine being built: the system classes'

@@ -38,17 +38,16 @@ use crate::host::NoCloudHost;
 
 use std::sync::Arc;
 
-use murano_dsl::model::ClassDefinition;
 use murano_yaql::eval::{Dict, Value};
 
-use crate::api::package::{class_set_with, resources_of, ClassSetOptions};
 use crate::classes::{ClassSet, ClassSetBuilder};
-use crate::error::{EngineError, StackFrame};
+use crate::error::EngineError;
 use crate::{CallOptions, Engine, EngineBuilder, Limits, LogRecord, PackageFiles, Receiver};
 
 pub use fixture::FIXTURE_CLASS as TEST_FIXTURE_CLASS;
 
 pub use crate::api::package::LoadError;
+pub use crate::api::trace::render_trace;
 
 /// What discovery found in a package.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -213,23 +212,6 @@ pub struct Runner {
     options: RunOptions,
 }
 
-/// Merges the MuranoPL declarations of native methods (the test fixture's
-/// and the no-cloud host's system classes) into the class definitions of
-/// the same names.
-fn merge_declarations(def: &mut ClassDefinition) -> Result<(), EngineError> {
-    let text = fixture::FIXTURE_DECLARATIONS;
-    for extra in ClassSetBuilder::parse_file(text.as_bytes(), "native")? {
-        if extra.full_name.is_some() && extra.full_name == def.full_name {
-            for m in extra.methods {
-                if !def.methods.iter().any(|d| d.name == m.name) {
-                    def.methods.push(m);
-                }
-            }
-        }
-    }
-    crate::host::merge_system_class_as(def, crate::host::HostProfile::NoCloud)
-}
-
 /// The test classes among `package`'s and their tests.
 pub fn discover(classes: &ClassSet, package: &PackageFiles) -> Discovery {
     let fixture = classes.find(fixture::FIXTURE_CLASS);
@@ -287,18 +269,13 @@ fn declared_classes(package: &PackageFiles) -> Vec<String> {
 
 /// The classes of `packages` (in lookup order; a package name seen before
 /// is skipped) as the runner loads them, every class of every class file
-/// with the fixture's and the [`NoCloudHost`]'s native declarations
-/// merged, and their resources for [`NoCloudHost::install`]. `murano run`
-/// builds its engine on them without a [`Runner`].
+/// with the [`NoCloudHost`]'s native declarations merged (the fixture's
+/// among them), and their resources for [`NoCloudHost::install`]: the
+/// host's [`NoCloudHost::class_set`].
 pub fn load_classes(
     packages: &[PackageFiles],
 ) -> Result<(ClassSet, host::PackageResources), LoadError> {
-    let options = ClassSetOptions {
-        merge: &merge_declarations,
-        first_of_a_name: true,
-    };
-    let (classes, added) = class_set_with(packages, &options)?;
-    Ok((classes, resources_of(added)))
+    NoCloudHost::class_set(packages)
 }
 
 /// Calls a method of an object whatever its scope, as the runner calls
@@ -480,23 +457,6 @@ impl Runner {
         }
         (out, false)
     }
-}
-
-/// Renders a MuranoPL stack trace, outermost frame first: `package/file:
-/// line:column in method M of class C`, then the source line with a caret
-/// under the column when `source(package, file)` gives the file's text;
-/// `package_of` maps a class to its package. The root of a chain a native
-/// method started shows as `<native call>`.
-pub fn render_trace(
-    frames: &[StackFrame],
-    package_of: &dyn Fn(&str) -> Option<String>,
-    source: &dyn Fn(&str, &str) -> Option<String>,
-) -> String {
-    crate::api::trace::render_frames(
-        frames,
-        &|f, file| format!("{}/{file}", package_of(&f.class).unwrap_or_default()),
-        &|f, file| source(&package_of(&f.class).unwrap_or_default(), file),
-    )
 }
 
 #[cfg(test)]

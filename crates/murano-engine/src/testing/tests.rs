@@ -340,10 +340,8 @@ fn mocks_are_the_runners_mock_table_not_the_engines() {
     assert!(r.engine().interceptor::<MethodMocks>().is_some());
     // An engine built with the mock functions but no table runs every
     // method as it is and refuses `inject` with a typed error.
-    let engine = EngineBuilder::new(r.classes.clone())
-        .functions(super::mock::functions())
-        .natives(fixture::natives())
-        .build();
+    let builder = EngineBuilder::new(r.classes.clone()).functions(super::mock::functions());
+    let engine = NoCloudHost::new().install(builder, Arc::default()).build();
     assert!(engine.interceptor::<MethodMocks>().is_none());
     let object = create_object(&engine, "demo.GreeterTests").unwrap();
     call_test_method(&engine, &object, "setUp", vec![], vec![]).unwrap();

@@ -13,6 +13,7 @@ mod mistral_client;
 mod network_explorer;
 pub(crate) mod resources;
 mod status_reporter;
+mod test_fixture;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,7 +40,7 @@ pub(crate) use declare::NoCloudBody;
 /// The native system classes, one set for every host (each class's file
 /// declares its methods once; [`HostProfile`] says how a host declares
 /// them).
-const SYSTEM_CLASSES: [&declare::SystemClass; 11] = [
+const SYSTEM_CLASSES: [&declare::SystemClass; 12] = [
     &heat_stack::CLASS,
     &agent::CLASS,
     &agent_listener::CLASS,
@@ -51,6 +52,7 @@ const SYSTEM_CLASSES: [&declare::SystemClass; 11] = [
     &metadef_browser::CLASS,
     &identity::CLASSES[0],
     &identity::CLASSES[1],
+    &test_fixture::CLASS,
 ];
 
 /// The MuranoPL declarations of the native classes' methods (Murano
@@ -785,6 +787,7 @@ static SPECS: &[&[Spec]] = &[
     mistral_client::SPECS,
     metadef_browser::SPECS,
     identity::SPECS,
+    test_fixture::SPECS,
 ];
 
 fn ready_plan() -> Value {
