@@ -7,10 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use murano_engine::host::NoCloudHost;
-use murano_engine::testing::{
-    call_test_method, create_object, fixture, load_classes, render_trace,
-};
-use murano_engine::{Engine, EngineBuilder, EngineError};
+use murano_engine::{render_trace, CallOptions, Engine, EngineBuilder, EngineError, Receiver};
 use murano_yaml::convert::{self, ToJson, ToYaql};
 use murano_yaml::{load_single, Flavor, LoadOptions};
 use murano_yaql::eval::{Dict, Value};
@@ -186,9 +183,9 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
         }
     };
     let sources = Sources::new(&packages);
-    // The test runner's classes and engine (fixture natives, mocks, the
-    // no-cloud host), built here without a runner.
-    let (classes, resources) = match load_classes(&packages) {
+    // Murano's system classes without a cloud (the test fixture's
+    // assertions among them): the no-cloud host's classes and engine.
+    let (classes, resources) = match NoCloudHost::class_set(&packages) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("murano: {e}");
@@ -199,16 +196,21 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
         eprintln!("murano: class {class} not found");
         return ExitCode::from(2);
     }
-    let builder =
-        fixture::install(EngineBuilder::new(Arc::new(classes)).limits(args.limits.limits()));
+    let builder = EngineBuilder::new(Arc::new(classes)).limits(args.limits.limits());
     let engine = NoCloudHost::new()
         .install(builder, Arc::new(resources))
         .build();
     let object = match &model {
-        None => create_object(&engine, class),
+        None => new_object(&engine, class),
         Some(model) => load_model_object(&engine, model, class),
     };
-    let result = object.and_then(|o| call_test_method(&engine, &o, method, Vec::new(), kwargs));
+    // Any method whatever its scope, its result as MuranoPL holds it, as
+    // Murano's executor calls (`executor.run`).
+    let result = object.and_then(|o| {
+        let receiver = Receiver::Object(o);
+        let options = CallOptions::test_runner();
+        engine.call_with(&receiver, method, Vec::new(), kwargs, &options)
+    });
     let max_message = args.output.max_message;
     print_log(&engine, max_message);
     match result {
@@ -224,6 +226,18 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// A new object of `class` with its properties' defaults (its `.init`
+/// runs): a model of that one object, as Murano's runner makes it
+/// (`object_store.load({}, None, default_type=class)`).
+fn new_object(engine: &Engine, class: &str) -> Result<Value, EngineError> {
+    let mut header = Dict::default();
+    header.insert(Value::str("type"), Value::str(class));
+    header.insert(Value::str("id"), Value::str(&engine.generate_id()));
+    let mut object = Dict::default();
+    object.insert(Value::str("?"), Value::Dict(Arc::new(header)));
+    load_model_object(engine, &Value::Dict(Arc::new(object)), class)
 }
 
 /// Loads the model and finds its object of `class` (the root first).
