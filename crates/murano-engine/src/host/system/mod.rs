@@ -355,7 +355,9 @@ impl SystemClasses {
     #[deprecated(note = "build the engine with `SystemClasses::install`")]
     pub fn attach(&self, engine: &Engine) {
         let host = self.inner.host.clone();
-        engine.set_id_source(Arc::new(move || host.generate_id()));
+        if host.shares_ids() {
+            engine.set_id_source(Arc::new(move || host.generate_id()));
+        }
         if let Value::Dict(config) = self.inner.host.config() {
             engine.set_config((*config).clone());
         }
