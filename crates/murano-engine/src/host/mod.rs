@@ -23,7 +23,7 @@
 //! to, [`SystemClasses::set_recording`]).
 
 mod agent;
-mod no_cloud;
+pub(crate) mod no_cloud;
 mod offline;
 mod packages;
 mod record;
