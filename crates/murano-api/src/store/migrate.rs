@@ -11,18 +11,34 @@ use super::{Db, StoreError};
 
 /// The migrations, in order: the version each one brings the file to and
 /// its SQL.
-const MIGRATIONS: &[(i64, &str)] = &[(
-    1,
-    // The offline cloud of each environment (Heat stacks, counters) kept
-    // from one engine task to the next.
-    "CREATE TABLE IF NOT EXISTS \"environment_cloud\" (\
+const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        1,
+        // The offline cloud of each environment (Heat stacks, counters) kept
+        // from one engine task to the next.
+        "CREATE TABLE IF NOT EXISTS \"environment_cloud\" (\
          \"environment_id\" TEXT PRIMARY KEY, \
          \"state\" TEXT NOT NULL, \
          \"updated\" TEXT)",
-)];
+    ),
+    (
+        2,
+        // What each engine task (deployment) sent: the Heat templates it
+        // pushed and the agent plans, shown on the dashboard's deployment
+        // page (Murano keeps them in Heat and the agents' queues only).
+        "CREATE TABLE IF NOT EXISTS \"task_artifacts\" (\
+         \"task_id\" TEXT PRIMARY KEY, \
+         \"environment_id\" TEXT NOT NULL, \
+         \"heat\" TEXT NOT NULL, \
+         \"agent_plans\" TEXT NOT NULL, \
+         \"created\" TEXT); \
+         CREATE INDEX IF NOT EXISTS \"ix_task_artifacts_environment_id\" \
+         ON \"task_artifacts\" (\"environment_id\")",
+    ),
+];
 
 /// The version this build writes.
-pub const CURRENT: i64 = 1;
+pub const CURRENT: i64 = 2;
 
 /// Prepare the file at `conn`: refuse a newer one, create Murano's tables
 /// (`schema`) where missing, then bring it to [`CURRENT`], each step in a
