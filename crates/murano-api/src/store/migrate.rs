@@ -152,6 +152,38 @@ mod tests {
     }
 
     #[test]
+    fn a_version_1_file_gains_the_task_artifacts_and_keeps_its_clouds() {
+        let path = scratch("v1");
+        {
+            // A file as version 1 left it.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(&crate::schema::ddl()).unwrap();
+            conn.execute_batch(&format!(
+                "BEGIN; {}; PRAGMA user_version = 1; COMMIT;",
+                MIGRATIONS[0].1
+            ))
+            .unwrap();
+            conn.execute(
+                "INSERT INTO environment_cloud (environment_id, state) VALUES ('e', '{\"heat\": {}}')",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.schema_version().unwrap(), 2);
+        assert_eq!(db.cloud_state("e").unwrap(), Some(json!({"heat": {}})));
+        let kept = super::super::TaskArtifacts {
+            heat: vec![json!({"op": "create"})],
+            agent_plans: Vec::new(),
+        };
+        db.set_task_artifacts("t", "e", &kept).unwrap();
+        drop(db);
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.task_artifacts("t").unwrap(), Some(kept));
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
     fn a_newer_file_is_refused_untouched() {
         let path = scratch("new");
         {
