@@ -32,6 +32,19 @@ pub trait Engine: Send + Sync {
         class_version: Option<String>,
         package_name: Option<String>,
     ) -> Result<Value, RemoteError>;
+    /// The schemas of methods `method_names` of a class, each the schema
+    /// of its arguments whether or not the method is a model builder: the
+    /// dashboard's argument forms of actions and static actions (not a
+    /// call Murano's API makes). By default [`Engine::generate_schema`]'s
+    /// answer (model builders only).
+    fn method_schemas(
+        &self,
+        credentials: Value,
+        class_name: &str,
+        method_names: Vec<String>,
+    ) -> Result<Value, RemoteError> {
+        self.generate_schema(credentials, class_name, method_names, None, None)
+    }
 }
 
 /// An engine that accepts tasks and drops them (nothing runs them yet; the

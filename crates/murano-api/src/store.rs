@@ -12,8 +12,10 @@ use serde_json::{Map, Value};
 use crate::schema::{self, Column, Kind, Table};
 
 mod archives;
+mod artifacts;
 mod migrate;
 pub use archives::PackageHead;
+pub use artifacts::TaskArtifacts;
 pub use migrate::CURRENT as SCHEMA_VERSION;
 
 /// One row.

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::thread::JoinHandle;
 
 use murano_engine::deploy::{value_to_json, DeployOptions, PackageFiles};
-use murano_engine::host::OfflineOptions;
+use murano_engine::host::{OfflineOptions, Recording};
 use murano_env::cloud::ReportObserver;
 use murano_env::{CloudState, TaskRecord};
 use murano_schema::SchemaRequest;
@@ -24,6 +24,7 @@ use crate::app::App;
 use crate::engine::{Engine, RemoteError};
 use crate::engine_catalog::{EngineCatalog, TenantPackages};
 use crate::handlers::results;
+use crate::store::TaskArtifacts;
 
 /// Most worker threads a pool may have.
 pub const MAX_WORKERS: usize = 256;
@@ -54,6 +55,10 @@ pub struct WorkerOptions {
     /// Longest text of a stored report, in bytes (default 64 KiB; longer
     /// ones are cut, ending in `…`).
     pub max_report_text: usize,
+    /// Most bytes of Heat operations and agent plans (as JSON text) kept
+    /// per task for the dashboard's deployment page (default 8 MiB); the
+    /// ones past it are counted in a note instead.
+    pub max_artifacts: usize,
 }
 
 impl Default for WorkerOptions {
@@ -66,6 +71,7 @@ impl Default for WorkerOptions {
             deploy: DeployOptions::default(),
             max_reports: 10_000,
             max_report_text: 64 << 10,
+            max_artifacts: 8 << 20,
         }
     }
 }
@@ -156,6 +162,7 @@ struct Shared {
     stack: usize,
     max_reports: usize,
     max_report_text: usize,
+    max_artifacts: usize,
 }
 
 /// The engine of `murano serve`: a bounded pool of threads running tasks.
@@ -206,6 +213,7 @@ impl WorkerEngine {
             stack: options.stack,
             max_reports: options.max_reports,
             max_report_text: options.max_report_text,
+            max_artifacts: options.max_artifacts,
         });
         let (tx, rx) = sync_channel::<Value>(options.queue);
         let rx = Arc::new(Mutex::new(rx));
@@ -380,8 +388,39 @@ fn run_one(shared: &Shared, app: &Arc<App>, task: &Value) {
     let db = app.db();
     if db.get("environment", &env_id).ok().flatten().is_some() {
         let _ = db.set_cloud_state(&env_id, &record.cloud_after.to_json());
+        // The task being finished is the environment's last one.
+        if let Ok(Some(t)) = results::last_task(&db, &env_id) {
+            if let Some(tid) = t["id"].as_str() {
+                let kept = task_artifacts(&record.recording, shared.max_artifacts);
+                let _ = db.set_task_artifacts(tid, &env_id, &kept);
+            }
+        }
     }
     let _ = results::process_result(&db, &env_id, &result);
+}
+
+/// The Heat operations and agent plans of `recording`, at most `max`
+/// bytes of them (as JSON text) in order; each list past the budget ends
+/// in one `{"omitted": n}` note.
+pub fn task_artifacts(recording: &Recording, max: usize) -> TaskArtifacts {
+    let mut left = max;
+    let mut keep = |items: &[Value]| -> Vec<Value> {
+        let mut kept = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let size = item.to_string().len();
+            if size > left {
+                kept.push(json!({"omitted": items.len() - i}));
+                left = 0;
+                break;
+            }
+            left -= size;
+            kept.push(item.clone());
+        }
+        kept
+    };
+    let heat = keep(&recording.heat);
+    let agent_plans = keep(&recording.agent_plans);
+    TaskArtifacts { heat, agent_plans }
 }
 
 /// The first `max` bytes of `text` (at a character boundary), then `…`.
@@ -467,7 +506,6 @@ impl Engine for WorkerEngine {
         class_version: Option<String>,
         package_name: Option<String>,
     ) -> Result<Value, RemoteError> {
-        let packages = self.tenant_packages(credentials["project_id"].as_str())?;
         let mut request = SchemaRequest::new(class_name);
         if let Some(v) = class_version {
             request = request.version(v);
@@ -478,8 +516,38 @@ impl Engine for WorkerEngine {
         if !method_names.is_empty() {
             request = request.methods(method_names);
         }
+        self.schemas(&credentials, &request, murano_schema::generate)
+    }
+
+    fn method_schemas(
+        &self,
+        credentials: Value,
+        class_name: &str,
+        method_names: Vec<String>,
+    ) -> Result<Value, RemoteError> {
+        let request = SchemaRequest::new(class_name).methods(method_names);
+        self.schemas(&credentials, &request, murano_schema::method_schemas)
+    }
+}
+
+/// A schema generator of `murano_schema` (`generate`, `method_schemas`).
+type Generate = fn(
+    &murano_schema::Catalog,
+    &SchemaRequest,
+) -> Result<murano_schema::SchemaMap, murano_schema::SchemaError>;
+
+impl WorkerEngine {
+    /// Run `generate` for `request` over the packages of the credentials'
+    /// tenant, on the engine's stack.
+    fn schemas(
+        &self,
+        credentials: &Value,
+        request: &SchemaRequest,
+        generate: Generate,
+    ) -> Result<Value, RemoteError> {
+        let packages = self.tenant_packages(credentials["project_id"].as_str())?;
         let generated = self.on_engine_stack(|| {
-            murano_schema::generate(&packages.schema_catalog(), &request)
+            generate(&packages.schema_catalog(), request)
                 .map(|s| serde_json::to_value(&s).unwrap_or(Value::Null))
         })?;
         generated.map_err(|e| RemoteError {

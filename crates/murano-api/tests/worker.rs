@@ -411,3 +411,101 @@ fn reports_of_a_task_are_bounded_in_number_and_length() {
     assert_eq!(got[6], "Deployment finished with warnings");
     engine.shutdown();
 }
+
+/// A runner whose task pushes one Heat stack per unit of `self.0` and
+/// sends one agent plan.
+struct Pushing(usize);
+
+impl TaskRunner for Pushing {
+    fn run_task(
+        &self,
+        _packages: &[PackageFiles],
+        cloud: &CloudState,
+        task: &Value,
+        _observer: ReportObserver,
+    ) -> TaskRecord {
+        let mut model = task["model"].clone();
+        model["ObjectsCopy"] = model["Objects"].clone();
+        let mut recording = Recording::default();
+        for i in 0..self.0 {
+            recording
+                .heat
+                .push(json!({"op": "push", "stack": format!("stack-{i}"),
+                "template": {"resources": {"r": {"type": "OS::Nova::Server"}}}}));
+        }
+        recording
+            .agent_plans
+            .push(json!({"queue": "q", "plan": {"Body": "return 1"}}));
+        TaskRecord {
+            outcome: json!({"ok": true, "result": null}),
+            recording,
+            log: Vec::new(),
+            final_model: model,
+            cloud_after: cloud.clone(),
+        }
+    }
+
+    fn run_static(&self, packages: &[PackageFiles], task: &Value) -> TaskRecord {
+        GatedRunner(Arc::default()).run_static(packages, task)
+    }
+}
+
+fn pushing_app(runner: Pushing, max_artifacts: usize) -> (Arc<App>, Arc<WorkerEngine>) {
+    let options = WorkerOptions {
+        workers: 1,
+        max_artifacts,
+        ..WorkerOptions::default()
+    };
+    let engine = Arc::new(
+        WorkerEngine::with_runner(&options, EngineCatalog::default(), Arc::new(runner)).unwrap(),
+    );
+    let app = Arc::new(App::new(
+        Db::in_memory().unwrap(),
+        Policy::default(),
+        engine.clone(),
+        Limits::default(),
+    ));
+    engine.attach(&app);
+    (app, engine)
+}
+
+#[test]
+fn each_task_keeps_the_heat_templates_and_agent_plans_it_sent() {
+    let (app, engine) = pushing_app(Pushing(2), 8 << 20);
+    let t = deploying(&app.db(), "pushed");
+    engine.handle_task(t);
+    wait_finished(&app, "pushed");
+    let kept = app.db().task_artifacts("t-pushed").unwrap().unwrap();
+    let stacks: Vec<_> = kept.heat.iter().map(|h| h["stack"].clone()).collect();
+    assert_eq!(stacks, [json!("stack-0"), json!("stack-1")]);
+    assert_eq!(
+        kept.heat[0]["template"]["resources"]["r"]["type"],
+        "OS::Nova::Server"
+    );
+    assert_eq!(
+        kept.agent_plans,
+        [json!({"queue": "q", "plan": {"Body": "return 1"}})]
+    );
+    // Deleting the environment forgets them.
+    murano_api::handlers::environments::remove(&app.db(), "pushed").unwrap();
+    assert_eq!(app.db().task_artifacts("t-pushed").unwrap(), None);
+    engine.shutdown();
+}
+
+#[test]
+fn kept_heat_templates_and_agent_plans_are_bounded() {
+    let one = json!({"op": "push", "stack": "stack-0",
+        "template": {"resources": {"r": {"type": "OS::Nova::Server"}}}})
+    .to_string()
+    .len();
+    // Room for three stacks of ten: the rest, and the plan, are counted.
+    let (app, engine) = pushing_app(Pushing(10), 3 * one + 2);
+    let t = deploying(&app.db(), "big");
+    engine.handle_task(t);
+    wait_finished(&app, "big");
+    let kept = app.db().task_artifacts("t-big").unwrap().unwrap();
+    assert_eq!(kept.heat.len(), 4, "{:?}", kept.heat);
+    assert_eq!(kept.heat[3], json!({"omitted": 7}));
+    assert_eq!(kept.agent_plans, [json!({"omitted": 1})]);
+    engine.shutdown();
+}

@@ -85,7 +85,7 @@ pub(crate) struct ServeArgs {
 /// paths (the first package of a name wins); a warning when the core
 /// library is missing (deployments then fail with NoClassFound). The
 /// warnings are printed after the address line clients wait for.
-fn system_packages(
+pub(crate) fn system_packages(
     catalog: &[PathBuf],
 ) -> (Vec<murano_api::engine_catalog::LoadedPackage>, Vec<String>) {
     use murano_api::engine_catalog::LoadedPackage;

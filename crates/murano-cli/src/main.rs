@@ -24,6 +24,7 @@ mod catalog_cmd;
 mod catalog_store;
 mod check;
 mod core_library;
+mod dashboard_open;
 mod deploy;
 mod docs_cmd;
 mod engine_packages;

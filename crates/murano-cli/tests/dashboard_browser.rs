@@ -416,14 +416,28 @@ fn wordpress_deployed_acted_on_and_deleted(driver: &Driver) -> Outcome {
     // The environment page shows what the API's GET returns.
     let env = api.get(&format!("/environments/{eid}"));
     assert_eq!(page_apps(&s), model_apps(&env["services"]));
-    // A deployment's page: reports, model, Heat templates and plans.
+    // A deployment's page: reports, model, the Heat templates it pushed
+    // (the first one open) and the agent plans it sent.
     s.submit("#history tr[data-deployment] a");
     assert!(!s.find_all("table.reports tr.report").is_empty());
-    // The Heat template of the environment's stack.
-    s.click("details.stack summary");
-    assert!(s
-        .text("pre.heat_templates")
-        .contains("heat_template_version"));
+    assert!(s.find_all("#not-kept").is_empty(), "{}", s.text("#sent"));
+    assert!(
+        s.text("pre.heat_templates")
+            .contains("heat_template_version"),
+        "{}",
+        s.text("#sent")
+    );
+    assert!(
+        !s.find_all("details.plan").is_empty(),
+        "{}",
+        s.text("#sent")
+    );
+    s.click("details.plan summary");
+    assert!(
+        s.text("pre.agent_plans").contains("Body"),
+        "{}",
+        s.text("#sent")
+    );
     s.screenshot(&shots().join("deployment.png"));
     // An action of the deployed model.
     s.go(&env_url);
@@ -571,8 +585,19 @@ fn blog_added_edited_through_its_class_form(driver: &Driver) -> Outcome {
     );
     assert_eq!(travel["storage"]["bucket"], "travel");
     assert_eq!(travel["postsPerPage"], 5);
-    // Edit Notes through its class's form, filled with its values.
     let notes_id = notes["?"]["id"].as_str().unwrap_or("").to_owned();
+    action_with_arguments(s, &api, &eid, &notes_id);
+    static_action_from_the_package_page(s, &api);
+    let services = api.get(&format!("/environments/{eid}/services"));
+    let notes = services
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|b| b["?"]["id"] == json!(notes_id))
+        .expect("Notes")
+        .clone();
+    // Edit Notes through its class's form, filled with its values.
+    s.go(&env_url);
     s.submit(&format!("tr[data-app=\"{notes_id}\"] a.form-app"));
     assert_eq!(s.value("[name=\"title\"]"), "Notes");
     assert_eq!(s.value("[name=\"storage\"]"), "new:com.example.FileStorage");
@@ -585,7 +610,8 @@ fn blog_added_edited_through_its_class_form(driver: &Driver) -> Outcome {
     s.submit("#deploy");
     assert!(
         wait_for(s, &env_url, |s| latest_state(s) == "success"
-            && s.find_all("#history tr[data-deployment]").len() == 2),
+            // The first deployment, the action, this one.
+            && s.find_all("#history tr[data-deployment]").len() == 3),
         "{}",
         s.text("main")
     );
@@ -603,6 +629,87 @@ fn blog_added_edited_through_its_class_form(driver: &Driver) -> Outcome {
         "the nested object kept its id"
     );
     Ok(())
+}
+
+/// Blog `blog_id`'s action `setPostsPerPage` through the form of its
+/// arguments (from its method's contracts): a wrong value is refused with
+/// the error tied to its field, a right one runs, its result shows, and
+/// the API's model has the new value.
+fn action_with_arguments(s: &Session<'_>, api: &Api, eid: &str, blog_id: &str) {
+    let env_url = format!("{}/environments/{eid}", api.base);
+    s.go(&env_url);
+    s.click(&format!(
+        "a.action-form[href$=\"/actions/{blog_id}_setPostsPerPage\"]"
+    ));
+    assert_eq!(s.text("h1"), "Set posts per page", "{}", s.text("main"));
+    s.fill("count", "many");
+    s.submit("#run-action");
+    assert_eq!(s.attribute("#id_count", "aria-invalid"), "true");
+    assert!(!s.text("#err_count").is_empty(), "{}", s.text("main"));
+    s.fill("count", "7");
+    s.screenshot(&shots().join("blog-action-form.png"));
+    s.submit("#run-action");
+    assert!(
+        s.url().contains(&format!("/environments/{eid}/tasks/")),
+        "{}",
+        s.text("main")
+    );
+    let url = s.url();
+    assert!(
+        wait_for(s, &url, |s| s.text("#action-state").contains("succeeded")),
+        "{}",
+        s.text("main")
+    );
+    assert!(
+        s.text("#action-result").contains("shows 7 posts per page"),
+        "{}",
+        s.text("#action-result")
+    );
+    s.screenshot(&shots().join("blog-action-result.png"));
+    assert!(wait_for(s, &env_url, |s| !latest_state(s).starts_with("running")));
+    let services = api.get(&format!("/environments/{eid}/services"));
+    let blog = services
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|b| b["?"]["id"] == json!(blog_id))
+        .expect("the blog");
+    assert_eq!(blog["postsPerPage"], 7, "{services}");
+}
+
+/// The static action `slugOf` of the blog's class, from its package page:
+/// its form, its result, the same as `POST /v1/actions` answers.
+fn static_action_from_the_package_page(s: &Session<'_>, api: &Api) {
+    s.go(&format!("{}/catalog", api.base));
+    s.submit("li[data-fqn=\"com.example.Blog\"] a");
+    assert!(
+        s.text("#static-actions").contains("slugOf"),
+        "{}",
+        s.text("main")
+    );
+    s.submit("#static-actions form[action$=\"/slugOf\"] button");
+    s.fill("title", " My First Post ");
+    s.screenshot(&shots().join("blog-static-action-form.png"));
+    s.submit("#run-action");
+    assert!(
+        s.text("#action-state").contains("succeeded"),
+        "{}",
+        s.text("main")
+    );
+    let shown: Json = serde_json::from_str(&s.text("#action-result")).expect("a JSON result");
+    s.screenshot(&shots().join("blog-static-action-result.png"));
+    let body = json!({"className": "com.example.Blog", "methodName": "slugOf",
+        "packageName": "com.example.Blog", "classVersion": "*",
+        "parameters": {"title": " My First Post "}});
+    let (status, answered) = api.call(
+        "POST",
+        "/actions",
+        "application/json",
+        body.to_string().into_bytes(),
+    );
+    assert_eq!(status, 200, "{answered}");
+    assert_eq!(shown, answered);
+    assert_eq!(shown, "my-first-post");
 }
 
 fn main() -> ExitCode {

@@ -1,9 +1,13 @@
 //! The dashboard's pages on `murano serve`'s port over HTTP: the token
 //! gate (sign in once, then a cookie), posts from other sites refused, the
-//! form body limit, and the pages next to the API.
+//! form body limit, and the pages next to the API; `murano ui serve
+//! --dashboard` and `murano forms serve --dashboard` as shortcuts into
+//! these pages for one package.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+
+mod common;
 
 struct Server(Child, String);
 
@@ -177,4 +181,89 @@ fn with_a_token_the_browser_signs_in_once() {
         .0,
         401
     );
+}
+
+/// Where a GET of `url` redirects to (it must).
+fn redirected(url: &str) -> String {
+    let req = ureq::http::Request::builder()
+        .method("GET")
+        .uri(url)
+        .body(Vec::new())
+        .unwrap();
+    let resp = agent().run(req).unwrap();
+    assert_eq!(resp.status().as_u16(), 303, "{url}");
+    resp.headers()["location"].to_str().unwrap().to_owned()
+}
+
+#[test]
+fn ui_serve_with_dashboard_opens_the_packages_wizard_in_an_environment_made_for_it() {
+    let shop = common::examples().join("packages/shop");
+    let scratch = common::Scratch::new("ui-dashboard");
+    let cloud = scratch.write(
+        "cloud.yaml",
+        "flavors:\n  - {name: m9.custom, vcpus: 1, ram: 512, disk: 1}\nimages:\n  - {id: img-1, name: distro-1, type: linux}\n",
+    );
+    let (_server, url) = common::serve(&[
+        "ui".as_ref(),
+        "serve".as_ref(),
+        shop.as_os_str(),
+        "--cloud".as_ref(),
+        cloud.as_os_str(),
+        "--dashboard".as_ref(),
+    ]);
+    let base = url.split("/environments/").next().unwrap().to_owned();
+    assert!(
+        url.contains("/environments/") && url.contains("/add/"),
+        "{url}"
+    );
+    // The package is in the catalog, the environment in the list.
+    let (status, _, catalog) = send("GET", &format!("{base}/catalog"), &[], b"");
+    assert_eq!(status, 200);
+    assert!(
+        catalog.contains("data-fqn=\"com.example.Shop\""),
+        "{catalog}"
+    );
+    let (_, _, envs) = send("GET", &format!("{base}/environments"), &[], b"");
+    let eid = url
+        .split("/environments/")
+        .nth(1)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    assert!(envs.contains(eid), "{envs}");
+    // The printed address opens the wizard's first step, with the
+    // --cloud file's resources among its choices.
+    let step_url = format!("{base}{}", redirected(&url));
+    let (status, _, step) = send("GET", &step_url, &[], b"");
+    assert_eq!(status, 200, "{step}");
+    assert!(step.contains("data-form=\"settings\""), "{step}");
+    assert!(step.contains("m9.custom"), "{step}");
+    assert!(step.contains("distro-1"), "{step}");
+}
+
+#[test]
+fn forms_serve_with_dashboard_opens_the_class_form_of_the_package() {
+    let Some(core) = common::core_library() else {
+        return;
+    };
+    let blog = common::examples().join("packages/blog");
+    let (_server, url) = common::serve(&[
+        "forms".as_ref(),
+        "serve".as_ref(),
+        blog.as_os_str(),
+        "com.example.Blog".as_ref(),
+        "--catalog".as_ref(),
+        core.as_os_str(),
+        "--dashboard".as_ref(),
+    ]);
+    assert!(
+        url.contains("/environments/") && url.contains("/form/"),
+        "{url}"
+    );
+    let (status, _, form) = send("GET", &url, &[], b"");
+    assert_eq!(status, 200, "{form}");
+    // The class's form: its muranoObject property offers both storages.
+    assert!(form.contains("new:com.example.FileStorage"), "{form}");
+    assert!(form.contains("new:com.example.BucketStorage"), "{form}");
 }

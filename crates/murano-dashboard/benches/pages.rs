@@ -111,6 +111,31 @@ fn bench_pages(c: &mut Criterion) {
             .unwrap_or("")
             .to_owned()
     };
+    // What a deployment of three applications sends: a stack update per
+    // application with a growing template, and an agent plan each.
+    let mut sent = murano_api::store::TaskArtifacts::default();
+    let mut resources = serde_json::Map::new();
+    for n in 0..3 {
+        resources.insert(
+            format!("server-{n}"),
+            json!({"type": "OS::Nova::Server", "properties": {
+                "flavor": "m1.small", "image": "ubuntu", "user_data": "x".repeat(2000)}}),
+        );
+        sent.heat
+            .push(json!({"op": if n == 0 { "create" } else { "update" },
+            "stack": "murano-bench", "region": null,
+            "template": {"heat_template_version": "2013-05-23", "resources": resources.clone()},
+            "parameters": {}, "files": {}, "environment": ""}));
+        sent.agent_plans.push(
+            json!({"queue": format!("e-{n}"), "host": format!("server-{n}"),
+            "wait_results": true, "timeout": 3600, "plan": {"FormatVersion": "2.0.0",
+            "Body": "return deploy(args.app).stdout", "Files": {"deploy.sh": "y".repeat(4000)}}}),
+        );
+    }
+    d.app
+        .db()
+        .set_task_artifacts(&deployment, &eid, &sent)
+        .expect("artifacts");
     let pages = [
         ("catalog", "/catalog".to_owned()),
         (

@@ -63,7 +63,12 @@ fn action_schema(
         Some(&method),
     ))
     .map_err(|e| fail(e.status, "No form for this action", &message(&e)))?;
-    let schema = map.get(&method).cloned().unwrap_or(Json::Null);
+    let schema = match map.get(&method) {
+        Some(s) => s.clone(),
+        // The API answers for model builders only: any other method's
+        // arguments come from the engine's method schemas.
+        None => method_schema(d, req, &class, &method)?,
+    };
     let title = schema
         .get("title")
         .and_then(Json::as_str)
@@ -80,31 +85,101 @@ fn action_page(
     posted: &Posted,
     errors: &[(String, String)],
 ) -> String {
-    let mut body = format!(
-        "<p><a href=\"/environments/{}\">Back to the environment</a></p>\n<h1>{}</h1>\n\
-         <p class=\"muted\">Its arguments, from the contracts of its method.</p>\n\
-         <form method=\"post\" action=\"/environments/{}/actions/{}\" novalidate id=\"action-form\">\n\
-         <input type=\"hidden\" name=\"__form\" value=\"1\">\n",
-        url_encode(eid),
-        escape(title),
-        url_encode(eid),
-        url_encode(aid),
-    );
-    for section in sections(schema) {
-        for f in &section.fields {
-            let error = errors
-                .iter()
-                .find(|(n, _)| *n == f.name)
-                .map(|(_, m)| m.as_str());
-            let values = posted.get(&f.name).cloned().unwrap_or_default();
-            body.push_str(&render_scalar(f, &f.name, &values, error));
+    let form = ArgsForm {
+        action: &format!(
+            "/environments/{}/actions/{}",
+            url_encode(eid),
+            url_encode(aid)
+        ),
+        back: &format!("/environments/{}", url_encode(eid)),
+        back_label: "Back to the environment",
+        title,
+        schema,
+    };
+    page(
+        title,
+        Section::Environments,
+        &form.render(posted, errors, ""),
+    )
+}
+
+/// The schema of method `method` of class `class`'s arguments, from the
+/// engine (`Engine::method_schemas`), for the request's tenant.
+pub fn method_schema(
+    d: &Dashboard,
+    req: &PageRequest,
+    class: &str,
+    method: &str,
+) -> Result<Json, Page> {
+    let credentials = serde_json::json!({"project_id": req.ctx.tenant, "user_id": req.ctx.user});
+    d.app
+        .engine
+        .method_schemas(credentials, class, vec![method.to_owned()])
+        .map(|m| m.get(method).cloned().unwrap_or(Json::Null))
+        .map_err(|e| {
+            fail(
+                404,
+                "No form for this action",
+                &format!("{}: {}", e.exc_type, e.value),
+            )
+        })
+}
+
+/// A form of a method's arguments, posted to `action`.
+#[derive(Debug)]
+pub struct ArgsForm<'a> {
+    /// Where the form posts (already URL-encoded).
+    pub action: &'a str,
+    /// Where the back link goes (already URL-encoded).
+    pub back: &'a str,
+    /// The back link's text.
+    pub back_label: &'a str,
+    /// The action's title.
+    pub title: &'a str,
+    /// The method's schema (its arguments as properties).
+    pub schema: &'a Json,
+}
+
+impl ArgsForm<'_> {
+    /// The page's body: the form filled with `posted`, `errors` tied to
+    /// their fields, then `after` (a result, already HTML).
+    pub fn render(&self, posted: &Posted, errors: &[(String, String)], after: &str) -> String {
+        let mut body = format!(
+            "<p><a href=\"{}\">{}</a></p>\n<h1>{}</h1>\n\
+             <p class=\"muted\">Its arguments, from the contracts of its method.</p>\n\
+             <form method=\"post\" action=\"{}\" novalidate id=\"action-form\">\n\
+             <input type=\"hidden\" name=\"__form\" value=\"1\">\n",
+            self.back,
+            escape(self.back_label),
+            escape(self.title),
+            self.action,
+        );
+        for section in sections(self.schema) {
+            for f in &section.fields {
+                let error = errors
+                    .iter()
+                    .find(|(n, _)| *n == f.name)
+                    .map(|(_, m)| m.as_str());
+                let values = posted.get(&f.name).cloned().unwrap_or_default();
+                body.push_str(&render_scalar(f, &f.name, &values, error));
+            }
         }
+        body.push_str(&format!(
+            "<div class=\"buttons\"><button type=\"submit\" class=\"primary\" id=\"run-action\">Run {}</button></div>\n</form>\n",
+            escape(self.title)
+        ));
+        body.push_str(after);
+        body
     }
-    body.push_str(&format!(
-        "<div class=\"buttons\"><button type=\"submit\" class=\"primary\" id=\"run-action\">Run {}</button></div>\n</form>\n",
-        escape(title)
-    ));
-    page(title, Section::Environments, &body)
+}
+
+/// The pairs of a posted arguments form (without its marker).
+pub fn posted_args(req: &PageRequest) -> Posted {
+    let mut posted = Posted::new();
+    for (k, v) in req.form.iter().filter(|(k, _)| k != "__form") {
+        posted.entry(k.clone()).or_default().push(v.clone());
+    }
+    posted
 }
 
 /// `GET /environments/{id}/actions/{action}`: the form of the action's
@@ -124,10 +199,7 @@ pub fn show_action(d: &Dashboard, req: &PageRequest, eid: &str, aid: &str) -> Pa
 /// valid.
 pub fn action_args(d: &Dashboard, req: &PageRequest, eid: &str, aid: &str) -> Result<Json, Page> {
     let (title, schema) = action_schema(d, req, eid, aid)?;
-    let mut posted = Posted::new();
-    for (k, v) in req.form.iter().filter(|(k, _)| k != "__form") {
-        posted.entry(k.clone()).or_default().push(v.clone());
-    }
+    let posted = posted_args(req);
     crate::schema_form::clean::clean(&schema, &posted)
         .map(Json::Object)
         .map_err(|errors| {

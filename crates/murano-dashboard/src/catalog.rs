@@ -5,7 +5,7 @@
 use murano_api::handlers::{categories, environments as envs, package_search, packages};
 use murano_packages::archive::ArchiveLimits;
 use murano_packages::source::FileMap;
-use murano_packages::PluginRegistry;
+use murano_packages::{Package, PluginRegistry};
 use serde_json::Value;
 
 use crate::calls::{api_req, json_of, message};
@@ -193,13 +193,21 @@ struct ArchiveFacts {
     requirements: Vec<(String, String)>,
 }
 
-fn archive_facts(archive: &Value) -> Option<ArchiveFacts> {
+/// The package in archive `archive` (a `$hex` column), if it reads.
+pub fn archive_package(archive: &Value) -> Option<Box<dyn Package + Send + Sync>> {
     let bytes = archive
         .get("$hex")
         .and_then(Value::as_str)
         .map(murano_api::store::unhex)?;
     let files = FileMap::from_zip(&bytes, &ArchiveLimits::default()).ok()?;
-    let pkg = PluginRegistry::with_builtins().load(files).ok()?;
+    PluginRegistry::with_builtins().load(files).ok()
+}
+
+fn archive_facts(archive: &Value) -> Option<ArchiveFacts> {
+    facts_of(archive_package(archive)?.as_ref())
+}
+
+fn facts_of(pkg: &dyn Package) -> Option<ArchiveFacts> {
     let mut requirements = Vec::new();
     if let murano_yaml::Value::Map(m) = &pkg.requirements().value {
         for (k, v) in m.iter() {
@@ -234,9 +242,14 @@ pub fn show(d: &Dashboard, req: &PageRequest, pid: &str) -> Page {
         }
     };
     let row = crate::calls::package_row(&d.app, &req.ctx, pid).ok();
-    let facts = row
-        .as_ref()
-        .and_then(|r| archive_facts(&r["archive"]))
+    let package = row.as_ref().and_then(|r| archive_package(&r["archive"]));
+    let facts = package
+        .as_deref()
+        .and_then(|p| facts_of(p))
+        .unwrap_or_default();
+    let static_actions = package
+        .as_deref()
+        .map(|p| crate::static_actions::declared(p))
         .unwrap_or_default();
     let name = text(&p["name"]);
     let fqn = text(&p["fully_qualified_name"]);
@@ -332,6 +345,7 @@ pub fn show(d: &Dashboard, req: &PageRequest, pid: &str) -> Page {
         }
         body.push_str("</ul>\n");
     }
+    body.push_str(&crate::static_actions::section(pid, &static_actions));
     body.push_str("</div>\n<div class=\"right\">\n<h2>Add to an environment</h2>\n");
     let has_ui = row.as_ref().is_some_and(|r| r["ui_definition"].is_string());
     if text(&p["type"]) != "Application" {

@@ -4,6 +4,7 @@
 //! script while a deployment runs; a reload shows the same).
 
 use murano_api::handlers::{self, deployments, environments as envs, services, sessions};
+use murano_api::store::TaskArtifacts;
 use serde_json::{json, Value};
 
 use crate::calls::{api_req, existing_session, json_of, message, open_session};
@@ -442,8 +443,8 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
 }
 
 /// `GET /environments/{id}/deployments/{deployment}`: its reports, its
-/// model, and what the engine returned (Heat templates and agent plans
-/// when the engine recorded them in the result).
+/// model, the Heat templates and agent plans it sent, and what the engine
+/// returned.
 pub fn deployment(d: &Dashboard, req: &PageRequest, eid: &str, did: &str) -> Page {
     let r = api_req(&req.ctx, None, &[], None);
     let reports = match json_of(deployments::statuses(&d.app, &r, eid, did)) {
@@ -474,51 +475,19 @@ pub fn deployment(d: &Dashboard, req: &PageRequest, eid: &str, did: &str) -> Pag
         "<h2>Object model</h2>\n<pre id=\"deployment-model\" tabindex=\"0\">{}</pre>\n",
         escape(&serde_json::to_string_pretty(&dep["description"]).unwrap_or_default())
     ));
-    let result = {
+    let (result, artifacts) = {
         let db = d.app.db();
-        db.get("task", did)
+        let result = db
+            .get("task", did)
             .ok()
             .flatten()
-            .map(|t| t["result"].clone())
+            .map(|t| t["result"].clone());
+        (
+            result.unwrap_or(Value::Null),
+            db.task_artifacts(did).ok().flatten(),
+        )
     };
-    let result = result.unwrap_or(Value::Null);
-    body.push_str("<h2>Heat templates and agent plans</h2>\n");
-    let mut shown = false;
-    for (key, title) in [
-        ("heat_templates", "Heat template"),
-        ("agent_plans", "Agent plan"),
-    ] {
-        if let Some(items) = result.get(key).and_then(Value::as_array) {
-            for (i, t) in items.iter().enumerate() {
-                shown = true;
-                body.push_str(&format!(
-                    "<details><summary>{title} {}</summary><pre class=\"{key}\">{}</pre></details>\n",
-                    i + 1,
-                    escape(&serde_json::to_string_pretty(t).unwrap_or_default())
-                ));
-            }
-        }
-    }
-    // The offline cloud keeps the environment's Heat stacks as the last
-    // task left them (not one copy per deployment).
-    let cloud = d.app.db().cloud_state(eid).ok().flatten();
-    if let Some(stacks) = cloud
-        .as_ref()
-        .and_then(|c| c.get("heat"))
-        .and_then(Value::as_object)
-    {
-        for (name, stack) in stacks {
-            shown = true;
-            body.push_str(&format!(
-                "<details class=\"stack\"><summary>Heat stack {} (as the environment's cloud has it now)</summary>\n<pre class=\"heat_templates\">{}</pre>\n</details>\n",
-                escape(name),
-                escape(&serde_json::to_string_pretty(&stack["template"]).unwrap_or_default())
-            ));
-        }
-    }
-    if !shown {
-        body.push_str("<p class=\"muted\">The engine recorded none for this deployment.</p>\n");
-    }
+    body.push_str(&artifacts_section(d, eid, artifacts.as_ref()));
     if !result.is_null() {
         body.push_str(&format!(
             "<details><summary>Result</summary><pre id=\"result\">{}</pre></details>\n",
@@ -526,4 +495,95 @@ pub fn deployment(d: &Dashboard, req: &PageRequest, eid: &str, did: &str) -> Pag
         ));
     }
     Page::Html(200, page("Deployment", Section::Environments, &body))
+}
+
+/// The Heat templates and agent plans deployment sent (`artifacts`, as
+/// the worker kept them), or, for a deployment that kept none (one still
+/// running, or made before they were kept), the environment's stacks as
+/// its offline cloud has them now, said so.
+fn artifacts_section(d: &Dashboard, eid: &str, artifacts: Option<&TaskArtifacts>) -> String {
+    let mut out = String::from(
+        "<section id=\"sent\" aria-labelledby=\"sent-title\">\n<h2 id=\"sent-title\">Heat templates and agent plans</h2>\n",
+    );
+    let omitted = |item: &Value| item.get("omitted").and_then(Value::as_u64);
+    match artifacts {
+        Some(a) => {
+            out.push_str(&format!(
+                "<h3>Heat templates ({})</h3>\n",
+                a.heat.iter().filter(|h| omitted(h).is_none()).count()
+            ));
+            if a.heat.is_empty() {
+                out.push_str("<p class=\"muted\" id=\"no-heat\">This deployment sent no Heat templates.</p>\n");
+            }
+            for (i, h) in a.heat.iter().enumerate() {
+                if let Some(n) = omitted(h) {
+                    out.push_str(&format!("<p class=\"muted\">{n} more Heat operations were not kept (over the size limit).</p>\n"));
+                    continue;
+                }
+                let op = text(&h["op"]);
+                let shown = if h.get("template").is_some() {
+                    serde_json::to_string_pretty(&json!({
+                        "template": h["template"], "parameters": h["parameters"],
+                        "files": h["files"], "environment": h["environment"],
+                    }))
+                    .unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "<details class=\"heat\" data-op=\"{}\"{}><summary>{}. {} of stack {} (region {})</summary>\n<pre class=\"heat_templates\" tabindex=\"0\">{}</pre>\n</details>\n",
+                    escape(&op),
+                    if i == 0 { " open" } else { "" },
+                    i + 1,
+                    escape(&op),
+                    escape(&text(&h["stack"])),
+                    escape(&text(&h["region"])),
+                    escape(&shown),
+                ));
+            }
+            out.push_str(&format!(
+                "<h3>Agent plans ({})</h3>\n",
+                a.agent_plans
+                    .iter()
+                    .filter(|p| omitted(p).is_none())
+                    .count()
+            ));
+            if a.agent_plans.is_empty() {
+                out.push_str(
+                    "<p class=\"muted\" id=\"no-plans\">This deployment sent no agent plans.</p>\n",
+                );
+            }
+            for (i, p) in a.agent_plans.iter().enumerate() {
+                if let Some(n) = omitted(p) {
+                    out.push_str(&format!("<p class=\"muted\">{n} more agent plans were not kept (over the size limit).</p>\n"));
+                    continue;
+                }
+                out.push_str(&format!(
+                    "<details class=\"plan\"><summary>{}. To {} (queue {}){}</summary>\n<pre class=\"agent_plans\" tabindex=\"0\">{}</pre>\n</details>\n",
+                    i + 1,
+                    escape(&text(&p["host"])),
+                    escape(&text(&p["queue"])),
+                    if p["wait_results"].as_bool() == Some(true) { ", waiting for the result" } else { "" },
+                    escape(&serde_json::to_string_pretty(&p["plan"]).unwrap_or_default()),
+                ));
+            }
+        }
+        None => {
+            let cloud = d.app.db().cloud_state(eid).ok().flatten();
+            let stacks = cloud
+                .as_ref()
+                .and_then(|c| c.get("heat"))
+                .and_then(Value::as_object);
+            out.push_str("<p class=\"muted\" id=\"not-kept\">This deployment kept no record of what it sent (it is still running, or it ran before records were kept).</p>\n");
+            for (name, stack) in stacks.into_iter().flatten() {
+                out.push_str(&format!(
+                    "<details class=\"stack\"><summary>Heat stack {} (as the environment's cloud has it now)</summary>\n<pre class=\"heat_templates\">{}</pre>\n</details>\n",
+                    escape(name),
+                    escape(&serde_json::to_string_pretty(&stack["template"]).unwrap_or_default())
+                ));
+            }
+        }
+    }
+    out.push_str("</section>\n");
+    out
 }

@@ -14,7 +14,8 @@
 //! wizards with application-typed fields), `edit` (an application's
 //! properties filled with their values), `object_form` (MuranoPL forms
 //! generated from a class's schema, for packages without a UI), `actions`
-//! and `action_form` (their arguments from contracts), and this module's
+//! and `action_form` (their arguments from contracts), `static_actions`
+//! (a package's, from its page), and this module's
 //! dispatcher and axum routes.
 
 #![forbid(unsafe_code)]
@@ -29,12 +30,15 @@ pub mod environments;
 pub mod html;
 pub mod object_form;
 pub mod schema_form;
+pub mod static_actions;
 pub mod wizard;
 
 #[cfg(test)]
 mod object_form_tests;
 #[cfg(test)]
 mod page_tests;
+#[cfg(test)]
+mod static_action_tests;
 
 use std::sync::{Arc, Mutex};
 
@@ -219,6 +223,12 @@ impl Dashboard {
             ["catalog"] if get => catalog::list(self, req),
             ["catalog", pid] if get => catalog::show(self, req, pid),
             ["catalog", pid, "logo"] if get => catalog::logo(self, req, pid),
+            ["catalog", pid, "static", class, method] if get => {
+                static_actions::show(self, req, pid, class, method)
+            }
+            ["catalog", pid, "static", class, method] if post => {
+                static_actions::call(self, req, pid, class, method)
+            }
             ["environments"] if get => environments::list(self, req, None),
             ["environments"] if post => environments::create(self, req),
             ["environments", eid] if get => environments::show(self, req, eid),

@@ -510,3 +510,67 @@ fn an_application_is_edited_with_its_current_values() {
     assert_eq!(find(&db_id)["size"], 30);
     assert_eq!(find(&web_id)["database"], json!(other));
 }
+
+#[test]
+fn a_deployment_shows_the_heat_templates_and_agent_plans_it_sent() {
+    let d = dashboard();
+    let eid = create_env(&d, "sent");
+    let t = "2020-01-01T00:00:00.000000";
+    for tid in ["kept", "older"] {
+        let task: murano_api::store::Row = json!({"id": tid, "environment_id": eid,
+            "created": t, "updated": t, "started": t, "finished": t,
+            "description": {"Objects": null}, "result": {}})
+        .as_object()
+        .unwrap()
+        .clone();
+        d.app.db().insert("task", &task).unwrap();
+    }
+    let sent = murano_api::store::TaskArtifacts {
+        heat: vec![
+            json!({"op": "push", "stack": "murano-<env>", "region": null,
+                "template": {"resources": {"vm": {"type": "OS::Nova::Server",
+                    "properties": {"name": "</pre><script>x</script>"}}}},
+                "parameters": {}, "files": {}, "environment": ""}),
+            json!({"op": "delete", "stack": "old", "region": "r1"}),
+            json!({"omitted": 3}),
+        ],
+        agent_plans: vec![
+            json!({"queue": "e1-agent", "host": "vm-1", "wait_results": true,
+            "plan": {"Body": "return deploy(args.x)", "Parameters": {"x": "<b>"}}}),
+        ],
+    };
+    d.app.db().set_task_artifacts("kept", &eid, &sent).unwrap();
+    let (status, page) = html(d.dispatch(&PageRequest::get(&format!(
+        "/environments/{eid}/deployments/kept"
+    ))));
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("<h3>Heat templates (2)</h3>"), "{page}");
+    assert!(
+        page.contains("1. push of stack murano-&lt;env&gt; (region )"),
+        "{page}"
+    );
+    assert!(page.contains("OS::Nova::Server"), "{page}");
+    assert!(
+        page.contains("&lt;/pre&gt;&lt;script&gt;x&lt;/script&gt;") && !page.contains("<script>x"),
+        "templates are escaped: {page}"
+    );
+    assert!(page.contains("data-op=\"delete\""), "{page}");
+    assert!(
+        page.contains("3 more Heat operations were not kept"),
+        "{page}"
+    );
+    assert!(page.contains("<h3>Agent plans (1)</h3>"), "{page}");
+    assert!(
+        page.contains("To vm-1 (queue e1-agent), waiting for the result"),
+        "{page}"
+    );
+    assert!(page.contains("return deploy(args.x)"), "{page}");
+    assert!(page.contains("&quot;&lt;b&gt;&quot;"), "{page}");
+    assert!(!page.contains("id=\"not-kept\""), "{page}");
+    // A deployment with no record says so instead.
+    let (_, older) = html(d.dispatch(&PageRequest::get(&format!(
+        "/environments/{eid}/deployments/older"
+    ))));
+    assert!(older.contains("id=\"not-kept\""), "{older}");
+    assert!(!older.contains("class=\"agent_plans\""), "{older}");
+}

@@ -393,7 +393,9 @@ pub struct StepView<'a> {
     pub errors: &'a [(String, Vec<FieldError>)],
 }
 
-fn label_text(field: &FieldDef) -> String {
+/// The label text of a field as a person reads it (Django's pretty name
+/// when it has no label).
+pub fn label_text(field: &FieldDef) -> String {
     if field.password_clone {
         return "Confirm password".into();
     }
@@ -403,7 +405,9 @@ fn label_text(field: &FieldDef) -> String {
     }
 }
 
-fn help_text(field: &FieldDef) -> Option<String> {
+/// The help text of a field, with the dashboard's defaults for
+/// passwords.
+pub fn help_text(field: &FieldDef) -> Option<String> {
     if field.kind == FieldKind::Password {
         if field.password_clone {
             return Some("Retype your password".into());
@@ -424,7 +428,8 @@ fn help_text(field: &FieldDef) -> Option<String> {
     field.help_text.clone().filter(|h| !h.is_empty())
 }
 
-fn is_checkbox(field: &FieldDef) -> bool {
+/// Whether a field is shown as a checkbox.
+pub fn is_checkbox(field: &FieldDef) -> bool {
     matches!(field.kind, FieldKind::Boolean | FieldKind::FloatingIp)
 }
 

@@ -108,6 +108,51 @@ impl SchemaRequest {
 /// # Ok::<(), murano_schema::SchemaError>(())
 /// ```
 pub fn generate(catalog: &Catalog, request: &SchemaRequest) -> Result<SchemaMap, SchemaError> {
+    let class = requested_class(catalog, request)?;
+    let generator = Generator::new(catalog, class)?;
+    let mut names: Vec<String> = vec![String::new()];
+    names.extend(generator.model_builders());
+    if let Some(wanted) = request.methods.as_ref().filter(|m| !m.is_empty()) {
+        names.retain(|n| wanted.contains(n));
+    }
+    let mut out = SchemaMap::new();
+    for name in names {
+        let schema = if name.is_empty() {
+            generator.class_schema()?
+        } else {
+            generator.builder_schema(&name)?
+        };
+        out.insert(name, schema);
+    }
+    Ok(out)
+}
+
+/// The schemas of the methods `request.methods` names (`""` is the
+/// class), each the schema of its arguments as a model builder's is,
+/// whether or not the method is a model builder: the argument forms of
+/// actions and static actions (Murano's engine answers only for model
+/// builders; this is the dashboard's, not an API call). A method the
+/// class does not have fails with `NoMethodFound`.
+pub fn method_schemas(
+    catalog: &Catalog,
+    request: &SchemaRequest,
+) -> Result<SchemaMap, SchemaError> {
+    let class = requested_class(catalog, request)?;
+    let generator = Generator::new(catalog, class)?;
+    let mut out = SchemaMap::new();
+    for name in request.methods.iter().flatten() {
+        let schema = if name.is_empty() {
+            generator.class_schema()?
+        } else {
+            generator.builder_schema(name)?
+        };
+        out.insert(name.clone(), schema);
+    }
+    Ok(out)
+}
+
+/// The class `request` names, in its package when it names one.
+fn requested_class(catalog: &Catalog, request: &SchemaRequest) -> Result<ClassId, SchemaError> {
     let registry = catalog.registry();
     let scalar = match &request.class_version {
         Some(v) => YamlScalar::Str(v.clone()),
@@ -149,22 +194,7 @@ pub fn generate(catalog: &Catalog, request: &SchemaRequest) -> Result<SchemaMap,
                 )
             })?,
     };
-    let generator = Generator::new(catalog, class)?;
-    let mut names: Vec<String> = vec![String::new()];
-    names.extend(generator.model_builders());
-    if let Some(wanted) = request.methods.as_ref().filter(|m| !m.is_empty()) {
-        names.retain(|n| wanted.contains(n));
-    }
-    let mut out = SchemaMap::new();
-    for name in names {
-        let schema = if name.is_empty() {
-            generator.class_schema()?
-        } else {
-            generator.builder_schema(&name)?
-        };
-        out.insert(name, schema);
-    }
-    Ok(out)
+    Ok(class)
 }
 
 /// Murano's `generate_property_schema` around a translated contract:
@@ -602,5 +632,45 @@ impl<'a> Generator<'a> {
             out.insert(s.name.clone(), Json::Object(entry));
         }
         Ok(Json::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CatalogBuilder;
+    use murano_dsl::version::Version;
+
+    fn catalog() -> Catalog {
+        let mut builder = CatalogBuilder::new();
+        builder
+            .add_class_directory(
+                "io.murano",
+                Version::new(0, 0, 0),
+                (1, 0),
+                vec![
+                    ("Object.yaml".into(), b"Name: io.murano.Object".to_vec()),
+                    (
+                        "App.yaml".into(),
+                        b"Name: io.murano.App\nMethods:\n  resize:\n    Usage: Action\n    Arguments:\n      - size: {Contract: $.int().notNull()}\n  hello:\n    Usage: Static\n    Scope: Public\n    Arguments:\n      - who: {Contract: $.string()}\n".to_vec(),
+                    ),
+                ],
+            )
+            .unwrap();
+        builder.build()
+    }
+
+    #[test]
+    fn any_named_method_gets_the_schema_of_its_arguments() {
+        let catalog = catalog();
+        let request = SchemaRequest::new("io.murano.App").methods(["resize", "hello"]);
+        // Murano's engine answers for model builders only.
+        assert!(generate(&catalog, &request).unwrap().is_empty());
+        let got = method_schemas(&catalog, &request).unwrap();
+        assert_eq!(got["resize"]["properties"]["size"]["type"], "integer");
+        assert!(got["hello"]["properties"]["who"].is_object());
+        let missing = SchemaRequest::new("io.murano.App").methods(["nope"]);
+        let err = method_schemas(&catalog, &missing).unwrap_err();
+        assert_eq!(err.exception(), "NoMethodFound");
     }
 }

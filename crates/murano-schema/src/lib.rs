@@ -71,7 +71,7 @@ mod meta;
 mod translate;
 
 pub use catalog::{Catalog, CatalogBuilder};
-pub use generate::{generate, SchemaMap, SchemaRequest};
+pub use generate::{generate, method_schemas, SchemaMap, SchemaRequest};
 pub use translate::translate_contract;
 
 pub use murano_diagnostics::Position;

@@ -277,6 +277,7 @@ pub fn remove(db: &Db, env_id: &str) -> Result<(), ApiError> {
         db.delete("environment", &key("id", env_id))?;
         // Its offline cloud (Heat stacks) goes with it.
         db.delete_cloud_state(env_id)?;
+        db.delete_task_artifacts(env_id)?;
         Ok::<_, ApiError>(())
     })
 }

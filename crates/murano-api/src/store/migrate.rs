@@ -11,18 +11,34 @@ use super::{Db, StoreError};
 
 /// The migrations, in order: the version each one brings the file to and
 /// its SQL.
-const MIGRATIONS: &[(i64, &str)] = &[(
-    1,
-    // The offline cloud of each environment (Heat stacks, counters) kept
-    // from one engine task to the next.
-    "CREATE TABLE IF NOT EXISTS \"environment_cloud\" (\
+const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        1,
+        // The offline cloud of each environment (Heat stacks, counters) kept
+        // from one engine task to the next.
+        "CREATE TABLE IF NOT EXISTS \"environment_cloud\" (\
          \"environment_id\" TEXT PRIMARY KEY, \
          \"state\" TEXT NOT NULL, \
          \"updated\" TEXT)",
-)];
+    ),
+    (
+        2,
+        // What each engine task (deployment) sent: the Heat templates it
+        // pushed and the agent plans, shown on the dashboard's deployment
+        // page (Murano keeps them in Heat and the agents' queues only).
+        "CREATE TABLE IF NOT EXISTS \"task_artifacts\" (\
+         \"task_id\" TEXT PRIMARY KEY, \
+         \"environment_id\" TEXT NOT NULL, \
+         \"heat\" TEXT NOT NULL, \
+         \"agent_plans\" TEXT NOT NULL, \
+         \"created\" TEXT); \
+         CREATE INDEX IF NOT EXISTS \"ix_task_artifacts_environment_id\" \
+         ON \"task_artifacts\" (\"environment_id\")",
+    ),
+];
 
 /// The version this build writes.
-pub const CURRENT: i64 = 1;
+pub const CURRENT: i64 = 2;
 
 /// Prepare the file at `conn`: refuse a newer one, create Murano's tables
 /// (`schema`) where missing, then bring it to [`CURRENT`], each step in a
@@ -132,6 +148,38 @@ mod tests {
         );
         db.delete_cloud_state("e").unwrap();
         assert_eq!(db.cloud_state("e").unwrap(), None);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_version_1_file_gains_the_task_artifacts_and_keeps_its_clouds() {
+        let path = scratch("v1");
+        {
+            // A file as version 1 left it.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(&crate::schema::ddl()).unwrap();
+            conn.execute_batch(&format!(
+                "BEGIN; {}; PRAGMA user_version = 1; COMMIT;",
+                MIGRATIONS[0].1
+            ))
+            .unwrap();
+            conn.execute(
+                "INSERT INTO environment_cloud (environment_id, state) VALUES ('e', '{\"heat\": {}}')",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.schema_version().unwrap(), 2);
+        assert_eq!(db.cloud_state("e").unwrap(), Some(json!({"heat": {}})));
+        let kept = super::super::TaskArtifacts {
+            heat: vec![json!({"op": "create"})],
+            agent_plans: Vec::new(),
+        };
+        db.set_task_artifacts("t", "e", &kept).unwrap();
+        drop(db);
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.task_artifacts("t").unwrap(), Some(kept));
         let _ = std::fs::remove_file(&path);
     }
 

@@ -72,6 +72,15 @@ struct FormsServeArgs {
     port: u16,
     #[command(flatten)]
     limits: crate::serve::ServeOptions,
+    /// Open the package in the dashboard of `murano serve` instead of
+    /// this preview: a server over an in-memory store with the package
+    /// imported (the --catalog packages as the engine's system packages),
+    /// an environment created for it, and the address of the MuranoPL
+    /// form that adds it printed (the form of the package's class: the
+    /// one named as the package, else its first). Model builders run,
+    /// deploys and actions run on the offline engine.
+    #[arg(long)]
+    dashboard: bool,
 }
 
 pub(crate) fn run(args: &FormsArgs) -> ExitCode {
@@ -81,6 +90,16 @@ pub(crate) fn run(args: &FormsArgs) -> ExitCode {
             eprintln!("murano: {}: no such file or folder", path.display());
             return ExitCode::from(2);
         }
+    }
+    if args.dashboard {
+        return crate::dashboard_open::run(crate::dashboard_open::Shortcut {
+            command: "murano forms serve",
+            package: &args.package,
+            catalog: &args.catalog,
+            port: args.port,
+            opens: crate::dashboard_open::Opens::Form,
+            cloud: None,
+        });
     }
     let mut app = FormsApp {
         package: args.package.clone(),

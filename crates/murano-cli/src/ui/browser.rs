@@ -12,8 +12,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 use murano_ui::clean::{py_str, FieldError};
-use murano_ui::definition::{pretty_name, FieldDef, FieldKind, FieldValidator, FormDef};
+use murano_ui::definition::{FieldDef, FieldKind, FormDef};
 use murano_ui::wizard::{StepOutcome, Wizard};
+
+use murano_dashboard::wizard::{help_text, is_checkbox, label_text};
 
 use super::cloud::load_cloud;
 use super::wizard::{browser_defaults, load_ui, new_wizard, submit_step, LoadedUi};
@@ -66,6 +68,14 @@ pub(crate) struct ServeArgs {
     catalog: Vec<PathBuf>,
     #[command(flatten)]
     limits: crate::serve::ServeOptions,
+    /// Open the package in the dashboard of `murano serve` instead of
+    /// this preview: a server over an in-memory store with the package
+    /// imported (the --catalog packages as the engine's system packages),
+    /// an environment created for it, and the address of its
+    /// add-application wizard printed (the forms list the --cloud
+    /// resources). Deploys and actions run on the offline engine.
+    #[arg(long)]
+    dashboard: bool,
 }
 
 /// The posted name of the navigation buttons (no field has it: field
@@ -106,43 +116,6 @@ pub(crate) struct StepView<'a> {
 
 fn field_id(name: &str) -> String {
     format!("id_{name}")
-}
-
-/// The label text as a person reads it.
-fn label_text(field: &FieldDef) -> String {
-    if field.password_clone {
-        return "Confirm password".into();
-    }
-    match &field.label {
-        Some(l) if !l.is_empty() => l.clone(),
-        _ => pretty_name(&field.name),
-    }
-}
-
-/// The help text, with the dashboard's defaults for passwords.
-fn help_text(field: &FieldDef) -> Option<String> {
-    if field.kind == FieldKind::Password {
-        if field.password_clone {
-            return Some("Retype your password".into());
-        }
-        if field.help_text.as_deref().is_some_and(|h| !h.is_empty()) {
-            return field.help_text.clone();
-        }
-        let default_rule = matches!(
-            field.validators.as_slice(),
-            [FieldValidator::Regex { message, .. }] if message.starts_with("The password must contain")
-        );
-        return Some(if default_rule {
-            "Enter a complex password with at least one letter, one number and one special character".into()
-        } else {
-            "Enter a password".into()
-        });
-    }
-    field.help_text.clone().filter(|h| !h.is_empty())
-}
-
-fn is_checkbox(field: &FieldDef) -> bool {
-    matches!(field.kind, FieldKind::Boolean | FieldKind::FloatingIp)
 }
 
 fn render_input(
@@ -699,6 +672,23 @@ pub(crate) fn run(args: &ServeArgs) -> ExitCode {
             eprintln!("murano: {}", e.message());
             return ExitCode::from(2);
         }
+    }
+    if args.dashboard {
+        let cloud = match super::cloud::load_resources(args.cloud.as_deref()) {
+            Ok(c) => args.cloud.as_ref().map(|_| c),
+            Err(e) => {
+                eprintln!("murano: {}", e.message());
+                return ExitCode::from(2);
+            }
+        };
+        return crate::dashboard_open::run(crate::dashboard_open::Shortcut {
+            command: "murano ui serve",
+            package: &args.package,
+            catalog: &args.catalog,
+            port: args.port,
+            opens: crate::dashboard_open::Opens::Wizard,
+            cloud,
+        });
     }
     let mut app = WizardApp::with_catalog(
         args.package.clone(),

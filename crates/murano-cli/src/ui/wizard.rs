@@ -9,10 +9,10 @@ use std::sync::Arc;
 use murano_packages::source::FileMap;
 use murano_packages::PluginRegistry;
 use murano_ui::clean::FieldError;
-use murano_ui::definition::{Definition, FormDef, WF_MANAGEMENT};
+use murano_ui::definition::Definition;
 use murano_ui::host::{Host, SystemEntropy};
 use murano_ui::wizard::{Package, StepOutcome, Wizard};
-use murano_yaml::{load_single, Flavor as YamlFlavor, LoadOptions, Node, Value};
+use murano_yaml::{load_single, Flavor as YamlFlavor, LoadOptions, Node};
 
 use super::Failure;
 use crate::files::read_package_or_message;
@@ -47,30 +47,8 @@ fn definition_error(ui_file: &str, e: &murano_ui::Error) -> String {
     format!("{out}: {e}")
 }
 
-/// What a browser would post for fields the user left untouched: the
-/// constant `initial` of each field, and the last part of the package
-/// name for the management form's `application_name` (the dashboard's
-/// initial value).
-/// Unchecked boxes post nothing, as in a browser.
-pub(crate) fn browser_defaults(form: &FormDef, fqn: &str) -> BTreeMap<String, String> {
-    let mut posted = BTreeMap::new();
-    for field in &form.fields {
-        let initial = match &field.initial {
-            Some(node) => match &node.value {
-                Value::Map(_) | Value::Seq(_) | Value::Null => continue,
-                Value::Bool(false) => continue,
-                Value::Bool(true) => "on".to_owned(),
-                other => other.python_str(),
-            },
-            None if form.name == WF_MANAGEMENT && field.name == "application_name" => {
-                fqn.rsplit('.').next().unwrap_or(fqn).to_owned()
-            }
-            None => continue,
-        };
-        posted.insert(field.name.clone(), initial);
-    }
-    posted
-}
+// The defaults a browser posts for a step: the dashboard's own rule.
+pub(crate) use murano_dashboard::wizard::browser_defaults;
 
 /// A package's UI definition, loaded as `murano ui` does, with the
 /// package's identity and the name of the UI file for messages.
