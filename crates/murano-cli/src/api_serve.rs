@@ -187,7 +187,7 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     let options = WorkerOptions {
         workers: args.workers,
         queue: args.queue,
-        offline: crate::env_cmd::offline(args.cloud.as_deref())?,
+        offline: crate::cloud_file::offline(args.cloud.as_deref())?,
         deploy,
         ..WorkerOptions::default()
     };
