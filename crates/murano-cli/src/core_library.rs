@@ -106,9 +106,13 @@ mod tests {
         };
         let mut out = vec!["b".to_owned()];
         let mut skipped = Vec::new();
-        let found = read_catalog(&mut out, &[root.clone()], read, String::as_str, &mut |e| {
-            skipped.push(e)
-        });
+        let found = read_catalog(
+            &mut out,
+            std::slice::from_ref(&root),
+            read,
+            String::as_str,
+            &mut |e| skipped.push(e),
+        );
         std::fs::remove_dir_all(&root).unwrap();
         assert!(found);
         // MURANO_CATALOG, when set, only adds after these.
