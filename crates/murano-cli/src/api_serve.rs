@@ -91,34 +91,16 @@ pub(crate) fn system_packages(
     use murano_api::engine_catalog::LoadedPackage;
     let mut out: Vec<LoadedPackage> = Vec::new();
     let mut warnings = Vec::new();
-    let mut add_all = |root: &std::path::Path, out: &mut Vec<LoadedPackage>| {
-        for path in crate::files::find_packages(root) {
-            let label = path
-                .file_name()
-                .map(|n| n.to_string_lossy().trim_end_matches(".zip").to_owned())
-                .unwrap_or_default();
-            let loaded = crate::files::read_package_or_message(&path)
-                .and_then(|l| LoadedPackage::from_source(&label, l.files));
-            match loaded {
-                Ok(p) if !out.iter().any(|o| o.name == p.name) => out.push(p),
-                Ok(_) => {}
-                Err(e) => warnings.push(format!("murano serve: catalog: {e}")),
-            }
-        }
+    let read = |path: &std::path::Path| {
+        let label = path
+            .file_name()
+            .map(|n| n.to_string_lossy().trim_end_matches(".zip").to_owned())
+            .unwrap_or_default();
+        crate::files::read_package_or_message(path)
+            .and_then(|l| LoadedPackage::from_source(&label, l.files))
     };
-    for root in crate::core_library::catalog_paths(catalog) {
-        add_all(&root, &mut out);
-    }
-    let has_core = |out: &[LoadedPackage]| {
-        out.iter()
-            .any(|p| p.name == crate::core_library::CORE_PACKAGE)
-    };
-    if !has_core(&out) {
-        if let Some(root) = crate::core_library::system_catalog() {
-            add_all(&root, &mut out);
-        }
-    }
-    if !has_core(&out) {
+    let mut skip = |e: String| warnings.push(format!("murano serve: catalog: {e}"));
+    if !crate::core_library::read_catalog(&mut out, catalog, read, |p| &p.name, &mut skip) {
         warnings.push(format!(
             "murano serve: warning: {} (deployments will fail)",
             crate::core_library::missing_hint()
@@ -187,7 +169,7 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     let options = WorkerOptions {
         workers: args.workers,
         queue: args.queue,
-        offline: crate::env_cmd::offline(args.cloud.as_deref())?,
+        offline: crate::cloud_file::offline(args.cloud.as_deref())?,
         deploy,
         ..WorkerOptions::default()
     };

@@ -235,7 +235,7 @@ pub(crate) fn packages(catalog: &[PathBuf]) -> Result<Vec<PackageFiles>, String>
 }
 
 fn host_options(args: &DeployArgs) -> Result<OfflineOptions, String> {
-    let mut o = crate::env_cmd::offline(args.cloud.as_deref())?;
+    let mut o = crate::cloud_file::offline(args.cloud.as_deref())?;
     if let Some(path) = &args.host {
         let j = read_json(path)?;
         let Json::Object(m) = j else {

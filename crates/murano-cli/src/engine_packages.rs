@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use murano_engine::{PackageFiles, StackFrame};
 
 use crate::core_library;
-use crate::files::{find_packages, read_package_or_message};
+use crate::files::read_package_or_message;
 
 /// A package read for the engine, from a folder or a zip.
 pub(crate) fn read_test_package(path: &Path) -> Result<PackageFiles, String> {
@@ -30,11 +30,11 @@ pub(crate) fn load_packages(
     load_catalog(given, catalog, read_test_package, |p| &p.name)
 }
 
-/// The one catalog loader of the engine commands (`test`, `run`, `deploy`,
+/// The catalog loader of the engine commands (`test`, `run`, `deploy`,
 /// `env`): the packages `given` (in order; one that does not load is an
-/// error), then every package of the catalog paths (one that does not
-/// load is reported and skipped), then the system catalog when the core
-/// library is still missing. A package name seen before is skipped.
+/// error), then the catalog's ([`core_library::read_catalog`]: one that
+/// does not load is reported and skipped). A package name seen before is
+/// skipped; a missing core library is an error.
 /// `read` reads one package, `name` is its full name.
 pub(crate) fn load_catalog<T>(
     given: &[PathBuf],
@@ -49,25 +49,8 @@ pub(crate) fn load_catalog<T>(
             out.push(p);
         }
     }
-    let add_all = |root: &Path, out: &mut Vec<T>| {
-        for path in find_packages(root) {
-            match read(&path) {
-                Ok(p) if !out.iter().any(|o| name(o) == name(&p)) => out.push(p),
-                Ok(_) => {}
-                Err(e) => eprintln!("murano: catalog: {e}"),
-            }
-        }
-    };
-    for root in core_library::catalog_paths(catalog) {
-        add_all(&root, &mut out);
-    }
-    let has_core = |out: &[T]| out.iter().any(|p| name(p) == core_library::CORE_PACKAGE);
-    if !has_core(&out) {
-        if let Some(root) = core_library::system_catalog() {
-            add_all(&root, &mut out);
-        }
-    }
-    if !has_core(&out) {
+    let mut skip = |e: String| eprintln!("murano: catalog: {e}");
+    if !core_library::read_catalog(&mut out, catalog, read, name, &mut skip) {
         return Err(core_library::missing_hint());
     }
     Ok(out)

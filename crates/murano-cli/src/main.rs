@@ -23,6 +23,7 @@ mod big_stack;
 mod catalog_cmd;
 mod catalog_store;
 mod check;
+mod cloud_file;
 mod core_library;
 mod dashboard_open;
 mod deploy;

@@ -9,7 +9,7 @@ use murano_packages::PluginRegistry;
 use murano_schema::{generate, CatalogBuilder, ErrorStatus, SchemaRequest};
 
 use crate::core_library;
-use crate::files::{find_packages, read_package_or_message};
+use crate::files::read_package_or_message;
 
 /// Print the JSON schema of a class and of its model builders.
 ///
@@ -91,23 +91,11 @@ pub(crate) fn load_catalog(
     let mut skipped = Vec::new();
     let name = add(&mut builder, package, &mut skipped)?;
     let mut names = vec![name.clone()];
-    let mut add_all =
-        |root: &std::path::Path, names: &mut Vec<String>, warn: &mut dyn FnMut(String)| {
-            for path in find_packages(root) {
-                match add(&mut builder, &path, &mut skipped) {
-                    Ok(added) => names.push(added),
-                    Err(e) => warn(format!("catalog: {e}")),
-                }
-            }
-        };
-    for root in core_library::catalog_paths(catalog) {
-        add_all(&root, &mut names, warn);
-    }
-    if !names.iter().any(|n| n == core_library::CORE_PACKAGE) {
-        match core_library::system_catalog() {
-            Some(root) => add_all(&root, &mut names, warn),
-            None => warn(format!("warning: {}", core_library::missing_hint())),
-        }
+    let read = |path: &std::path::Path| add(&mut builder, path, &mut skipped);
+    let mut skip = |e: String| warn(format!("catalog: {e}"));
+    let found = core_library::read_catalog(&mut names, catalog, read, String::as_str, &mut skip);
+    if !found && core_library::system_catalog().is_none() {
+        warn(format!("warning: {}", core_library::missing_hint()));
     }
     for message in skipped {
         warn(message);

@@ -125,20 +125,6 @@ impl CloudState {
     }
 }
 
-/// Base 36 as Murano writes random names' counters.
-fn base36(mut n: u64) -> String {
-    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    if n == 0 {
-        return "0".into();
-    }
-    let mut out = Vec::new();
-    while n > 0 {
-        out.push(DIGITS[(n % 36) as usize] as char);
-        n /= 36;
-    }
-    out.iter().rev().collect()
-}
-
 /// The offline host's fixed clock (1 500 000 000 000 ms), as random names
 /// show it.
 const CLOCK_MS: u64 = 1_500_000_000_000;
@@ -224,8 +210,7 @@ impl Host for StatefulCloud {
         }
         let n = c.random_counter.filter(|n| *n != 0).unwrap_or(1);
         c.random_counter = Some((n + 1) % 1296);
-        let clock: String = base36(CLOCK_MS).chars().take(8).collect();
-        format!("{name}{clock}{}", base36(n))
+        murano_dsl::functions::random_name(&name, CLOCK_MS, n)
     }
 
     fn config(&self) -> Value {

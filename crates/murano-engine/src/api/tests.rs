@@ -132,6 +132,36 @@ fn the_readme_shows_the_trace_the_example_prints() {
     assert_eq!(trace::stack_trace(&e, &packages), shown);
 }
 
+/// The program a reader sees (hidden `# ` lines left out) in the first
+/// code block after `heading` of a Markdown text.
+fn shown_example(markdown: &str, heading: &str) -> Vec<String> {
+    let after = &markdown[markdown.find(heading).expect("the heading")..];
+    let start = after.find("```").expect("a code block");
+    let body = &after[start..];
+    let body = &body[body.find('\n').expect("its first line") + 1..];
+    let body = &body[..body.find("```").expect("its end")];
+    body.lines()
+        .filter(|l| !l.starts_with("# ") && *l != "#")
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_readme_and_the_crate_docs_show_the_same_embedding_program() {
+    let readme = shown_example(include_str!("../../README.md"), "## Embedding");
+    let lib: String = include_str!("../lib.rs")
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let docs = shown_example(&lib, "# Embedding");
+    assert_eq!(readme, docs);
+    // The issue's bar: at most 15 lines of program.
+    assert!(readme.len() <= 15, "{} lines", readme.len());
+    assert!(readme.iter().any(|l| l.contains("stack_trace")));
+}
+
 #[test]
 fn a_host_asks_the_engine_about_objects_through_its_handle() {
     let packages = PackageFiles::read_all([example("counter"), example("core-stub")]).unwrap();

@@ -5,6 +5,7 @@ mod contexts;
 mod destruction;
 mod frames;
 mod host_view;
+mod init;
 mod methods;
 mod objects;
 mod properties;
