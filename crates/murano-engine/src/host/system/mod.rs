@@ -348,22 +348,6 @@ impl SystemClasses {
         builder.on_build(move |engine| me.attach_weak(engine))
     }
 
-    /// Gives the session its engine when it was built without
-    /// [`SystemClasses::install`] (from [`SystemClasses::natives`] and
-    /// [`SystemClasses::functions`]): the id source, configuration and
-    /// logger recording `install` sets up.
-    #[deprecated(note = "build the engine with `SystemClasses::install`")]
-    pub fn attach(&self, engine: &Engine) {
-        let host = self.inner.host.clone();
-        if host.shares_ids() {
-            engine.set_id_source(Arc::new(move || host.generate_id()));
-        }
-        if let Value::Dict(config) = self.inner.host.config() {
-            engine.set_config((*config).clone());
-        }
-        self.attach_weak(engine);
-    }
-
     /// Keeps a weak handle on the engine and records its loggers' calls
     /// (when recording: see [`SystemClasses::set_recording`]).
     fn attach_weak(&self, engine: &Engine) {
@@ -408,11 +392,6 @@ impl SystemClasses {
             me.finish_call(i, ("result", Json::Null));
         }));
     }
-
-    /// Nothing: the session holds its engine weakly, so there is no
-    /// cycle to break any more.
-    #[deprecated(note = "not needed: the session holds its engine weakly")]
-    pub fn detach(&self) {}
 
     /// Sets the id of the environment being deployed (agents' queues, the
     /// task's own reports).
