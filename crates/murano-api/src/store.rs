@@ -13,8 +13,10 @@ use crate::schema::{self, Column, Kind, Table};
 
 mod archives;
 mod migrate;
+mod package_list;
 pub use archives::PackageHead;
 pub use migrate::CURRENT as SCHEMA_VERSION;
+pub use package_list::{PackageFilter, PackageLinks, PackagePage, PackageScope};
 
 /// One row.
 pub type Row = Map<String, Value>;
