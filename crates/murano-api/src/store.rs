@@ -47,6 +47,8 @@ impl From<rusqlite::Error> for StoreError {
 #[derive(Debug)]
 pub struct Db {
     conn: Connection,
+    /// The file, when not in memory (readers open it again).
+    path: Option<std::path::PathBuf>,
 }
 
 fn table(name: &str) -> Result<&'static Table, StoreError> {
@@ -130,7 +132,28 @@ impl Db {
         // A server's journal: readers do not wait for the writer, and a
         // commit is one append (synced at checkpoints), not several syncs.
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
-        Self::init(conn)
+        let mut db = Self::init(conn)?;
+        db.path = Some(path.to_owned());
+        Ok(db)
+    }
+
+    /// Another connection to the file of `self`, read-only (`None` for a
+    /// database in memory, which has no second connection): in WAL mode it
+    /// reads the last commit without waiting for the writer or other
+    /// readers. Writes through it fail.
+    pub fn reader(&self) -> Result<Option<Db>, StoreError> {
+        let Some(path) = &self.path else {
+            return Ok(None);
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        // A reader waits (briefly) only while the writer recovers or
+        // truncates the journal.
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.set_prepared_statement_cache_capacity(64);
+        Ok(Some(Db { conn, path: None }))
     }
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
@@ -138,7 +161,7 @@ impl Db {
         // Reads are a few statement shapes run many times (a catalog
         // listing reads each package's links): parse each once.
         conn.set_prepared_statement_cache_capacity(64);
-        Ok(Db { conn })
+        Ok(Db { conn, path: None })
     }
 
     /// Insert `row` (columns it lacks are NULL).

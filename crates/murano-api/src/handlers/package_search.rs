@@ -277,7 +277,20 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         .unwrap_or_else(|| vec!["name"]);
     keys.push("id");
     let desc = f.one("sort_dir") == Some("desc");
-    let db = app.db();
+    // A read-only connection, and one snapshot for the page and its links.
+    app.read_db()
+        .transaction(|db| page(db, &f, &filter, &keys, desc, limit))
+}
+
+/// The listing's answer from `db`.
+fn page(
+    db: &Db,
+    f: &Filters,
+    filter: &PackageFilter,
+    keys: &[&str],
+    desc: bool,
+    limit: usize,
+) -> Outcome {
     let marker = match f.one("marker") {
         Some(m) => Some(
             db.select_except("package", &key("id", m), "", UNSHOWN)?
@@ -295,12 +308,12 @@ pub fn search(app: &App, req: &Req) -> Outcome {
         || f.one("class_name").is_some()
         || f.one("search").is_some();
     let page: Vec<Value> = if needs_dict {
-        linked_page(&db, &f, &filter, &keys, desc, marker.as_ref(), limit)?
+        linked_page(db, f, filter, keys, desc, marker.as_ref(), limit)?
     } else {
         let rows = db.package_rows(
-            &filter,
+            filter,
             &PackagePage {
-                keys: &keys,
+                keys,
                 desc,
                 after: marker.as_ref(),
                 limit: Some(limit),
