@@ -158,6 +158,7 @@ impl Db {
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
         migrate::run(&conn)?;
+        conn.execute_batch(&package_list::sort_indexes())?;
         // Reads are a few statement shapes run many times (a catalog
         // listing reads each package's links): parse each once.
         conn.set_prepared_statement_cache_capacity(64);

@@ -78,9 +78,121 @@ fn as_text(col: &str) -> String {
     format!("(CASE WHEN typeof({q}) = 'text' THEN {q} ELSE '' END)")
 }
 
+/// Indexes on each listing order of one key (then `id`), in the very
+/// expressions the listings sort by, so that a page is read by walking an
+/// index and stopping at its end instead of sorting every package.
+pub(super) fn sort_indexes() -> String {
+    ["name", "fully_qualified_name", "created"]
+        .iter()
+        .map(|k| {
+            format!(
+                "CREATE INDEX IF NOT EXISTS \"ix_package_sort_{k}\" ON package ({}, {});\n",
+                as_text(k),
+                as_text("id")
+            )
+        })
+        .collect()
+}
+
 /// A JSON value as the text a key compares as.
 fn text_of(v: Option<&Value>) -> String {
     v.and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+/// The statement of [`Db::package_rows`], its bound values and the
+/// columns it reads.
+fn listing_sql(
+    filter: &PackageFilter,
+    page: &PackagePage<'_>,
+    skip: &[&str],
+) -> Result<(String, Vec<SqlValue>, Vec<&'static Column>), StoreError> {
+    let t = table("package")?;
+    let mut conds: Vec<String> = Vec::new();
+    let mut vals: Vec<SqlValue> = Vec::new();
+    let bind = |v: String, vals: &mut Vec<SqlValue>| {
+        vals.push(SqlValue::Text(v));
+        format!("?{}", vals.len())
+    };
+    // A boolean column as the rows decode it: an integer, non-zero true.
+    let is_true = |c: &str| format!("(typeof({0}) = 'integer' AND {0} <> 0)", quoted(c));
+    let is_false = |c: &str| format!("(typeof({0}) = 'integer' AND {0} = 0)", quoted(c));
+    let own =
+        |vals: &mut Vec<SqlValue>| format!("owner_id = {}", bind(filter.tenant.clone(), vals));
+    match filter.scope {
+        PackageScope::All => {}
+        PackageScope::Own => conds.push(own(&mut vals)),
+        PackageScope::OwnOrPublic => {
+            conds.push(format!("({} OR {})", own(&mut vals), is_true("is_public")))
+        }
+    }
+    if !filter.include_disabled {
+        conds.push(format!("NOT {}", is_false("enabled")));
+    }
+    if filter.owned {
+        conds.push(own(&mut vals));
+    }
+    for (col, want) in [
+        ("type", &filter.type_name),
+        ("fully_qualified_name", &filter.fqn),
+        ("name", &filter.name),
+    ] {
+        if let Some(w) = want {
+            conds.push(format!("{} = {}", as_text(col), bind(w.clone(), &mut vals)));
+        }
+    }
+    if let Some(ids) = &filter.ids {
+        let list = serde_json::to_string(ids).map_err(|e| StoreError::Sql(e.to_string()))?;
+        conds.push(format!(
+            "{} IN (SELECT value FROM json_each({}))",
+            as_text("id"),
+            bind(list, &mut vals)
+        ));
+    }
+    let keys: Vec<String> = page.keys.iter().map(|k| as_text(k)).collect();
+    if let Some(after) = page.after.filter(|_| !keys.is_empty()) {
+        let marks: Vec<String> = page
+            .keys
+            .iter()
+            .map(|k| bind(text_of(after.get(*k)), &mut vals))
+            .collect();
+        conds.push(format!(
+            "({}) {} ({})",
+            keys.join(", "),
+            if page.desc { "<" } else { ">" },
+            marks.join(", ")
+        ));
+    }
+    let cols: Vec<&Column> = t
+        .columns
+        .iter()
+        .filter(|c| !skip.contains(&c.name))
+        .collect();
+    let order = if keys.is_empty() {
+        "rowid".to_owned()
+    } else {
+        let dir = if page.desc { " DESC" } else { "" };
+        keys.iter()
+            .map(|k| format!("{k}{dir}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut sql = format!(
+        "SELECT {} FROM package WHERE {} ORDER BY {order}",
+        cols.iter()
+            .map(|c| quoted(c.name))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if conds.is_empty() {
+            "1".to_owned()
+        } else {
+            conds.join(" AND ")
+        }
+    );
+    if let Some(n) = page.limit {
+        vals.push(SqlValue::Integer(i64::try_from(n).unwrap_or(i64::MAX)));
+        sql.push_str(&format!(" LIMIT ?{}", vals.len()));
+    }
+    Ok((sql, vals, cols))
 }
 
 impl Db {
@@ -92,91 +204,7 @@ impl Db {
         page: &PackagePage<'_>,
         skip: &[&str],
     ) -> Result<Vec<Row>, StoreError> {
-        let t = table("package")?;
-        let mut conds: Vec<String> = Vec::new();
-        let mut vals: Vec<SqlValue> = Vec::new();
-        let bind = |v: String, vals: &mut Vec<SqlValue>| {
-            vals.push(SqlValue::Text(v));
-            format!("?{}", vals.len())
-        };
-        // A boolean column as the rows decode it: an integer, non-zero true.
-        let is_true = |c: &str| format!("(typeof({0}) = 'integer' AND {0} <> 0)", quoted(c));
-        let is_false = |c: &str| format!("(typeof({0}) = 'integer' AND {0} = 0)", quoted(c));
-        let own =
-            |vals: &mut Vec<SqlValue>| format!("owner_id = {}", bind(filter.tenant.clone(), vals));
-        match filter.scope {
-            PackageScope::All => {}
-            PackageScope::Own => conds.push(own(&mut vals)),
-            PackageScope::OwnOrPublic => {
-                conds.push(format!("({} OR {})", own(&mut vals), is_true("is_public")))
-            }
-        }
-        if !filter.include_disabled {
-            conds.push(format!("NOT {}", is_false("enabled")));
-        }
-        if filter.owned {
-            conds.push(own(&mut vals));
-        }
-        for (col, want) in [
-            ("type", &filter.type_name),
-            ("fully_qualified_name", &filter.fqn),
-            ("name", &filter.name),
-        ] {
-            if let Some(w) = want {
-                conds.push(format!("{} = {}", as_text(col), bind(w.clone(), &mut vals)));
-            }
-        }
-        if let Some(ids) = &filter.ids {
-            let list = serde_json::to_string(ids).map_err(|e| StoreError::Sql(e.to_string()))?;
-            conds.push(format!(
-                "{} IN (SELECT value FROM json_each({}))",
-                as_text("id"),
-                bind(list, &mut vals)
-            ));
-        }
-        let keys: Vec<String> = page.keys.iter().map(|k| as_text(k)).collect();
-        if let Some(after) = page.after.filter(|_| !keys.is_empty()) {
-            let marks: Vec<String> = page
-                .keys
-                .iter()
-                .map(|k| bind(text_of(after.get(*k)), &mut vals))
-                .collect();
-            conds.push(format!(
-                "({}) {} ({})",
-                keys.join(", "),
-                if page.desc { "<" } else { ">" },
-                marks.join(", ")
-            ));
-        }
-        let cols: Vec<&Column> = t
-            .columns
-            .iter()
-            .filter(|c| !skip.contains(&c.name))
-            .collect();
-        let order = if keys.is_empty() {
-            "rowid".to_owned()
-        } else {
-            let dir = if page.desc { " DESC" } else { "" };
-            keys.iter()
-                .map(|k| format!("{k}{dir}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let mut sql = format!(
-            "SELECT {} FROM package WHERE {} ORDER BY {order}",
-            cols.iter()
-                .map(|c| quoted(c.name))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if conds.is_empty() {
-                "1".to_owned()
-            } else {
-                conds.join(" AND ")
-            }
-        );
-        if let Some(n) = page.limit {
-            sql.push_str(&format!(" LIMIT {}", i64::try_from(n).unwrap_or(i64::MAX)));
-        }
+        let (sql, vals, cols) = listing_sql(filter, page, skip)?;
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(vals))?;
         let mut out = Vec::new();
@@ -319,6 +347,57 @@ mod tests {
         assert_eq!(ids(&db.package_rows(&f, &page, &[]).unwrap()), ["b", "c"]);
         f.owned = true;
         assert!(db.package_rows(&f, &page, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_page_walks_an_index_instead_of_sorting() {
+        let db = db();
+        let filter = PackageFilter {
+            tenant: "p".into(),
+            scope: PackageScope::OwnOrPublic,
+            include_disabled: false,
+            owned: false,
+            type_name: None,
+            ids: None,
+            fqn: None,
+            name: None,
+        };
+        let marker = db
+            .package_rows(
+                &filter,
+                &PackagePage {
+                    keys: &[],
+                    desc: false,
+                    after: None,
+                    limit: None,
+                },
+                &[],
+            )
+            .unwrap();
+        for key in ["name", "fully_qualified_name", "created"] {
+            for desc in [false, true] {
+                let keys = [key, "id"];
+                let page = PackagePage {
+                    keys: &keys,
+                    desc,
+                    after: Some(&marker[0]),
+                    limit: Some(20),
+                };
+                let (sql, vals, _) = listing_sql(&filter, &page, &[]).unwrap();
+                let mut stmt = db
+                    .conn
+                    .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                    .unwrap();
+                let plan: Vec<String> = stmt
+                    .query_map(params_from_iter(vals), |r| r.get::<_, String>(3))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                let plan = plan.join("; ");
+                assert!(plan.contains(&format!("ix_package_sort_{key}")), "{plan}");
+                assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+            }
+        }
     }
 
     #[test]
