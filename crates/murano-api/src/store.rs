@@ -47,8 +47,6 @@ impl From<rusqlite::Error> for StoreError {
 #[derive(Debug)]
 pub struct Db {
     conn: Connection,
-    /// The file, when not in memory (readers open it again).
-    path: Option<std::path::PathBuf>,
 }
 
 fn table(name: &str) -> Result<&'static Table, StoreError> {
@@ -132,9 +130,7 @@ impl Db {
         // A server's journal: readers do not wait for the writer, and a
         // commit is one append (synced at checkpoints), not several syncs.
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
-        let mut db = Self::init(conn)?;
-        db.path = Some(path.to_owned());
-        Ok(db)
+        Self::init(conn)
     }
 
     /// Another connection to the file of `self`, read-only (`None` for a
@@ -142,7 +138,9 @@ impl Db {
     /// reads the last commit without waiting for the writer or other
     /// readers. Writes through it fail.
     pub fn reader(&self) -> Result<Option<Db>, StoreError> {
-        let Some(path) = &self.path else {
+        // SQLite's own name of the file ("" in memory; none when the
+        // name is not UTF-8, and then no readers either).
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
             return Ok(None);
         };
         let conn = Connection::open_with_flags(
@@ -153,7 +151,7 @@ impl Db {
         // truncates the journal.
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.set_prepared_statement_cache_capacity(64);
-        Ok(Some(Db { conn, path: None }))
+        Ok(Some(Db { conn }))
     }
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
@@ -162,7 +160,7 @@ impl Db {
         // Reads are a few statement shapes run many times (a catalog
         // listing reads each package's links): parse each once.
         conn.set_prepared_statement_cache_capacity(64);
-        Ok(Db { conn, path: None })
+        Ok(Db { conn })
     }
 
     /// Insert `row` (columns it lacks are NULL).
