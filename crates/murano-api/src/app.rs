@@ -162,14 +162,15 @@ impl Req {
         self.json()?.ok_or_else(|| ApiError::plain(400))
     }
 
-    /// The body as JSON: `None` when empty, 400 when malformed.
+    /// The body as JSON: `None` when empty, 400 when malformed (worded as
+    /// Murano's resource answers a body its deserializer cannot read).
     pub fn json(&self) -> Result<Option<Value>, ApiError> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
         serde_json::from_slice(&self.body)
             .map(Some)
-            .map_err(|_| ApiError::detail(400, "Malformed JSON in request body."))
+            .map_err(|_| ApiError::bad_request("Malformed request body"))
     }
 }
 
