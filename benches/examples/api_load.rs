@@ -28,12 +28,6 @@ use murano_packages::pack::write_zip;
 use murano_packages::source::FileMap;
 use serde_json::{json, Value};
 
-/// The allocator the `murano` binary ships with, so the in-process server
-/// is timed as `murano serve` runs (the clients share it).
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 struct Options {
     url: Option<String>,
     packages: usize,
