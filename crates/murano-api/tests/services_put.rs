@@ -90,6 +90,10 @@ fn setup(s: &Server, n: usize) -> (String, String) {
     (env, sid)
 }
 
+/// A PUT: the path after `/services`, the body, the status, the answer
+/// when 200, the services read back afterwards.
+type Case = (&'static str, &'static [u8], u16, Option<Value>, Value);
+
 /// webob's plain 400 (no message of Murano's).
 const PLAIN_400: &str =
     "The server could not comply with the request since it is either malformed or otherwise incorrect.<br /><br />\n\n\n\n";
@@ -104,8 +108,7 @@ fn put_answers_as_murano_api() {
         u[0][k] = v;
         u
     };
-    // (path after /services, body, status, answer when 200, services after).
-    let cases: Vec<(&str, &[u8], u16, Option<Value>, Value)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "/a1/name",
             br#""new""#,

@@ -231,7 +231,7 @@ pub fn save(d: &Dashboard, req: &PageRequest, eid: &str, aid: &str) -> Page {
             &d.app,
             &api_req(&req.ctx, Some(&sid), &[], Some(&updated)),
             eid,
-            &aid,
+            aid,
         ))
     };
     match put() {

@@ -48,13 +48,13 @@ fn resolve(path: &str, root: &Value) -> Result<Option<Vec<Step>>, ApiError> {
                         return Err(internal());
                     };
                     match m.get("?") {
-                        None => {}
-                        Some(Value::Object(q)) => {
-                            if q.get("id").and_then(Value::as_str) == Some(seg) {
-                                found = Some(i);
-                                break;
-                            }
+                        Some(Value::Object(q))
+                            if q.get("id").and_then(Value::as_str) == Some(seg) =>
+                        {
+                            found = Some(i);
+                            break;
                         }
+                        None | Some(Value::Object(_)) => {}
                         Some(_) => return Err(internal()),
                     }
                 }
