@@ -38,6 +38,11 @@ impl Default for Limits {
 /// Everything a request handler needs.
 pub struct App {
     db: Mutex<Db>,
+    /// Read-only connections to the same file for requests that only
+    /// read (none for a database in memory: they share `db`).
+    readers: Vec<Mutex<Db>>,
+    /// The reader the next read request waits for when all are busy.
+    next_reader: std::sync::atomic::AtomicUsize,
     policy: RwLock<Policy>,
     /// The engine tasks go to.
     pub engine: Arc<dyn Engine>,
@@ -63,8 +68,16 @@ impl std::fmt::Debug for App {
 impl App {
     /// A server state over `db`, with `policy` and `engine`.
     pub fn new(db: Db, policy: Policy, engine: Arc<dyn Engine>, limits: Limits) -> App {
+        // One reader per core (at most 8): reads of different requests run
+        // side by side. A reader that cannot be opened is left out.
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let readers = (0..cores.clamp(2, 8))
+            .map_while(|_| db.reader().ok().flatten().map(Mutex::new))
+            .collect();
         App {
             db: Mutex::new(db),
+            readers,
+            next_reader: std::sync::atomic::AtomicUsize::new(0),
             policy: RwLock::new(policy),
             engine,
             loader: Arc::new(crate::upload::ZipLoader),
@@ -83,6 +96,26 @@ impl App {
     /// The database (one writer at a time: SQLite serialises writes anyway).
     pub fn db(&self) -> MutexGuard<'_, Db> {
         self.db.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A connection for a request that only reads: a free read-only one
+    /// of the file's if any (else the next one in turn), the database
+    /// itself when it has no readers (in memory). It sees every write
+    /// committed before the call.
+    pub fn read_db(&self) -> MutexGuard<'_, Db> {
+        if self.readers.is_empty() {
+            return self.db();
+        }
+        for r in &self.readers {
+            if let Ok(guard) = r.try_lock() {
+                return guard;
+            }
+        }
+        let i = self
+            .next_reader
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            % self.readers.len();
+        self.readers[i].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Replace the policy rule set.
@@ -129,14 +162,15 @@ impl Req {
         self.json()?.ok_or_else(|| ApiError::plain(400))
     }
 
-    /// The body as JSON: `None` when empty, 400 when malformed.
+    /// The body as JSON: `None` when empty, 400 when malformed (worded as
+    /// Murano's resource answers a body its deserializer cannot read).
     pub fn json(&self) -> Result<Option<Value>, ApiError> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
         serde_json::from_slice(&self.body)
             .map(Some)
-            .map_err(|_| ApiError::detail(400, "Malformed JSON in request body."))
+            .map_err(|_| ApiError::bad_request("Malformed request body"))
     }
 }
 

@@ -14,9 +14,11 @@ use crate::schema::{self, Column, Kind, Table};
 mod archives;
 mod artifacts;
 mod migrate;
+mod package_list;
 pub use archives::PackageHead;
 pub use artifacts::TaskArtifacts;
 pub use migrate::CURRENT as SCHEMA_VERSION;
+pub use package_list::{PackageFilter, PackageLinks, PackagePage, PackageScope};
 
 /// One row.
 pub type Row = Map<String, Value>;
@@ -133,8 +135,30 @@ impl Db {
         Self::init(conn)
     }
 
+    /// Another connection to the file of `self`, read-only (`None` for a
+    /// database in memory, which has no second connection): in WAL mode it
+    /// reads the last commit without waiting for the writer or other
+    /// readers. Writes through it fail.
+    pub fn reader(&self) -> Result<Option<Db>, StoreError> {
+        // SQLite's own name of the file ("" in memory; none when the
+        // name is not UTF-8, and then no readers either).
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        // A reader waits (briefly) only while the writer recovers or
+        // truncates the journal.
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.set_prepared_statement_cache_capacity(64);
+        Ok(Some(Db { conn }))
+    }
+
     fn init(conn: Connection) -> Result<Db, StoreError> {
         migrate::run(&conn)?;
+        conn.execute_batch(&package_list::sort_indexes())?;
         // Reads are a few statement shapes run many times (a catalog
         // listing reads each package's links): parse each once.
         conn.set_prepared_statement_cache_capacity(64);

@@ -227,11 +227,11 @@ pub fn save(d: &Dashboard, req: &PageRequest, eid: &str, aid: &str) -> Page {
     }
     let put = || {
         let sid = open_session(&d.app, &req.ctx, eid)?;
-        json_of(services::put(
+        json_of(services::replace(
             &d.app,
             &api_req(&req.ctx, Some(&sid), &[], Some(&updated)),
             eid,
-            Some(aid),
+            aid,
         ))
     };
     match put() {

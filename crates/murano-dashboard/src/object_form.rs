@@ -798,7 +798,7 @@ impl<'a> Form<'a> {
             let r = api_req(&self.req.ctx, Some(&sid), &[], Some(&model));
             match aid {
                 None => json_of(services::post(&self.d.app, &r, self.eid, None)),
-                Some(a) => json_of(services::put(&self.d.app, &r, self.eid, Some(a))),
+                Some(a) => json_of(services::replace(&self.d.app, &r, self.eid, a)),
             }
         };
         match call() {

@@ -15,6 +15,7 @@ pub mod services;
 pub mod sessions;
 pub mod statistics;
 pub mod templates;
+pub mod traverse_update;
 
 use serde_json::{json, Value};
 

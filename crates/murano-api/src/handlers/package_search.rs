@@ -1,16 +1,17 @@
 //! `GET /catalog/packages`: Murano's package search (filters, `search`
-//! ranking, `order_by`, `sort_dir`, `marker`, `limit`), evaluated over the
-//! package rows in memory.
+//! ranking, `order_by`, `sort_dir`, `marker`, `limit`): column filters,
+//! sorting and paging in SQL; filters on linked names and the ranking over
+//! the filtered rows in memory.
 
 use std::cmp::Ordering;
 
 use serde_json::{json, Value};
 
 use super::categories::validate_limit;
-use super::packages::package_dict;
+use super::packages::package_dict_with;
 use crate::app::{App, Outcome, Reply, Req};
 use crate::fault::ApiError;
-use crate::store::Row;
+use crate::store::{key, Db, PackageFilter, PackagePage, PackageScope, Row};
 
 const SUPPORTED: &[&str] = &[
     "id",
@@ -43,21 +44,8 @@ const SEARCH_FIELDS: &[&str] = &[
 /// The other text columns of a package (`dir(Package)` order).
 const OTHER_TEXT: &[&str] = &["id", "owner_id", "type", "ui_definition"];
 
-/// A package that passed the filters: its search rank, its row, and its
-/// dict when a filter built it.
-type Candidate = (Option<usize>, Row, Option<Value>);
-
-/// The package columns the filters, the sort keys and the marker read.
-const FILTERED_COLUMNS: &[&str] = &[
-    "id",
-    "owner_id",
-    "is_public",
-    "enabled",
-    "type",
-    "fully_qualified_name",
-    "name",
-    "created",
-];
+/// A package that passed the filters: its search rank, its row and dict.
+type Candidate = (Option<usize>, Row, Value);
 
 #[derive(Default)]
 struct Filters {
@@ -239,6 +227,9 @@ fn search_rank(p: &Row, d: &Value, words: &[String]) -> Option<usize> {
         .then_some(SEARCH_FIELDS.len())
 }
 
+/// The package columns a listing never shows (binaries, UI definition).
+const UNSHOWN: &[&str] = &["archive", "logo", "supplier_logo", "ui_definition"];
+
 /// `GET /catalog/packages`.
 pub fn search(app: &App, req: &Req) -> Outcome {
     app.check("get_package", &req.ctx, json!({}))?;
@@ -252,72 +243,122 @@ pub fn search(app: &App, req: &Req) -> Outcome {
     let catalog = req
         .param("catalog")
         .is_some_and(|c| c.eq_ignore_ascii_case("true"));
-    let tenant = req.ctx.tenant.clone().unwrap_or_default();
-    let db = app.db();
-    // The dict (links, classes) is built for every package only when a
-    // filter or the ranking reads it; otherwise for the page alone.
+    let is_true = |k: &str| f.one(k).is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    // The visibility and column filters run in SQL (bound values only).
+    let filter = PackageFilter {
+        tenant: req.ctx.tenant.clone().unwrap_or_default(),
+        scope: if catalog || (!req.ctx.is_admin && manage_public) {
+            PackageScope::OwnOrPublic
+        } else if req.ctx.is_admin {
+            PackageScope::All
+        } else {
+            PackageScope::Own
+        },
+        include_disabled: is_true("include_disabled"),
+        owned: is_true("owned"),
+        type_name: f.one("type").map(title),
+        ids: f.list("id").cloned(),
+        fqn: f.one("fqn").map(str::to_owned),
+        name: f.one("name").map(str::to_owned),
+    };
+    // An `order_by` whose values were all invalid (and dropped) sorts by
+    // `id` alone, as Murano's search does.
+    let mut keys: Vec<&str> = f
+        .list("order_by")
+        .map(|o| {
+            o.iter()
+                .map(|k| match k.as_str() {
+                    "fqn" => "fully_qualified_name",
+                    "created" => "created",
+                    _ => "name",
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| vec!["name"]);
+    keys.push("id");
+    let desc = f.one("sort_dir") == Some("desc");
+    // A read-only connection, and one snapshot for the page and its links.
+    app.read_db()
+        .transaction(|db| page(db, &f, &filter, &keys, desc, limit))
+}
+
+/// The listing's answer from `db`.
+fn page(
+    db: &Db,
+    f: &Filters,
+    filter: &PackageFilter,
+    keys: &[&str],
+    desc: bool,
+    limit: usize,
+) -> Outcome {
+    let marker = match f.one("marker") {
+        Some(m) => Some(
+            db.select_except("package", &key("id", m), "", UNSHOWN)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| ApiError::not_found(format!("Package id '{m}' not found")))?,
+        ),
+        None => None,
+    };
+    // Category, tag and class filters and the `search` ranking read each
+    // package's links: they run over the rows SQL filtered, with every
+    // link read at once. Without them SQL sorts and pages too.
     let needs_dict = f.list("category").is_some()
         || f.list("tag").is_some()
         || f.one("class_name").is_some()
         || f.one("search").is_some();
-    let mut rows: Vec<Candidate> = Vec::new();
-    // Without a dict-reading filter, only the columns filters and sorting
-    // read (the page's rows are read whole at the end); nothing here ever
-    // reads the binaries.
-    let skip: Vec<&str> = match crate::schema::table("package") {
-        Some(t) if !needs_dict => t
-            .columns
-            .iter()
-            .map(|c| c.name)
-            .filter(|c| !FILTERED_COLUMNS.contains(c))
-            .collect(),
-        _ => vec!["archive", "logo", "supplier_logo"],
+    let page: Vec<Value> = if needs_dict {
+        linked_page(db, f, filter, keys, desc, marker.as_ref(), limit)?
+    } else {
+        let rows = db.package_rows(
+            filter,
+            &PackagePage {
+                keys,
+                desc,
+                after: marker.as_ref(),
+                limit: Some(limit),
+            },
+            UNSHOWN,
+        )?;
+        let ids: Vec<String> = rows.iter().map(|p| text(&p["id"])).collect();
+        let mut links = db.package_links(Some(&ids))?;
+        rows.iter()
+            .zip(&ids)
+            .map(|(p, id)| package_dict_with(p, links.remove(id).unwrap_or_default()))
+            .collect()
     };
-    for p in db.select_except("package", &Row::new(), "", &skip)? {
-        let mine = p["owner_id"].as_str() == Some(tenant.as_str());
-        let public = p["is_public"] == json!(true);
-        let visible = if catalog || (!req.ctx.is_admin && manage_public) {
-            mine || public
-        } else {
-            req.ctx.is_admin || mine
-        };
-        if !visible {
-            continue;
-        }
-        if !f
-            .one("include_disabled")
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-            && p["enabled"] == json!(false)
-        {
-            continue;
-        }
-        if f.one("owned")
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-            && !mine
-        {
-            continue;
-        }
-        if f.one("type").is_some_and(|t| text(&p["type"]) != title(t)) {
-            continue;
-        }
-        if f.list("id")
-            .is_some_and(|ids| !ids.contains(&text(&p["id"])))
-        {
-            continue;
-        }
-        if f.one("fqn")
-            .is_some_and(|v| text(&p["fully_qualified_name"]) != v)
-        {
-            continue;
-        }
-        if f.one("name").is_some_and(|v| text(&p["name"]) != v) {
-            continue;
-        }
-        if !needs_dict {
-            rows.push((None, p, None));
-            continue;
-        }
-        let d = package_dict(&db, &p)?;
+    let mut result = json!({});
+    if page.len() == limit {
+        result["next_marker"] = page.last().map(|d| d["id"].clone()).unwrap_or(Value::Null);
+    }
+    result["packages"] = Value::Array(page);
+    Ok(Reply::Json(result))
+}
+
+/// The page of a listing filtered by linked names or ranked by `search`:
+/// the dicts of the packages after `marker`, at most `limit`.
+fn linked_page(
+    db: &Db,
+    f: &Filters,
+    filter: &PackageFilter,
+    keys: &[&str],
+    desc: bool,
+    marker: Option<&Row>,
+    limit: usize,
+) -> Result<Vec<Value>, ApiError> {
+    let all = PackagePage {
+        keys: &[],
+        desc: false,
+        after: None,
+        limit: None,
+    };
+    let mut links = db.package_links(None)?;
+    let words: Option<Vec<String>> = f
+        .one("search")
+        .map(|s| s.split([';', ',']).map(str::to_owned).collect());
+    let mut rows: Vec<Candidate> = Vec::new();
+    for p in db.package_rows(filter, &all, &["archive", "logo", "supplier_logo"])? {
+        let d = package_dict_with(&p, links.remove(&text(&p["id"])).unwrap_or_default());
         let any_in = |field: &str, wanted: Option<&Vec<String>>| {
             wanted.is_none_or(|w| {
                 d[field]
@@ -340,34 +381,15 @@ pub fn search(app: &App, req: &Req) -> Outcome {
                 continue;
             }
         }
-        let rank = match f.one("search") {
-            Some(s) => {
-                let words: Vec<String> = s.split([';', ',']).map(str::to_owned).collect();
-                match search_rank(&p, &d, &words) {
-                    Some(r) => Some(r),
-                    None => continue,
-                }
-            }
+        let rank = match &words {
+            Some(words) => match search_rank(&p, &d, words) {
+                Some(r) => Some(r),
+                None => continue,
+            },
             None => None,
         };
-        rows.push((rank, p, Some(d)));
+        rows.push((rank, p, d));
     }
-    // An `order_by` whose values were all invalid (and dropped) sorts by
-    // `id` alone, as Murano's search does.
-    let mut keys: Vec<&str> = f
-        .list("order_by")
-        .map(|o| {
-            o.iter()
-                .map(|k| match k.as_str() {
-                    "fqn" => "fully_qualified_name",
-                    "created" => "created",
-                    _ => "name",
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| vec!["name"]);
-    keys.push("id");
-    let desc = f.one("sort_dir") == Some("desc");
     let cmp_keys = |a: &Row, b: &Row| -> Ordering {
         let o = keys
             .iter()
@@ -394,45 +416,13 @@ pub fn search(app: &App, req: &Req) -> Outcome {
             }
         })
     });
-    let mut rows: Vec<Candidate> = keyed.into_iter().map(|(_, r)| r).collect();
-    if let Some(m) = f.one("marker") {
-        let marker = db
-            .get("package", m)?
-            .ok_or_else(|| ApiError::not_found(format!("Package id '{m}' not found")))?;
-        rows.retain(|(_, p, _)| cmp_keys(p, &marker) == Ordering::Greater);
-    }
-    rows.truncate(limit);
-    let mut result = json!({});
-    if rows.len() == limit {
-        result["next_marker"] = rows
-            .last()
-            .map(|r| r.1["id"].clone())
-            .unwrap_or(Value::Null);
-    }
-    let mut page = Vec::with_capacity(rows.len());
-    for (_, p, d) in rows {
-        page.push(match d {
-            Some(d) => d,
-            None => {
-                let id = text(&p["id"]);
-                // The page's rows whole but for the binaries a listing never
-                // shows (hexing every archive of the page dominated it).
-                let whole = db
-                    .select_except(
-                        "package",
-                        &crate::store::key("id", id.as_str()),
-                        "",
-                        &["archive", "logo", "supplier_logo"],
-                    )?
-                    .into_iter()
-                    .next()
-                    .unwrap_or(p);
-                package_dict(&db, &whole)?
-            }
-        });
-    }
-    result["packages"] = json!(page);
-    Ok(Reply::Json(result))
+    Ok(keyed
+        .into_iter()
+        .map(|(_, r)| r)
+        .filter(|(_, p, _)| marker.is_none_or(|m| cmp_keys(p, m) == Ordering::Greater))
+        .take(limit)
+        .map(|(_, _, d)| d)
+        .collect())
 }
 
 #[cfg(test)]

@@ -14,27 +14,26 @@ use crate::store::{key, unhex, Db, Row};
 /// A package as `to_dict` shows it: no binary columns, with its category
 /// and tag names and class names.
 pub fn package_dict(db: &Db, p: &Row) -> Result<Value, ApiError> {
+    let id = p["id"].as_str().unwrap_or("").to_owned();
+    let links = db
+        .package_links(Some(std::slice::from_ref(&id)))?
+        .remove(&id)
+        .unwrap_or_default();
+    Ok(package_dict_with(p, links))
+}
+
+/// [`package_dict`] with the package's linked names already read (a
+/// listing reads them for its whole page at once).
+pub fn package_dict_with(p: &Row, links: crate::store::PackageLinks) -> Value {
     let mut d = render(
         "package",
         p,
         &["archive", "logo", "ui_definition", "supplier_logo"],
     );
-    let id = p["id"].clone();
-    d["categories"] = json!(linked_names(
-        db,
-        "package_to_category",
-        "category_id",
-        "category",
-        &id
-    )?);
-    d["tags"] = json!(linked_names(db, "package_to_tag", "tag_id", "tag", &id)?);
-    let classes: Vec<Value> = db
-        .select("class_definition", &key("package_id", id), "")?
-        .into_iter()
-        .map(|c| c["name"].clone())
-        .collect();
-    d["class_definitions"] = json!(classes);
-    Ok(d)
+    d["categories"] = Value::Array(links.categories);
+    d["tags"] = Value::Array(links.tags);
+    d["class_definitions"] = Value::Array(links.classes);
+    d
 }
 
 fn linked_names(

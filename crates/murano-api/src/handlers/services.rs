@@ -60,26 +60,6 @@ fn segments(path: &str) -> Vec<&str> {
     path.split('/').filter(|s| !s.is_empty()).collect()
 }
 
-/// Murano's `TraverseHelper.update`: set the node at `path`.
-fn set_at(doc: &mut Value, path: &str, value: Value) -> Option<()> {
-    let segs = segments(path);
-    let (last, init) = segs.split_last()?;
-    match node_mut(doc, init)? {
-        Value::Object(m) => {
-            m.insert((*last).to_owned(), value);
-        }
-        Value::Array(a) => {
-            let slot = match last.parse::<usize>() {
-                Ok(i) => a.get_mut(i)?,
-                Err(_) => a.iter_mut().find(|x| x["?"]["id"].as_str() == Some(last))?,
-            };
-            *slot = value;
-        }
-        _ => return None,
-    }
-    Some(())
-}
-
 /// Murano's `TraverseHelper.remove`.
 fn remove_at(doc: &mut Value, path: &str) -> Option<()> {
     let segs = segments(path);
@@ -171,19 +151,60 @@ pub fn post(app: &App, req: &Req, env_id: &str, path: Option<&str>) -> Outcome {
     Ok(Reply::Json(body))
 }
 
-/// `PUT /environments/{id}/services[/{path}]`: replace the node.
+/// `PUT /environments/{id}/services[/{path}]`: set the node at the path
+/// as Murano's `TraverseHelper.update` does (a falsy body sets `[]`).
 pub fn put(app: &App, req: &Req, env_id: &str, path: Option<&str>) -> Outcome {
-    let body = req.json()?.unwrap_or(json!([]));
+    let body = req.json()?.filter(truthy).unwrap_or(json!([]));
     let db = app.db();
     let sid = verify_session(&db, req)?;
     check_env(&db, req, env_id)?;
     let mut objects = env_description(&db, env_id, Some(&sid))?["Objects"].take();
-    set_at(&mut objects, &full_path(path), body.clone()).ok_or_else(|| ApiError::plain(404))?;
+    // Murano's path: the one given after `/services/`, a trailing slash
+    // kept (an empty last key).
+    let path = match path.filter(|p| !p.is_empty()) {
+        Some(p) => format!("/services/{p}"),
+        None => "/services".to_owned(),
+    };
+    super::traverse_update::update(&mut objects, &path, body.clone())?;
+    super::traverse_update::touch(&mut objects, &clock::now().replace('T', " "))?;
+    save(&db, &sid, objects)?;
+    Ok(Reply::Json(body))
+}
+
+/// Replace application `app_id` of the session's model by the body (the
+/// dashboard's edit of an application; Murano's API has no such call: its
+/// `PUT` at an application's path is a 400, see [`put`]). 404 when the
+/// model has no such application.
+pub fn replace(app: &App, req: &Req, env_id: &str, app_id: &str) -> Outcome {
+    let body = req.required_json()?;
+    let db = app.db();
+    let sid = verify_session(&db, req)?;
+    check_env(&db, req, env_id)?;
+    let mut objects = env_description(&db, env_id, Some(&sid))?["Objects"].take();
+    let slot = objects
+        .get_mut("services")
+        .and_then(Value::as_array_mut)
+        .and_then(|a| a.iter_mut().find(|x| x["?"]["id"].as_str() == Some(app_id)))
+        .ok_or_else(|| ApiError::plain(404))?;
+    *slot = body.clone();
     if let Some(q) = objects.get_mut("?").and_then(Value::as_object_mut) {
         q.insert("updated".into(), json!(clock::now().replace('T', " ")));
     }
     save(&db, &sid, objects)?;
     Ok(Reply::Json(body))
+}
+
+/// Python's truth of a JSON value (`null`, `false`, `0`, `""`, `[]` and
+/// `{}` are false).
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
 }
 
 /// `DELETE /environments/{id}/services/{path}`.
@@ -204,8 +225,7 @@ mod tests {
     #[test]
     fn edits_by_object_id() {
         let mut d = json!({"services": [{"?": {"id": "a"}, "n": 1}, {"?": {"id": "b"}, "n": 2}]});
-        set_at(&mut d, "/services/b/n", json!(3)).unwrap();
-        assert_eq!(d["services"][1]["n"], 3);
+        d["services"][1]["n"] = json!(3);
         remove_at(&mut d, "/services/a").unwrap();
         assert_eq!(d, json!({"services": [{"?": {"id": "b"}, "n": 3}]}));
         assert!(remove_at(&mut d, "/services/zz").is_none());
