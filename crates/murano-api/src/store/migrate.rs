@@ -11,18 +11,44 @@ use super::{Db, StoreError};
 
 /// The migrations, in order: the version each one brings the file to and
 /// its SQL.
-const MIGRATIONS: &[(i64, &str)] = &[(
-    1,
-    // The offline cloud of each environment (Heat stacks, counters) kept
-    // from one engine task to the next.
-    "CREATE TABLE IF NOT EXISTS \"environment_cloud\" (\
+const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        1,
+        // The offline cloud of each environment (Heat stacks, counters) kept
+        // from one engine task to the next.
+        "CREATE TABLE IF NOT EXISTS \"environment_cloud\" (\
          \"environment_id\" TEXT PRIMARY KEY, \
          \"state\" TEXT NOT NULL, \
          \"updated\" TEXT)",
-)];
+    ),
+    (
+        3,
+        // `murano env` shares the file: what it keeps of each task it
+        // runs beyond Murano's `task` row (the process running it, so a
+        // killed one is found; the engine's outcome, raw reports, Heat
+        // operations, agent plans, log and final model), and where each
+        // package it imported came from and its version.
+        "CREATE TABLE IF NOT EXISTS \"env_run\" (\
+         \"task_id\" TEXT PRIMARY KEY, \
+         \"pid\" INTEGER NOT NULL, \
+         \"kind\" TEXT NOT NULL, \
+         \"state\" TEXT NOT NULL, \
+         \"outcome\" TEXT, \
+         \"reports\" TEXT, \
+         \"heat\" TEXT, \
+         \"agent_plans\" TEXT, \
+         \"log\" TEXT, \
+         \"final_model\" TEXT); \
+         CREATE TABLE IF NOT EXISTS \"package_source\" (\
+         \"package_id\" TEXT PRIMARY KEY, \
+         \"source\" TEXT NOT NULL, \
+         \"version\" TEXT NOT NULL, \
+         \"files\" INTEGER NOT NULL)",
+    ),
+];
 
 /// The version this build writes.
-pub const CURRENT: i64 = 1;
+pub const CURRENT: i64 = 3;
 
 /// Prepare the file at `conn`: refuse a newer one, create Murano's tables
 /// (`schema`) where missing, then bring it to [`CURRENT`], each step in a
