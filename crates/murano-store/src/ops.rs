@@ -87,7 +87,7 @@ impl Store {
             Json::Null,
             |(o, m, a)| json!({"object_id": o, "method": m, "args": a}),
         );
-        let deployment = self.begin_deployment(&env.id, &task.kind, &action_json)?;
+        let (deployment, task_id) = self.begin_deployment(&env.id, &task.kind, &action_json)?;
         let wrapper = model::engine_task(
             task.model.clone(),
             task.action
@@ -108,19 +108,6 @@ impl Store {
         let reaction =
             model::process_result(&record.final_model, record.raised(), record.report_levels());
         let failed = record.raised() || record.report_levels().contains(&"error");
-        let environment = match &reaction {
-            ApiReaction::Stored {
-                description,
-                environment_status,
-                status_text,
-                ..
-            } => Some((
-                description.clone(),
-                environment_status.clone(),
-                status_text.clone(),
-            )),
-            ApiReaction::Removed => None,
-        };
         let result = TaskResult {
             outcome: record.outcome.clone(),
             reports: record.recording.reports.clone(),
@@ -129,10 +116,10 @@ impl Store {
             log: record.log.clone(),
             final_model: record.final_model.clone(),
             failed,
-            environment,
+            api_result: murano_api::worker::task_result(&wrapper, &record),
             cloud: record.cloud_after.to_json(),
         };
-        self.finish_deployment(deployment, &env.id, &result)?;
+        self.finish_deployment(&task_id, &env.id, &result)?;
         Ok(EnvTaskRun {
             deployment,
             record,
