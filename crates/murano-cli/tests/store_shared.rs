@@ -237,6 +237,13 @@ fn an_environment_of_murano_env_is_served_by_the_api() {
         "{texts:?}"
     );
     assert_eq!(texts.last(), Some(&"Deployment finished"), "{texts:?}");
+    // The dashboard on the same port shows it, with its deployment.
+    let page = ok(&srv, "GET", "/environments", None, None);
+    assert!(page.as_str().is_some_and(|p| p.contains("shop")), "{page}");
+    let page = ok(&srv, "GET", &format!("/environments/{env}"), None, None);
+    let page = page.as_str().unwrap_or_default();
+    assert!(page.contains("notes-db"), "{page}");
+    assert!(page.contains("Deployment finished"), "{page}");
     // Another project sees none of it.
     let (status, _) = {
         let agent: ureq::Agent = ureq::Agent::config_builder()

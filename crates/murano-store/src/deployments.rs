@@ -236,14 +236,11 @@ impl Store {
                     result.final_model.to_string()
                 ],
             )?;
-            for r in &result.reports {
-                let mut r = r.clone();
-                // A message that is not a string is stored as its JSON
-                // text, as the API's engine stores it.
-                if !r["text"].is_null() && !r["text"].is_string() {
-                    r["text"] = json!(r["text"].to_string());
+            if !result.reports_stored {
+                for r in &result.reports {
+                    let r = crate::ops::stored_report(r.clone());
+                    results::record_report(db, env, &r)?;
                 }
-                results::record_report(db, env, &r)?;
             }
             if db.get("environment", env)?.is_some() {
                 db.set_cloud_state(env, &result.cloud)?;

@@ -198,6 +198,9 @@ pub struct TaskResult {
     pub final_model: Json,
     /// Whether it failed (raised, or an error report).
     pub failed: bool,
+    /// Whether the reports already reached the status table as they were
+    /// made (else they are stored with the result).
+    pub reports_stored: bool,
     /// The result Murano's engine sends the API (`{model, action}`).
     pub api_result: Json,
     /// The cloud after the task.

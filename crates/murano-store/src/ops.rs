@@ -97,13 +97,31 @@ impl Store {
             &offline.project_id,
             &offline.user_id,
         );
+        // Each report reaches Murano's status table as it is made (over a
+        // connection of its own: the engine reports from its thread), so
+        // an API client polling the deployment follows it.
+        let live = murano_api::store::Db::open(&self.path)
+            .ok()
+            .map(std::sync::Mutex::new);
+        let reports_stored = live.is_some();
+        let env_id = env.id.clone();
+        let recorder: ReportObserver = std::sync::Arc::new(move |r: &murano_yaql::eval::Value| {
+            if let Some(db) = &live {
+                let report = stored_report(murano_engine::deploy::value_to_json(r));
+                let db = db.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = murano_api::handlers::results::record_report(&db, &env_id, &report);
+            }
+            if let Some(o) = &observer {
+                o(r);
+            }
+        });
         let record = run_task_observed(
             packages,
             &cloud,
             offline,
             &wrapper,
             &DeployOptions::default(),
-            observer,
+            Some(recorder),
         );
         let reaction =
             model::process_result(&record.final_model, record.raised(), record.report_levels());
@@ -116,6 +134,7 @@ impl Store {
             log: record.log.clone(),
             final_model: record.final_model.clone(),
             failed,
+            reports_stored,
             api_result: murano_api::worker::task_result(&wrapper, &record),
             cloud: record.cloud_after.to_json(),
         };
@@ -127,4 +146,13 @@ impl Store {
             failed,
         })
     }
+}
+
+/// A report as the status table keeps it: a message that is not a
+/// string as its JSON text, as the API's engine stores it.
+pub(crate) fn stored_report(mut r: Json) -> Json {
+    if !r["text"].is_null() && !r["text"].is_string() {
+        r["text"] = json!(r["text"].to_string());
+    }
+    r
 }

@@ -32,6 +32,7 @@ fn finished(failed: bool) -> TaskResult {
         log: vec![json!({"level": "INFO", "message": "m"})],
         final_model: json!({}),
         failed,
+        reports_stored: false,
         api_result: json!({"model": {"Objects": {"?": {"id": "e1"}, "applications": []},
                                      "ObjectsCopy": {}},
                            "action": {"isException": false, "result": null}}),
