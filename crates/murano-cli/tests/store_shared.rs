@@ -32,7 +32,7 @@ impl Drop for Server {
     }
 }
 
-fn start(db: &Path, core: &Path, cloud: &Path) -> Server {
+fn start(db: &Path, core: &Path, cloud: &Path, extra: &[&str]) -> Server {
     let mut child = murano()
         .args(["serve", "--listen", "127.0.0.1:0", "--workers", "1", "--db"])
         .arg(db)
@@ -40,6 +40,7 @@ fn start(db: &Path, core: &Path, cloud: &Path) -> Server {
         .arg(core)
         .arg("--cloud")
         .arg(cloud)
+        .args(extra)
         .env_remove("MURANO_CATALOG")
         .env_remove("MURANO_API_TOKEN")
         .stderr(Stdio::piped())
@@ -183,7 +184,7 @@ fn an_environment_of_murano_env_is_served_by_the_api() {
     let deployed = env_cli(&db, &cloud, &["deploy", "shop"]);
     assert_eq!(deployed["status"], "Deployment finished", "{deployed}");
 
-    let srv = start(&db, &core, &cloud);
+    let srv = start(&db, &core, &cloud, &[]);
     // The catalog `murano catalog import` filled is the API's.
     let packages = ok(&srv, "GET", "/v1/catalog/packages", None, None);
     let names: Vec<&str> = packages["packages"]
@@ -266,7 +267,7 @@ fn an_environment_of_the_api_is_murano_envs() {
     let Some((_scratch, db, cloud, core)) = setup("store-shared-api") else {
         return;
     };
-    let srv = start(&db, &core, &cloud);
+    let srv = start(&db, &core, &cloud, &[]);
     let env = ok(
         &srv,
         "POST",
@@ -344,4 +345,108 @@ fn an_environment_of_the_api_is_murano_envs() {
         .as_array()
         .unwrap()
         .is_empty());
+}
+
+/// A package whose deployment counts for a while (to be caught running).
+fn slow_package(scratch: &Scratch) -> std::path::PathBuf {
+    scratch.write(
+        "slow/manifest.yaml",
+        "Format: 1.0\nType: Application\nFullName: io.example.Slow\nName: Slow\nClasses:\n  io.example.Slow: Slow.yaml\n",
+    );
+    scratch.write(
+        "slow/Classes/Slow.yaml",
+        "Namespaces:\n  =: io.example\n  std: io.murano\nName: Slow\nExtends: std:Application\n\
+         Properties:\n  rounds:\n    Contract: $.int().notNull()\n\
+         Methods:\n  deploy:\n    Body:\n      - $i: 0\n      - While: $i < $.rounds\n        Do:\n          - $i: $i + 1\n",
+    );
+    scratch.path("slow")
+}
+
+#[test]
+fn one_deployment_at_a_time_across_murano_env_and_murano_serve() {
+    let Some((scratch, db, cloud, core)) = setup("store-shared-busy") else {
+        return;
+    };
+    let slow = slow_package(&scratch);
+    cli(&db, &["catalog", "import", s(&slow)]);
+    let env = env_cli(&db, &cloud, &["create", "busy"])["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    env_cli(
+        &db,
+        &cloud,
+        &[
+            "add",
+            "busy",
+            "io.example.Slow",
+            "--name",
+            "s",
+            "--set",
+            "rounds=100000000",
+        ],
+    );
+    let mut deploying = murano()
+        .args(["env", "deploy", "busy", "--cloud", s(&cloud)])
+        .env("MURANO_DB", &db)
+        .env_remove("MURANO_CATALOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the deployment to start", || {
+        env_cli(&db, &cloud, &["show", "busy"])["status"] == "deploying"
+    });
+    // A server started meanwhile leaves the live process's deployment
+    // running, and refuses a session on the environment.
+    // Fuel enough for the server's own deployment of it to run a while.
+    let srv = start(&db, &core, &cloud, &["--max-fuel", "100000000000"]);
+    let shown = ok(&srv, "GET", &format!("/v1/environments/{env}"), None, None);
+    assert_eq!(shown["status"], "deploying", "{shown}");
+    let (status, body) = call(
+        &srv,
+        "POST",
+        &format!("/v1/environments/{env}/configure"),
+        None,
+        None,
+    );
+    assert_eq!(status, 403, "{body}");
+    // The process is killed: the next murano env fails the deployment,
+    // and the API sees it failed.
+    deploying.kill().unwrap();
+    deploying.wait().unwrap();
+    let deps = env_cli(&db, &cloud, &["deployments", "busy"]);
+    assert_eq!(deps[0]["state"], "interrupted", "{deps}");
+    let shown = ok(&srv, "GET", &format!("/v1/environments/{env}"), None, None);
+    assert_eq!(shown["status"], "deploy failure", "{shown}");
+    // A deployment the API started is refused to murano env while it runs.
+    let sid = ok(
+        &srv,
+        "POST",
+        &format!("/v1/environments/{env}/configure"),
+        None,
+        None,
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ok(
+        &srv,
+        "POST",
+        &format!("/v1/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    let refused = murano()
+        .args(["env", "deploy", "busy", "--cloud", s(&cloud)])
+        .env("MURANO_DB", &db)
+        .env_remove("MURANO_CATALOG")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("already being deployed"),
+        "{}",
+        text(&refused.stderr)
+    );
 }
