@@ -132,6 +132,34 @@ fn instance(id: &str) -> Value {
            "assignFloatingIp": false, "availabilityZone": "nova"})
 }
 
+/// Uploads a package zip as python-muranoclient does (multipart: the
+/// JSON `__metadata__` part and the file).
+fn upload(srv: &Server, zip: &[u8]) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut body = b"--B\r\nContent-Disposition: form-data; name=\"__metadata__\"\r\n\r\n{}\r\n--B\r\nContent-Disposition: form-data; name=\"pkg\"; filename=\"pkg.zip\"\r\n\r\n".to_vec();
+    body.extend_from_slice(zip);
+    body.extend_from_slice(b"\r\n--B--\r\n");
+    let req = ureq::http::Request::builder()
+        .method("POST")
+        .uri(format!("{}/v1/catalog/packages", srv.url))
+        .header("X-Project-Id", PROJECT)
+        .header("X-User-Id", USER)
+        .header("Content-Type", "multipart/form-data; boundary=B")
+        .body(body)
+        .unwrap();
+    let mut resp = agent.run(req).unwrap();
+    let status = resp.status().as_u16();
+    assert_eq!(
+        status,
+        200,
+        "{}",
+        resp.body_mut().read_to_string().unwrap_or_default()
+    );
+}
+
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(120);
     while !done() {
@@ -264,7 +292,7 @@ fn an_environment_of_murano_env_is_served_by_the_api() {
 
 #[test]
 fn an_environment_of_the_api_is_murano_envs() {
-    let Some((_scratch, db, cloud, core)) = setup("store-shared-api") else {
+    let Some((scratch, db, cloud, core)) = setup("store-shared-api") else {
         return;
     };
     let srv = start(&db, &core, &cloud, &[]);
@@ -305,6 +333,22 @@ fn an_environment_of_the_api_is_murano_envs() {
     wait_for("the API's deployment", || {
         ok(&srv, "GET", &format!("/v1/environments/{env}"), None, None)["status"] == "ready"
     });
+
+    // A package uploaded through the API is in `murano catalog`'s list.
+    let zip = scratch.path("greetings.zip");
+    let packed = murano()
+        .arg("package")
+        .arg(examples().join("packages/greetings"))
+        .arg("-o")
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert!(packed.status.success(), "{}", text(&packed.stderr));
+    upload(&srv, &std::fs::read(&zip).unwrap());
+    let shown = cli(&db, &["catalog", "show", "com.example.Greetings"]);
+    assert_eq!(shown["source"], "uploaded through the API", "{shown}");
+    assert_eq!(shown["classes"][0], "com.example.Greeter", "{shown}");
+    assert_eq!(shown["version"], "1.2.0", "{shown}");
 
     // `murano env` lists and shows it, with its deployment.
     let list = env_cli(&db, &cloud, &["list"]);
