@@ -22,9 +22,9 @@
 //! deployments of processes that are gone (their environments `deploy
 //! failure`). Only one deployment of an environment runs at a time,
 //! whichever process starts it. A file that is not SQLite, is damaged,
-//! belongs to another application, was written by the first `murano env`
-//! (its own format) or comes from a newer version is refused and never
-//! written.
+//! belongs to another application or comes from a newer version is
+//! refused and never written; a store of the first `murano env` (its own
+//! tables) is carried over to Murano's, the old file kept beside it.
 
 #![forbid(unsafe_code)]
 
@@ -33,6 +33,7 @@ mod deployments;
 mod environments;
 mod ops;
 mod schema;
+mod upgrade;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -227,9 +228,13 @@ fn parse(text: &str, what: &str) -> Result<Json> {
 
 /// Opens (or creates) the database at `path` for `murano serve`, with
 /// the checks of [`Store::open`]: a file that is not a store is refused
-/// untouched.
+/// untouched, and a store of the first `murano env` format is carried
+/// over to Murano's tables (the old file kept as `<file>.first-format`).
 pub fn open_db(path: &Path) -> Result<Db> {
-    schema::check_file(path)?;
+    if let Some(version) = schema::check_file(path)? {
+        upgrade::first_format(path, version)?;
+        schema::check_file(path)?;
+    }
     Db::open(path).map_err(|e| refused(path, e.to_string()))
 }
 

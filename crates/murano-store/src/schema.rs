@@ -10,7 +10,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::{refused, Result};
 
 /// `PRAGMA application_id` of the store the first `murano env` wrote
-/// (its own tables, before it shared Murano's): refused, not migrated.
+/// (its own tables, before it shared Murano's): carried over.
 pub const OLD_APPLICATION_ID: i32 = 0x4d55_5253;
 
 /// The newest schema version (Murano's tables and the migrations after).
@@ -22,13 +22,13 @@ const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 const MURANO_TABLES: &[&str] = &["environment", "package", "session", "task"];
 
 /// Refuses, without changing it, a file that is not a store this murano
-/// can open: not SQLite, damaged, another application's, `murano env`'s
-/// earlier format, or a newer schema. A missing or empty file is a new
-/// store.
-pub(crate) fn check_file(path: &Path) -> Result<()> {
+/// can open: not SQLite, damaged, another application's, or a newer
+/// schema. A missing or empty file is a new store. A store of the first
+/// `murano env` format gives its schema version (to be carried over).
+pub(crate) fn check_file(path: &Path) -> Result<Option<i32>> {
     let mut f = match std::fs::File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(refused(path, format!("cannot read it: {e}"))),
     };
     let mut head = Vec::new();
@@ -37,7 +37,7 @@ pub(crate) fn check_file(path: &Path) -> Result<()> {
         .read_to_end(&mut head)
         .map_err(|e| refused(path, format!("cannot read it: {e}")))?;
     if head.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     if head.as_slice() != SQLITE_HEADER {
         return Err(refused(path, "not an SQLite database"));
@@ -67,12 +67,7 @@ pub(crate) fn check_file(path: &Path) -> Result<()> {
             .map_err(damaged)?
     };
     if app == OLD_APPLICATION_ID {
-        return Err(refused(
-            path,
-            "a store of an earlier murano (the `murano env` store of its own format, \
-             before it shared Murano's tables with `murano serve`), which this murano \
-             does not migrate; import the packages again into a new store (--db)",
-        ));
+        return Ok(Some(version));
     }
     if app != 0
         || (!tables.is_empty() && !MURANO_TABLES.iter().any(|t| tables.iter().any(|n| n == t)))
@@ -85,5 +80,5 @@ pub(crate) fn check_file(path: &Path) -> Result<()> {
             format!("schema version {version} is newer than this murano's ({SCHEMA_VERSION})"),
         ));
     }
-    Ok(())
+    Ok(None)
 }

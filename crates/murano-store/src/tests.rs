@@ -79,15 +79,98 @@ fn foreign_and_corrupt_files_are_refused_untouched() {
     assert!(matches!(open_db(&other), Err(StoreError::Refused { .. })));
 }
 
+/// The tables of the first `murano env` store (its schema 1).
+const FIRST_FORMAT: &str = "CREATE TABLE packages (name TEXT PRIMARY KEY, version TEXT NOT NULL,
+        source TEXT NOT NULL, classes TEXT NOT NULL, imported INTEGER NOT NULL);
+     CREATE TABLE package_files (package TEXT NOT NULL, path TEXT NOT NULL, bytes BLOB NOT NULL,
+        PRIMARY KEY (package, path));
+     CREATE TABLE environments (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+        status TEXT NOT NULL, status_text TEXT NOT NULL, description TEXT NOT NULL,
+        pending TEXT, cloud TEXT NOT NULL, created INTEGER NOT NULL);
+     CREATE TABLE deployments (id INTEGER PRIMARY KEY AUTOINCREMENT, environment TEXT NOT NULL,
+        kind TEXT NOT NULL, action TEXT, state TEXT NOT NULL, pid INTEGER NOT NULL,
+        started INTEGER NOT NULL, finished INTEGER, outcome TEXT, final_model TEXT);
+     CREATE TABLE records (deployment INTEGER NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL,
+        body TEXT NOT NULL, PRIMARY KEY (deployment, kind, seq));";
+
 #[test]
-fn a_store_of_the_first_format_is_refused_by_name() {
+fn a_store_of_the_first_format_is_carried_over() {
     let path = temp("old");
     {
         let c = Connection::open(&path).unwrap();
+        // As the first store ran: in WAL mode.
+        c.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+        c.execute_batch(FIRST_FORMAT).unwrap();
         c.execute_batch(
-            "CREATE TABLE environments (id TEXT PRIMARY KEY); PRAGMA user_version = 1;",
+            "INSERT INTO packages VALUES ('demo.App', '1.2.0', 'the/demo', '[\"demo.App\"]', 1);
+             INSERT INTO package_files VALUES ('demo.App', 'manifest.yaml',
+               CAST('FullName: demo.App
+Version: 1.2.0
+Classes:
+  demo.App: App.yaml
+' AS BLOB));
+             INSERT INTO package_files VALUES ('demo.App', 'Classes/App.yaml',
+               CAST('Name: demo.App
+' AS BLOB));
+             INSERT INTO environments VALUES ('e1', 'shop', 'pending', 'Deployment finished',
+               '{\"Objects\": {\"?\": {\"id\": \"e1\"}, \"services\": []}, \"project_id\": \"p1\"}',
+               '{\"Objects\": {\"?\": {\"id\": \"e1\"}, \"services\": [1]}}', '{}', 5);
+             INSERT INTO environments VALUES ('e2', 'idle', 'ready', '',
+               '{\"Objects\": {\"?\": {\"id\": \"e2\"}}}', NULL, '{}', 6);
+             INSERT INTO deployments VALUES (1, 'e1', 'deploy',
+               '{\"object_id\": \"e1\", \"method\": \"deploy\", \"args\": {}}', 'success', 7,
+               10, 11, '{\"ok\": true, \"result\": null}', '{\"Objects\": {}}');
+             INSERT INTO records VALUES (1, 'report', 0, '{\"id\": \"e1\", \"text\": \"hi\", \"level\": \"info\"}');
+             INSERT INTO records VALUES (1, 'log', 0, '{\"message\": \"m\"}');
+             PRAGMA user_version = 1;",
         )
         .unwrap();
+        c.pragma_update(None, "application_id", OLD_APPLICATION_ID)
+            .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    // The earlier file is kept beside it, whole.
+    let kept = path.with_file_name("store.db.first-format");
+    let old = Connection::open(&kept).unwrap();
+    let n: i64 = old
+        .query_row("SELECT COUNT(*) FROM environments", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+    drop(old);
+    let p = s.package("demo.App").unwrap();
+    assert_eq!(
+        (p.version.as_str(), p.source.as_str()),
+        ("1.2.0", "the/demo")
+    );
+    let shop = s.environment("shop").unwrap();
+    assert_eq!(shop.status, "pending");
+    assert_eq!(shop.status_text, "hi");
+    assert_eq!(shop.pending.unwrap()["Objects"]["services"], json!([1]));
+    assert_eq!(
+        s.db().get("environment", "e1").unwrap().unwrap()["tenant_id"],
+        "p1"
+    );
+    let deps = s.deployments("e1").unwrap();
+    assert_eq!((deps[0].id, deps[0].state.as_str()), (1, "success"));
+    assert_eq!(deps[0].reports[0]["text"], "hi");
+    assert_eq!(
+        s.records(&deps[0].task, "log").unwrap(),
+        [json!({"message": "m"})]
+    );
+    assert_eq!(s.environment("idle").unwrap().status, "ready");
+    drop(s);
+    // Carried over once: the file is now a store of Murano's tables.
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.environments().unwrap().len(), 2);
+}
+
+#[test]
+fn a_later_first_format_schema_is_refused_by_name() {
+    let path = temp("old2");
+    {
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(FIRST_FORMAT).unwrap();
+        c.execute_batch("PRAGMA user_version = 2").unwrap();
         c.pragma_update(None, "application_id", OLD_APPLICATION_ID)
             .unwrap();
     }
