@@ -132,6 +132,9 @@ impl Db {
         // A server's journal: readers do not wait for the writer, and a
         // commit is one append (synced at checkpoints), not several syncs.
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
+        // `murano env` and `murano serve` share the file: a writer waits
+        // for the other process's commit instead of failing at once.
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
         Self::init(conn)
     }
 
@@ -333,12 +336,42 @@ impl Db {
             .next())
     }
 
-    /// Run `f` in one transaction: all its writes or none.
+    /// Run `f` in one transaction: all its writes or none. Transactions
+    /// nest (a savepoint inside an outer one).
     pub fn transaction<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Db) -> Result<T, E>,
     ) -> Result<T, E> {
-        self.conn.execute_batch("BEGIN").map_err(StoreError::from)?;
+        self.conn
+            .execute_batch("SAVEPOINT murano_tx")
+            .map_err(StoreError::from)?;
+        match f(self) {
+            Ok(v) => {
+                self.conn
+                    .execute_batch("RELEASE murano_tx")
+                    .map_err(StoreError::from)?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self
+                    .conn
+                    .execute_batch("ROLLBACK TO murano_tx; RELEASE murano_tx");
+                Err(e)
+            }
+        }
+    }
+
+    /// Run `f` in a transaction that takes the write lock first (`BEGIN
+    /// IMMEDIATE`): what it reads no other process changes before it
+    /// commits (one deployment of an environment at a time across
+    /// processes sharing the file).
+    pub fn immediate<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Db) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(StoreError::from)?;
         match f(self) {
             Ok(v) => {
                 self.conn
@@ -351,6 +384,12 @@ impl Db {
                 Err(e)
             }
         }
+    }
+
+    /// The connection, for the tables outside Murano's (`murano env`'s
+    /// records of the tasks it runs).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
     }
 }
 

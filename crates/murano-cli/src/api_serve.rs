@@ -10,7 +10,6 @@ use std::sync::Arc;
 use clap::Args;
 use murano_api::engine_catalog::EngineCatalog;
 use murano_api::policy::Policy;
-use murano_api::store::Db;
 use murano_api::worker::{WorkerEngine, WorkerOptions};
 use murano_api::{App, Limits, ServeConfig};
 
@@ -36,8 +35,10 @@ use murano_api::{App, Limits, ServeConfig};
 /// Example: murano serve --db ./api.db --listen 127.0.0.1:8082
 #[derive(Args)]
 pub(crate) struct ServeArgs {
-    /// The API's database (SQLite, Murano's tables); default: MURANO_API_DB,
-    /// else murano/api.db under XDG_DATA_HOME or ~/.local/share.
+    /// The store (SQLite, Murano's tables), shared with `murano env` and
+    /// `murano catalog`; default: MURANO_API_DB, else their default
+    /// (MURANO_DB, else murano/murano.db under XDG_DATA_HOME or
+    /// ~/.local/share).
     #[arg(long)]
     db: Option<PathBuf>,
     /// Address and port to listen on.
@@ -109,16 +110,14 @@ pub(crate) fn system_packages(
     (out, warnings)
 }
 
+/// `MURANO_API_DB`, else the store `murano env` uses by default
+/// (`MURANO_DB`, else murano/murano.db under XDG_DATA_HOME or
+/// ~/.local/share): one file for both.
 fn default_db() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("MURANO_API_DB").filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(p));
     }
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .ok_or("no --db given and neither XDG_DATA_HOME nor HOME is set")?;
-    Ok(base.join("murano").join("api.db"))
+    crate::env_cmd::default_db()
 }
 
 pub(crate) fn run(args: &ServeArgs) -> ExitCode {
@@ -153,7 +152,9 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let db = Db::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // The store `murano env` and `murano catalog` use too, refused when
+    // it is not one (untouched).
+    let db = murano_store::open_db(&path).map_err(|e| e.to_string())?;
     // Tasks a previous process left running can no longer finish.
     let interrupted =
         murano_api::handlers::recovery::fail_interrupted(&db).map_err(|e| e.body())?;

@@ -27,7 +27,7 @@ pub(crate) enum Format {
 
 /// The store's default place: `$XDG_DATA_HOME/murano/murano.db`, else
 /// `~/.local/share/murano/murano.db`; `MURANO_DB` overrides both.
-fn default_db() -> Result<PathBuf, String> {
+pub(crate) fn default_db() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("MURANO_DB").filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(p));
     }
@@ -614,7 +614,7 @@ fn go(args: &EnvArgs) -> Result<ExitCode, String> {
                 None => list.last(),
             }
             .ok_or("no such deployment")?;
-            let log = store.records(d.id, "log").map_err(|e| e.to_string())?;
+            let log = store.records(&d.task, "log").map_err(|e| e.to_string())?;
             if json_out {
                 outln!(
                     "{}",

@@ -87,7 +87,7 @@ impl Store {
             Json::Null,
             |(o, m, a)| json!({"object_id": o, "method": m, "args": a}),
         );
-        let deployment = self.begin_deployment(&env.id, &task.kind, &action_json)?;
+        let (deployment, task_id) = self.begin_deployment(&env.id, &task.kind, &action_json)?;
         let wrapper = model::engine_task(
             task.model.clone(),
             task.action
@@ -97,30 +97,35 @@ impl Store {
             &offline.project_id,
             &offline.user_id,
         );
+        // Each report reaches Murano's status table as it is made (over a
+        // connection of its own: the engine reports from its thread), so
+        // an API client polling the deployment follows it.
+        let live = murano_api::store::Db::open(&self.path)
+            .ok()
+            .map(std::sync::Mutex::new);
+        let reports_stored = live.is_some();
+        let env_id = env.id.clone();
+        let recorder: ReportObserver = std::sync::Arc::new(move |r: &murano_yaql::eval::Value| {
+            if let Some(db) = &live {
+                let report = stored_report(murano_engine::deploy::value_to_json(r));
+                let db = db.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = murano_api::handlers::results::record_report(&db, &env_id, &report);
+            }
+            if let Some(o) = &observer {
+                o(r);
+            }
+        });
         let record = run_task_observed(
             packages,
             &cloud,
             offline,
             &wrapper,
             &DeployOptions::default(),
-            observer,
+            Some(recorder),
         );
         let reaction =
             model::process_result(&record.final_model, record.raised(), record.report_levels());
         let failed = record.raised() || record.report_levels().contains(&"error");
-        let environment = match &reaction {
-            ApiReaction::Stored {
-                description,
-                environment_status,
-                status_text,
-                ..
-            } => Some((
-                description.clone(),
-                environment_status.clone(),
-                status_text.clone(),
-            )),
-            ApiReaction::Removed => None,
-        };
         let result = TaskResult {
             outcome: record.outcome.clone(),
             reports: record.recording.reports.clone(),
@@ -129,10 +134,11 @@ impl Store {
             log: record.log.clone(),
             final_model: record.final_model.clone(),
             failed,
-            environment,
+            reports_stored,
+            api_result: murano_api::worker::task_result(&wrapper, &record),
             cloud: record.cloud_after.to_json(),
         };
-        self.finish_deployment(deployment, &env.id, &result)?;
+        self.finish_deployment(&task_id, &env.id, &result)?;
         Ok(EnvTaskRun {
             deployment,
             record,
@@ -140,4 +146,13 @@ impl Store {
             failed,
         })
     }
+}
+
+/// A report as the status table keeps it: a message that is not a
+/// string as its JSON text, as the API's engine stores it.
+pub(crate) fn stored_report(mut r: Json) -> Json {
+    if !r["text"].is_null() && !r["text"].is_string() {
+        r["text"] = json!(r["text"].to_string());
+    }
+    r
 }

@@ -271,6 +271,13 @@ pub fn remove(db: &Db, env_id: &str) -> Result<(), ApiError> {
     db.transaction(|db| {
         for task in db.select("task", &key("environment_id", env_id), "")? {
             db.delete("status", &key("task_id", task["id"].clone()))?;
+            // What `murano env` kept of the tasks it ran.
+            db.connection()
+                .execute(
+                    "DELETE FROM env_run WHERE task_id = ?1",
+                    [&task["id"].as_str().unwrap_or("")],
+                )
+                .map_err(StoreError::from)?;
         }
         db.delete("task", &key("environment_id", env_id))?;
         db.delete("session", &key("environment_id", env_id))?;

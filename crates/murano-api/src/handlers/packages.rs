@@ -167,13 +167,23 @@ pub fn delete(app: &App, req: &Req, id: &str) -> Outcome {
         authorize(&p, req, false)?;
     }
     db.transaction(|db| {
-        for t in ["package_to_category", "package_to_tag", "class_definition"] {
-            db.delete(t, &key("package_id", id))?;
-        }
-        db.delete("package", &key("id", id))?;
+        remove_package(db, id)?;
         Ok::<_, ApiError>(())
     })?;
     Ok(Reply::Empty)
+}
+
+/// Remove package `id` and what hangs off it (its classes, links, and
+/// the source `murano catalog import` recorded).
+pub fn remove_package(db: &Db, id: &str) -> Result<(), ApiError> {
+    for t in ["package_to_category", "package_to_tag", "class_definition"] {
+        db.delete(t, &key("package_id", id))?;
+    }
+    db.delete("package", &key("id", id))?;
+    db.connection()
+        .execute("DELETE FROM package_source WHERE package_id = ?1", [id])
+        .map_err(crate::store::StoreError::from)?;
+    Ok(())
 }
 
 /// The id of the tag named `name`, created when missing.
@@ -444,6 +454,51 @@ pub fn upload(app: &App, req: &Req) -> Outcome {
             "Package with specified full name is already registered",
         ));
     }
+    let is_public = meta.get("is_public").cloned().unwrap_or(json!(false));
+    let enabled = meta.get("enabled").cloned().unwrap_or(json!(true));
+    let stored = NewPackage {
+        archive: &file.content,
+        loaded: &pkg,
+        name: &name,
+        owner: &tenant,
+        is_public,
+        enabled,
+        tags: &tags,
+        categories: &meta_names(&meta, "categories"),
+    };
+    let id = db.transaction(|db| insert_package(db, &stored))?;
+    let p = db
+        .get("package", &id)?
+        .ok_or_else(|| ApiError::plain(404))?;
+    Ok(Reply::Json(package_dict(&db, &p)?))
+}
+
+/// A package to store in the catalog: its archive and what was read from
+/// it, with the catalog's settings.
+#[derive(Debug)]
+pub struct NewPackage<'a> {
+    /// The zip archive.
+    pub archive: &'a [u8],
+    /// What the loader read from it.
+    pub loaded: &'a crate::upload::LoadedPackage,
+    /// The display name.
+    pub name: &'a str,
+    /// The owning tenant.
+    pub owner: &'a str,
+    /// `is_public` (JSON, as the upload's metadata gives it).
+    pub is_public: Value,
+    /// `enabled` (JSON).
+    pub enabled: Value,
+    /// Its tags.
+    pub tags: &'a [String],
+    /// Its categories (which must exist).
+    pub categories: &'a [String],
+}
+
+/// Store `p` as a new package (its row, classes, tags and categories),
+/// as an upload does; its id. Run it in a transaction.
+pub fn insert_package(db: &Db, p: &NewPackage<'_>) -> Result<String, ApiError> {
+    let pkg = p.loaded;
     let id = clock::new_id();
     let now = clock::now();
     let hexed = |b: &Option<Vec<u8>>| {
@@ -454,23 +509,17 @@ pub fn upload(app: &App, req: &Req) -> Outcome {
         ("id", json!(id)),
         ("created", json!(now)),
         ("updated", json!(now)),
-        ("archive", json!({"$hex": crate::store::hex(&file.content)})),
+        ("archive", json!({"$hex": crate::store::hex(p.archive)})),
         ("fully_qualified_name", json!(pkg.full_name)),
         ("type", json!(pkg.package_type)),
         ("author", pkg.author.clone()),
         ("supplier", pkg.supplier.clone()),
-        ("name", json!(name)),
-        (
-            "enabled",
-            meta.get("enabled").cloned().unwrap_or(json!(true)),
-        ),
+        ("name", json!(p.name)),
+        ("enabled", p.enabled.clone()),
         ("description", pkg.description.clone()),
-        (
-            "is_public",
-            meta.get("is_public").cloned().unwrap_or(json!(false)),
-        ),
+        ("is_public", p.is_public.clone()),
         ("logo", hexed(&pkg.logo)),
-        ("owner_id", json!(tenant)),
+        ("owner_id", json!(p.owner)),
         (
             "ui_definition",
             pkg.ui.clone().map_or(Value::Null, Value::String),
@@ -480,30 +529,24 @@ pub fn upload(app: &App, req: &Req) -> Outcome {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    db.transaction(|db| {
-        db.insert("package", &row)?;
-        for c in &pkg.classes {
-            let class: Row = [
-                ("id".to_owned(), json!(clock::new_id())),
-                ("name".to_owned(), json!(c)),
-                ("package_id".to_owned(), json!(id)),
-                ("created".to_owned(), json!(now)),
-                ("updated".to_owned(), json!(now)),
-            ]
-            .into_iter()
-            .collect();
-            db.insert("class_definition", &class)?;
-        }
-        for t in &tags {
-            link(db, &id, "tags", t)?;
-        }
-        for c in meta_names(&meta, "categories") {
-            link(db, &id, "categories", &c)?;
-        }
-        Ok::<_, ApiError>(())
-    })?;
-    let p = db
-        .get("package", &id)?
-        .ok_or_else(|| ApiError::plain(404))?;
-    Ok(Reply::Json(package_dict(&db, &p)?))
+    db.insert("package", &row)?;
+    for c in &pkg.classes {
+        let class: Row = [
+            ("id".to_owned(), json!(clock::new_id())),
+            ("name".to_owned(), json!(c)),
+            ("package_id".to_owned(), json!(id)),
+            ("created".to_owned(), json!(now)),
+            ("updated".to_owned(), json!(now)),
+        ]
+        .into_iter()
+        .collect();
+        db.insert("class_definition", &class)?;
+    }
+    for t in p.tags {
+        link(db, &id, "tags", t)?;
+    }
+    for c in p.categories {
+        link(db, &id, "categories", c)?;
+    }
+    Ok(id)
 }

@@ -35,10 +35,34 @@ const MIGRATIONS: &[(i64, &str)] = &[
          CREATE INDEX IF NOT EXISTS \"ix_task_artifacts_environment_id\" \
          ON \"task_artifacts\" (\"environment_id\")",
     ),
+    (
+        3,
+        // `murano env` shares the file: what it keeps of each task it
+        // runs beyond Murano's `task` row (the process running it, so a
+        // killed one is found; the engine's outcome, raw reports, Heat
+        // operations, agent plans, log and final model), and where each
+        // package it imported came from and its version.
+        "CREATE TABLE IF NOT EXISTS \"env_run\" (\
+         \"task_id\" TEXT PRIMARY KEY, \
+         \"pid\" INTEGER NOT NULL, \
+         \"kind\" TEXT NOT NULL, \
+         \"state\" TEXT NOT NULL, \
+         \"outcome\" TEXT, \
+         \"reports\" TEXT, \
+         \"heat\" TEXT, \
+         \"agent_plans\" TEXT, \
+         \"log\" TEXT, \
+         \"final_model\" TEXT); \
+         CREATE TABLE IF NOT EXISTS \"package_source\" (\
+         \"package_id\" TEXT PRIMARY KEY, \
+         \"source\" TEXT NOT NULL, \
+         \"version\" TEXT NOT NULL, \
+         \"files\" INTEGER NOT NULL)",
+    ),
 ];
 
 /// The version this build writes.
-pub const CURRENT: i64 = 2;
+pub const CURRENT: i64 = 3;
 
 /// Prepare the file at `conn`: refuse a newer one, create Murano's tables
 /// (`schema`) where missing, then bring it to [`CURRENT`], each step in a
@@ -170,7 +194,7 @@ mod tests {
             .unwrap();
         }
         let db = Db::open(&path).unwrap();
-        assert_eq!(db.schema_version().unwrap(), 2);
+        assert_eq!(db.schema_version().unwrap(), CURRENT);
         assert_eq!(db.cloud_state("e").unwrap(), Some(json!({"heat": {}})));
         let kept = super::super::TaskArtifacts {
             heat: vec![json!({"op": "create"})],
