@@ -403,6 +403,13 @@ fn run_one(shared: &Shared, app: &Arc<App>, task: &Value) {
 /// bytes of them (as JSON text) in order; each list past the budget ends
 /// in one `{"omitted": n}` note.
 pub fn task_artifacts(recording: &Recording, max: usize) -> TaskArtifacts {
+    bounded_artifacts(&recording.heat, &recording.agent_plans, max)
+}
+
+/// The Heat operations `heat` and agent plans `plans` of a task, at most
+/// `max` bytes of them (as JSON text) in order, as [`task_artifacts`]
+/// keeps them: for tasks run outside the worker (`murano env`).
+pub fn bounded_artifacts(heat: &[Value], plans: &[Value], max: usize) -> TaskArtifacts {
     let mut left = max;
     let mut keep = |items: &[Value]| -> Vec<Value> {
         let mut kept = Vec::new();
@@ -418,8 +425,8 @@ pub fn task_artifacts(recording: &Recording, max: usize) -> TaskArtifacts {
         }
         kept
     };
-    let heat = keep(&recording.heat);
-    let agent_plans = keep(&recording.agent_plans);
+    let heat = keep(heat);
+    let agent_plans = keep(plans);
     TaskArtifacts { heat, agent_plans }
 }
 

@@ -4,6 +4,7 @@
 use murano_api::handlers::recovery::{fail_task, process_alive};
 use murano_api::handlers::{env_status, results, sessions};
 use murano_api::store::{key, Db, Row};
+use murano_api::worker::{bounded_artifacts, WorkerOptions};
 use rusqlite::OptionalExtension;
 use serde_json::{json, Value as Json};
 
@@ -244,6 +245,14 @@ impl Store {
             }
             if db.get("environment", env)?.is_some() {
                 db.set_cloud_state(env, &result.cloud)?;
+                // What the deployment sent, for the dashboard's deployment
+                // page, bounded as the API's worker bounds it.
+                let kept = bounded_artifacts(
+                    &result.heat,
+                    &result.agent_plans,
+                    WorkerOptions::default().max_artifacts,
+                );
+                db.set_task_artifacts(task, env, &kept)?;
             }
             results::process_result(db, env, &result.api_result)?;
             Ok::<_, StoreError>(())

@@ -232,6 +232,10 @@ fn one_deployment_of_an_environment_at_a_time() {
     assert_eq!(deps[0].kind, "deploy");
     assert_eq!(deps[0].reports[0]["text"], "hi");
     assert_eq!(s.records(&task, "heat").unwrap(), [json!({"op": "push"})]);
+    // What it sent, where the dashboard's deployment page reads it.
+    let sent = s.db().task_artifacts(&task).unwrap().unwrap();
+    assert_eq!(sent.heat, [json!({"op": "push"})]);
+    assert!(sent.agent_plans.is_empty());
     // Murano's rows: the task finished, its reports as status rows.
     let t = s.db().get("task", &task).unwrap().unwrap();
     assert!(!t["finished"].is_null());
