@@ -358,3 +358,38 @@ fn the_shortcut_answers_only_its_own_pages_within_its_limits() {
     assert_eq!(get(&authority), 200);
     drop(idle);
 }
+
+#[test]
+fn idle_connections_do_not_starve_the_dashboard_of_ui_serve() {
+    let shop = common::examples().join("packages/shop");
+    let args: [&std::ffi::OsStr; 3] = ["ui".as_ref(), "serve".as_ref(), shop.as_os_str()];
+    // Under 1 GiB of address space, as the preview's test (serve.rs):
+    // idle connections beyond --max-connections are closed, not served
+    // by a thread each.
+    let (_server, url) = match common::murano_limited(1 << 30) {
+        Some(command) => common::serve_in(command, &args),
+        None => {
+            println!("prlimit absent: serving without a memory limit");
+            common::serve(&args)
+        }
+    };
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let mut idle = Vec::new();
+    for _ in 0..200 {
+        if let Ok(stream) = std::net::TcpStream::connect(&authority) {
+            idle.push(stream);
+        }
+    }
+    assert!(idle.len() > 150, "{} connections opened", idle.len());
+    let status = raw_status(
+        &authority,
+        &format!("GET /catalog HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"),
+    );
+    assert_eq!(status, 200);
+    drop(idle);
+}

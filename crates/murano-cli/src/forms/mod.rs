@@ -1,4 +1,6 @@
-//! `murano forms serve`: the MuranoPL forms design in a browser. A form is
+//! `murano forms serve`: the MuranoPL forms design in a browser, as the
+//! dashboard's class form for one package ([`crate::dashboard_open`]),
+//! or with `--preview` as the preview here. There a form is
 //! generated from the JSON schema of a class (and one per model builder),
 //! grouped by `formSection`, ordered by `formIndex`, with the UI hints of
 //! meta (titles, descriptions, help texts, hidden fields); a submitted form
@@ -20,8 +22,8 @@ use murano_ui::host::SystemEntropy;
 use self::app::FormsApp;
 use crate::schema::load_catalog;
 
-/// Preview the forms generated from MuranoPL classes (the MuranoPL forms
-/// design) in a browser.
+/// The forms generated from MuranoPL classes (the MuranoPL forms design)
+/// in a browser.
 #[derive(Args)]
 pub(crate) struct FormsArgs {
     #[command(subcommand)]

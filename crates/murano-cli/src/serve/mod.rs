@@ -1,14 +1,14 @@
-//! The local web server behind `murano ui serve` (`crate::ui`) and
-//! `murano forms serve` (`crate::forms`), which give it their pages as an
-//! [`App`]: a local web preview of a
-//! package's forms. A small HTTP server of its own ([`http`]) bound to
-//! the loopback interface answers with server-rendered HTML; the package
-//! is read again on every page load and nothing is ever written to disk.
+//! The local web server behind `murano ui serve` and `murano forms
+//! serve`, which give it their pages as an [`App`]: the dashboard's for
+//! one package (`crate::dashboard_open`), or with `--preview` a local web
+//! preview of a package's forms (`crate::ui`, `crate::forms`), which
+//! reads the package again on every page load. A small HTTP server of its
+//! own ([`http`]) bound to the loopback interface answers with
+//! server-rendered HTML; nothing is ever written to disk.
 //!
 //! Only the pages of a browser on this machine may use it: a request
 //! naming another host (DNS rebinding) gets `421`, a post from another
-//! origin `403`, and whatever runs MuranoPL (the dry-run deploy) is a
-//! post.
+//! origin `403`, and whatever runs MuranoPL (a deploy) is a post.
 
 pub(crate) mod html;
 pub(crate) mod http;
