@@ -1,13 +1,16 @@
-//! `murano ui serve --dashboard` and `murano forms serve --dashboard`:
+//! `murano ui serve` and `murano forms serve` (without `--preview`):
 //! shortcuts into the dashboard of `murano serve` for one package. A
 //! server over an in-memory store starts with the package imported (and
 //! the engine's system packages from --catalog), an environment is
 //! created for it, and the address of its Dynamic UI wizard (or the
-//! MuranoPL form of its class) in that environment is printed. Nothing
+//! MuranoPL form of a class) in that environment is printed. Nothing
 //! is written to disk; the store is gone when the server stops.
+//!
+//! The pages are served by the previews' own hardened server
+//! ([`crate::serve`]): loopback only, the Host header checked (421
+//! otherwise), posts from other origins refused, bounded connections,
+//! timeouts and bodies (`--max-connections` and the timeout options).
 
-use std::io::Write;
-use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -16,9 +19,11 @@ use murano_api::engine_catalog::EngineCatalog;
 use murano_api::policy::Policy;
 use murano_api::store::Db;
 use murano_api::worker::{WorkerEngine, WorkerOptions};
-use murano_api::{App, Limits, ServeConfig};
+use murano_api::{App, Limits};
 use murano_dashboard::calls::{api_req, json_of, message};
-use murano_dashboard::{local_context, Dashboard, Page, PageRequest};
+use murano_dashboard::{local_context, Dashboard, Method, Page, PageRequest};
+
+use crate::serve::{Reply, Request};
 
 /// Which page of the package the shortcut opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,8 +45,13 @@ pub(crate) struct Shortcut<'a> {
     pub(crate) catalog: &'a [PathBuf],
     /// The port on 127.0.0.1 (0: any free one).
     pub(crate) port: u16,
+    /// The server's connection, timeout limits.
+    pub(crate) limits: &'a crate::serve::ServeOptions,
     /// The page to open.
     pub(crate) opens: Opens,
+    /// The class whose form opens (`forms serve CLASS`); none: the
+    /// package's main class.
+    pub(crate) class: Option<&'a str>,
     /// The cloud resources the forms list, when given (`--cloud`).
     pub(crate) cloud: Option<murano_dashboard::cloud::CloudResources>,
 }
@@ -49,7 +59,7 @@ pub(crate) struct Shortcut<'a> {
 /// Serve `s` until the process ends.
 pub(crate) fn run(s: Shortcut<'_>) -> ExitCode {
     match serve(s) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err((command, e)) => {
             eprintln!("{command}: {e}");
             ExitCode::FAILURE
@@ -57,7 +67,7 @@ pub(crate) fn run(s: Shortcut<'_>) -> ExitCode {
     }
 }
 
-fn serve(s: Shortcut<'_>) -> Result<(), (String, String)> {
+fn serve(s: Shortcut<'_>) -> Result<ExitCode, (String, String)> {
     let command = s.command.to_owned();
     let fail = |e: String| (command.clone(), e);
     let (system, warnings) = crate::api_serve::system_packages(s.catalog);
@@ -78,42 +88,80 @@ fn serve(s: Shortcut<'_>) -> Result<(), (String, String)> {
         dashboard.cloud = cloud;
     }
     let (pid, name) = import(&app, s.package).map_err(&fail)?;
+    // The --catalog packages join the store's catalog too, so that object
+    // fields offer their classes and application fields their wizards.
+    // One that cannot be imported (a name already there, the served
+    // package's among them) is left out: the engine still has it.
+    for root in s.catalog {
+        for path in crate::files::find_packages(root) {
+            let _ = import(&app, &path);
+        }
+    }
     let eid = match dashboard.dispatch(&PageRequest::post("/environments", &[("name", &name)])) {
         Page::Redirect(to) => to.rsplit('/').next().unwrap_or("").to_owned(),
         _ => return Err(fail("cannot create an environment for the package".into())),
     };
-    let path = match s.opens {
+    let mut home = match s.opens {
         Opens::Wizard => format!("/environments/{eid}/add/{pid}"),
         Opens::Form => format!("/environments/{eid}/form/{pid}"),
     };
-    let dashboard = Arc::new(dashboard);
-    let cfg = ServeConfig {
-        listen: SocketAddr::from((Ipv4Addr::LOCALHOST, s.port)),
-        token: None,
-        limits: Limits::default(),
-        workers: 2,
-    };
+    if let Some(class) = s.class {
+        home.push_str("?class=");
+        home.push_str(&murano_dashboard::html::url_encode(class));
+    }
+    for w in &warnings {
+        eprintln!("{w}");
+    }
     let what = match s.opens {
         Opens::Wizard => "the wizard",
         Opens::Form => "the form",
     };
-    let label = s.package.display().to_string();
-    murano_api::server::serve_blocking_with(
-        app,
-        cfg,
-        move |shared| murano_dashboard::router_for(dashboard, shared.token),
-        |addr| {
-            // On stdout, as the previews print theirs.
-            let _ = writeln!(
-                std::io::stdout(),
-                "Serving {what} of {label} in the dashboard at http://{addr}{path} (Ctrl-C to stop)"
-            );
-            for w in &warnings {
-                let _ = writeln!(std::io::stderr(), "{w}");
-            }
-        },
-    )
-    .map_err(|e| fail(e.to_string()))
+    let what = format!("{what} of {} in the dashboard", s.package.display());
+    let mut pages = Pages { dashboard, home };
+    let code = crate::serve::serve(s.port, s.limits, &what, &mut pages);
+    // The engine's threads end with the process.
+    drop(engine);
+    Ok(code)
+}
+
+/// The dashboard's pages as an app of the previews' server, all asked
+/// by the local tenant.
+struct Pages {
+    dashboard: Dashboard,
+    home: String,
+}
+
+impl crate::serve::App for Pages {
+    fn handle(&mut self, request: &Request) -> Reply {
+        self.handle_with_query(request, "")
+    }
+
+    fn handle_with_query(&mut self, request: &Request, query: &str) -> Reply {
+        let req = PageRequest {
+            method: match request.method {
+                crate::serve::Method::Get => Method::Get,
+                crate::serve::Method::Post => Method::Post,
+                crate::serve::Method::Other => Method::Other,
+            },
+            path: request.path.clone(),
+            query: murano_api::server::parse_query(query),
+            form: request.form.clone(),
+            ctx: local_context(),
+        };
+        match self.dashboard.dispatch(&req) {
+            Page::Html(status, body) => Reply::Html(status, body),
+            Page::Redirect(to) => Reply::Redirect(to),
+            Page::Bytes(content_type, body) => Reply::Bytes(content_type, body),
+        }
+    }
+
+    fn stylesheet(&self) -> &'static str {
+        murano_dashboard::html::STYLESHEET
+    }
+
+    fn home(&self) -> String {
+        self.home.clone()
+    }
 }
 
 /// Import the package at `path` as the local tenant through the API's

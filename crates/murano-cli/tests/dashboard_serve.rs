@@ -1,8 +1,9 @@
 //! The dashboard's pages on `murano serve`'s port over HTTP: the token
 //! gate (sign in once, then a cookie), posts from other sites refused, the
-//! form body limit, and the pages next to the API; `murano ui serve
-//! --dashboard` and `murano forms serve --dashboard` as shortcuts into
-//! these pages for one package.
+//! form body limit, and the pages next to the API; `murano ui serve` and
+//! `murano forms serve` as shortcuts into these pages for one package,
+//! with the previews' server limits (Host checked, posts from other
+//! origins refused, bounded connections).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -196,7 +197,7 @@ fn redirected(url: &str) -> String {
 }
 
 #[test]
-fn ui_serve_with_dashboard_opens_the_packages_wizard_in_an_environment_made_for_it() {
+fn ui_serve_opens_the_packages_wizard_in_an_environment_made_for_it() {
     let shop = common::examples().join("packages/shop");
     let scratch = common::Scratch::new("ui-dashboard");
     let cloud = scratch.write(
@@ -209,7 +210,6 @@ fn ui_serve_with_dashboard_opens_the_packages_wizard_in_an_environment_made_for_
         shop.as_os_str(),
         "--cloud".as_ref(),
         cloud.as_os_str(),
-        "--dashboard".as_ref(),
     ]);
     let base = url.split("/environments/").next().unwrap().to_owned();
     assert!(
@@ -243,7 +243,7 @@ fn ui_serve_with_dashboard_opens_the_packages_wizard_in_an_environment_made_for_
 }
 
 #[test]
-fn forms_serve_with_dashboard_opens_the_class_form_of_the_package() {
+fn forms_serve_opens_the_class_form_of_the_package() {
     let Some(core) = common::core_library() else {
         return;
     };
@@ -266,4 +266,130 @@ fn forms_serve_with_dashboard_opens_the_class_form_of_the_package() {
     // The class's form: its muranoObject property offers both storages.
     assert!(form.contains("new:com.example.FileStorage"), "{form}");
     assert!(form.contains("new:com.example.BucketStorage"), "{form}");
+}
+
+#[test]
+fn forms_serve_opens_the_form_of_the_class_it_names() {
+    let Some(core) = common::core_library() else {
+        return;
+    };
+    let blog = common::examples().join("packages/blog");
+    let (_server, url) = common::serve(&[
+        "forms".as_ref(),
+        "serve".as_ref(),
+        blog.as_os_str(),
+        "com.example.BucketStorage".as_ref(),
+        "--catalog".as_ref(),
+        core.as_os_str(),
+    ]);
+    assert!(url.ends_with("?class=com.example.BucketStorage"), "{url}");
+    let (status, _, form) = send("GET", &url, &[], b"");
+    assert_eq!(status, 200, "{form}");
+    assert!(form.contains("com.example.BucketStorage"), "{form}");
+    // The form posts back to the same class.
+    assert!(
+        form.contains("?class=com.example.BucketStorage\""),
+        "{form}"
+    );
+    assert!(!form.contains("new:com.example.FileStorage"), "{form}");
+    // A class the package does not have: 404 with its name.
+    let other = url.replace("BucketStorage", "Nothing");
+    let (status, _, page) = send("GET", &other, &[], b"");
+    assert_eq!(status, 404, "{page}");
+    assert!(page.contains("com.example.Nothing"), "{page}");
+}
+
+/// A raw HTTP/1.1 exchange: the status of the answer.
+fn raw_status(authority: &str, request: &str) -> u16 {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_shortcut_answers_only_its_own_pages_within_its_limits() {
+    let shop = common::examples().join("packages/shop");
+    let (_server, url) = common::serve(&[
+        "ui".as_ref(),
+        "serve".as_ref(),
+        shop.as_os_str(),
+        "--max-connections".as_ref(),
+        "1".as_ref(),
+        "--idle-timeout".as_ref(),
+        "30".as_ref(),
+    ]);
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let get = |host: &str| {
+        raw_status(
+            &authority,
+            &format!("GET /catalog HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    assert_eq!(get(&authority), 200);
+    // A name that is not the server's (DNS rebinding): 421.
+    assert_eq!(get("evil.example"), 421);
+    // A post from another origin: 403, and no environment made.
+    let post = format!(
+        "POST /environments HTTP/1.1\r\nHost: {authority}\r\nOrigin: http://evil.example\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\n\
+         Connection: close\r\n\r\nname=pwned"
+    );
+    assert_eq!(raw_status(&authority, &post), 403);
+    let (_, _, envs) = send("GET", &format!("http://{authority}/environments"), &[], b"");
+    assert!(!envs.contains("pwned"), "{envs}");
+    // One connection at most: an idle one gives way to a new request
+    // (the idle timeout is far longer than this test).
+    let idle = std::net::TcpStream::connect(&authority).unwrap();
+    assert_eq!(get(&authority), 200);
+    drop(idle);
+}
+
+#[test]
+fn idle_connections_do_not_starve_the_dashboard_of_ui_serve() {
+    let shop = common::examples().join("packages/shop");
+    let args: [&std::ffi::OsStr; 3] = ["ui".as_ref(), "serve".as_ref(), shop.as_os_str()];
+    // Under 1 GiB of address space, as the preview's test (serve.rs):
+    // idle connections beyond --max-connections are closed, not served
+    // by a thread each.
+    let (_server, url) = match common::murano_limited(1 << 30) {
+        Some(command) => common::serve_in(command, &args),
+        None => {
+            println!("prlimit absent: serving without a memory limit");
+            common::serve(&args)
+        }
+    };
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let mut idle = Vec::new();
+    for _ in 0..200 {
+        if let Ok(stream) = std::net::TcpStream::connect(&authority) {
+            idle.push(stream);
+        }
+    }
+    assert!(idle.len() > 150, "{} connections opened", idle.len());
+    let status = raw_status(
+        &authority,
+        &format!("GET /catalog HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"),
+    );
+    assert_eq!(status, 200);
+    drop(idle);
 }

@@ -1,6 +1,8 @@
-//! `murano ui serve` and `murano forms serve` over plain HTTP (no browser
-//! needed): loopback only, redirects after posts, errors with their
-//! status, bounded request bodies.
+//! `murano ui serve --preview` and `murano forms serve --preview` over
+//! plain HTTP (no browser needed): loopback only, redirects after posts,
+//! errors with their status, bounded request bodies. The dashboard these
+//! commands open by default is served by the same server (its limits are
+//! checked in `dashboard_serve.rs`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -66,6 +68,7 @@ fn the_wizard_answers_on_loopback_with_redirects_and_errors() {
     let (_server, url) = serve(&[
         "ui".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "--cloud".as_ref(),
         cloud.as_os_str(),
@@ -136,6 +139,7 @@ fn the_forms_server_refuses_an_unknown_class_with_its_reason() {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "forms".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "com.example.Nothing".as_ref(),
     ];
@@ -194,6 +198,7 @@ fn the_last_page_links_a_dry_run_deploy_of_its_model() {
     let (_server, url) = serve(&[
         "ui".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "--cloud".as_ref(),
         cloud.as_os_str(),
@@ -272,6 +277,7 @@ fn wizard() -> (Running, String) {
     serve(&[
         "ui".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "--cloud".as_ref(),
         cloud.as_os_str(),
@@ -371,7 +377,12 @@ fn idle_connections_do_not_starve_a_request() {
     // after about 80 of them (each thread reserves tens of MiB).
     let (mut server, url) = serve_limited(
         1 << 30,
-        &["ui".as_ref(), "serve".as_ref(), package.as_os_str()],
+        &[
+            "ui".as_ref(),
+            "serve".as_ref(),
+            "--preview".as_ref(),
+            package.as_os_str(),
+        ],
     );
     // Far more idle connections than the server keeps.
     let mut idle = Vec::new();
@@ -401,6 +412,7 @@ fn an_idle_connection_is_closed_after_the_idle_timeout() {
     let (_server, url) = serve(&[
         "ui".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "--idle-timeout".as_ref(),
         "1".as_ref(),
@@ -438,6 +450,7 @@ fn a_request_sent_too_slowly_is_answered_with_a_timeout() {
     let (_server, url) = serve(&[
         "ui".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "--read-timeout".as_ref(),
         "1".as_ref(),
@@ -462,6 +475,7 @@ fn a_client_that_does_not_read_its_answers_is_dropped_after_the_write_timeout() 
     let (_server, url) = serve(&[
         "ui".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "--cloud".as_ref(),
         cloud.as_os_str(),
@@ -540,6 +554,7 @@ fn the_connection_idle_longest_gives_way_when_all_are_taken() {
     let (_server, url) = serve(&[
         "ui".as_ref(),
         "serve".as_ref(),
+        "--preview".as_ref(),
         package.as_os_str(),
         "--max-connections".as_ref(),
         "2".as_ref(),

@@ -287,6 +287,22 @@ pub fn collect_actions(v: &Value, out: &mut Vec<(String, String, Value)>) {
     }
 }
 
+/// Each application's object model as the API returns it (what its
+/// wizard or form made, with what was edited since), folded.
+fn object_models(apps: &[Value]) -> String {
+    let mut out = String::new();
+    for a in apps {
+        let json = serde_json::to_string_pretty(a).unwrap_or_default();
+        out.push_str(&format!(
+            "<details class=\"app-model\" data-app=\"{}\"><summary>Object model of {}</summary>\n<pre class=\"object-model\" tabindex=\"0\">{}</pre>\n</details>\n",
+            escape(&text(&a["?"]["id"])),
+            escape(&app_name(a)),
+            escape(&json)
+        ));
+    }
+    out
+}
+
 /// `GET /environments/{id}`.
 pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
     let sid = match existing_session(&d.app, &req.ctx, eid) {
@@ -390,6 +406,7 @@ pub fn show(d: &Dashboard, req: &PageRequest, eid: &str) -> Page {
             ));
         }
         body.push_str("</tbody>\n</table>\n");
+        body.push_str(&object_models(&apps));
     }
     body.push_str("</section>\n");
     body.push_str(&actions_section(eid, &deployed["Objects"], busy));

@@ -104,12 +104,15 @@ impl PageRequest {
         }
     }
 
-    /// A POST of `form` to `path` by the local tenant.
-    pub fn post(path: &str, form: &[(&str, &str)]) -> PageRequest {
+    /// A POST of `form` to `path` (with its query) by the local tenant.
+    pub fn post(path_and_query: &str, form: &[(&str, &str)]) -> PageRequest {
+        let (path, query) = path_and_query
+            .split_once('?')
+            .unwrap_or((path_and_query, ""));
         PageRequest {
             method: Method::Post,
             path: path.to_owned(),
-            query: Vec::new(),
+            query: murano_api::server::parse_query(query),
             form: form
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))

@@ -561,9 +561,10 @@ impl<'a> Form<'a> {
     fn action(&self) -> String {
         match &self.target {
             Target::Add { pid } => format!(
-                "/environments/{}/form/{}",
+                "/environments/{}/form/{}?class={}",
                 url_encode(self.eid),
-                url_encode(pid)
+                url_encode(pid),
+                url_encode(&self.class)
             ),
             Target::Edit { aid } => format!(
                 "/environments/{}/apps/{}/form",
@@ -999,8 +1000,21 @@ fn add_form<'a>(
 ) -> Result<Form<'a>, Page> {
     let row = package_row(&d.app, &req.ctx, pid)
         .map_err(|e| fail(e.status, "No such package", &message(&e)))?;
-    let class = main_class(text(&row["fully_qualified_name"]), package_classes(d, pid))
-        .ok_or_else(|| fail(404, "No form", "the package has no class"))?;
+    let classes = package_classes(d, pid);
+    // `?class=` picks another class of the package (`murano forms serve
+    // CLASS`); by default the package's main class.
+    let class = match req.param("class").filter(|c| !c.is_empty()) {
+        Some(c) if classes.iter().any(|x| x == c) => c.to_owned(),
+        Some(c) => {
+            return Err(fail(
+                404,
+                "No such class",
+                &format!("the package has no class {c}"),
+            ))
+        }
+        None => main_class(text(&row["fully_qualified_name"]), classes)
+            .ok_or_else(|| fail(404, "No form", "the package has no class"))?,
+    };
     Form::new(
         d,
         req,

@@ -333,3 +333,32 @@ fn an_actions_arguments_are_a_form_from_its_contracts() {
     ))));
     assert_eq!(status, 404);
 }
+
+#[test]
+fn the_add_form_opens_the_class_named_in_its_address() {
+    let (d, pid, eid) = blog_dashboard();
+    let to = format!("/environments/{eid}/form/{pid}?class=t.Files");
+    let (status, page) = html(d.dispatch(&PageRequest::get(&to)));
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("name=\"path\""), "{page}");
+    assert!(!page.contains("name=\"title\""), "{page}");
+    // It posts back to the same class.
+    assert!(page.contains("?class=t.Files\""), "{page}");
+    redirect(d.dispatch(&PageRequest::post(
+        &to,
+        &[("__do", "save"), ("path", "/data")],
+    )));
+    let list = services(&d, &eid);
+    assert_eq!(list[0]["?"]["type"], "t.Files", "{list}");
+    assert_eq!(list[0]["path"], "/data");
+    // The environment's page shows the application's object model.
+    let (_, env) = html(d.dispatch(&PageRequest::get(&format!("/environments/{eid}"))));
+    assert!(env.contains("class=\"object-model\""), "{env}");
+    assert!(env.contains("&quot;path&quot;: &quot;/data&quot;"), "{env}");
+    // A class the package does not have: 404, named.
+    let (status, page) = html(d.dispatch(&PageRequest::get(&format!(
+        "/environments/{eid}/form/{pid}?class=t.Nothing"
+    ))));
+    assert_eq!(status, 404);
+    assert!(page.contains("t.Nothing"), "{page}");
+}

@@ -1,4 +1,6 @@
-//! `murano forms serve`: the MuranoPL forms design in a browser. A form is
+//! `murano forms serve`: the MuranoPL forms design in a browser, as the
+//! dashboard's class form for one package ([`crate::dashboard_open`]),
+//! or with `--preview` as the preview here. There a form is
 //! generated from the JSON schema of a class (and one per model builder),
 //! grouped by `formSection`, ordered by `formIndex`, with the UI hints of
 //! meta (titles, descriptions, help texts, hidden fields); a submitted form
@@ -20,8 +22,8 @@ use murano_ui::host::SystemEntropy;
 use self::app::FormsApp;
 use crate::schema::load_catalog;
 
-/// Preview the forms generated from MuranoPL classes (the MuranoPL forms
-/// design) in a browser.
+/// The forms generated from MuranoPL classes (the MuranoPL forms design)
+/// in a browser.
 #[derive(Args)]
 pub(crate) struct FormsArgs {
     #[command(subcommand)]
@@ -33,22 +35,30 @@ enum FormsCommand {
     Serve(FormsServeArgs),
 }
 
-/// Preview the form generated from a class's JSON schema in a browser.
+/// Open the MuranoPL form of a class in the dashboard, in a browser.
 ///
 /// Example:
 ///
 ///   murano forms serve path/to/package com.example.App --catalog path/to/core-library
-///   Serving the forms of com.example.App at http://127.0.0.1:38427/ (Ctrl-C to stop)
+///   Serving the form of path/to/package in the dashboard at http://127.0.0.1:38427/environments/…/form/…?class=com.example.App (Ctrl-C to stop)
 ///
-/// The page shows one form for the class's properties and one per model
-/// builder, the fields grouped by section (formSection) and ordered by
-/// formIndex, with the titles, descriptions and help texts of their meta;
-/// hidden fields are not shown. "Submit" validates the values against the
-/// schema, shows the errors next to their fields, and shows the object
-/// model (for a model builder, the static action call that runs it). The
-/// package and its catalog are read again on every page load.
+/// A local server runs the dashboard of `murano serve` over an in-memory
+/// store: the package imported (the --catalog packages become the
+/// engine's system packages), an environment made for it, and the
+/// address printed opens the form generated from the class's JSON schema
+/// that adds it there: fields grouped by section (formSection) and
+/// ordered by formIndex, with the titles, descriptions and help texts of
+/// their meta; muranoObject properties offer the catalog's classes of
+/// their type; model builders run on the engine and fill the form.
+/// Adding shows the application's object model on the environment's
+/// page, from where it deploys. Nothing is written to disk.
 ///
-/// The server listens on 127.0.0.1 only and never writes a file. It
+/// With --preview, the older single-class preview is served instead: it
+/// reads the package again on every page load, takes objects as JSON,
+/// and shows the object model (for a model builder, the static action
+/// call that runs it) without adding anything.
+///
+/// Either server listens on 127.0.0.1 only and never writes a file. It
 /// answers only requests naming it (Host 127.0.0.1:PORT or
 /// localhost:PORT; others get 421) and takes posts from its own pages
 /// only (another origin gets 403). It serves --max-connections
@@ -72,14 +82,14 @@ struct FormsServeArgs {
     port: u16,
     #[command(flatten)]
     limits: crate::serve::ServeOptions,
-    /// Open the package in the dashboard of `murano serve` instead of
-    /// this preview: a server over an in-memory store with the package
-    /// imported (the --catalog packages as the engine's system packages),
-    /// an environment created for it, and the address of the MuranoPL
-    /// form that adds it printed (the form of the package's class: the
-    /// one named as the package, else its first). Model builders run,
-    /// deploys and actions run on the offline engine.
+    /// Serve the older single-class preview instead of the dashboard: it
+    /// reads the package again on every page load (edits show on
+    /// reload) and shows the object model, or a model builder's call,
+    /// without adding anything to an environment.
     #[arg(long)]
+    preview: bool,
+    /// The default (kept for scripts written when it was an option).
+    #[arg(long, hide = true, conflicts_with = "preview")]
     dashboard: bool,
 }
 
@@ -91,13 +101,15 @@ pub(crate) fn run(args: &FormsArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    if args.dashboard {
+    if !args.preview {
         return crate::dashboard_open::run(crate::dashboard_open::Shortcut {
             command: "murano forms serve",
             package: &args.package,
             catalog: &args.catalog,
             port: args.port,
+            limits: &args.limits,
             opens: crate::dashboard_open::Opens::Form,
+            class: Some(&args.class),
             cloud: None,
         });
     }

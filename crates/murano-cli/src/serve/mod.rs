@@ -1,14 +1,14 @@
-//! The local web server behind `murano ui serve` (`crate::ui`) and
-//! `murano forms serve` (`crate::forms`), which give it their pages as an
-//! [`App`]: a local web preview of a
-//! package's forms. A small HTTP server of its own ([`http`]) bound to
-//! the loopback interface answers with server-rendered HTML; the package
-//! is read again on every page load and nothing is ever written to disk.
+//! The local web server behind `murano ui serve` and `murano forms
+//! serve`, which give it their pages as an [`App`]: the dashboard's for
+//! one package (`crate::dashboard_open`), or with `--preview` a local web
+//! preview of a package's forms (`crate::ui`, `crate::forms`), which
+//! reads the package again on every page load. A small HTTP server of its
+//! own ([`http`]) bound to the loopback interface answers with
+//! server-rendered HTML; nothing is ever written to disk.
 //!
 //! Only the pages of a browser on this machine may use it: a request
 //! naming another host (DNS rebinding) gets `421`, a post from another
-//! origin `403`, and whatever runs MuranoPL (the dry-run deploy) is a
-//! post.
+//! origin `403`, and whatever runs MuranoPL (a deploy) is a post.
 
 pub(crate) mod html;
 pub(crate) mod http;
@@ -57,12 +57,30 @@ pub(crate) enum Reply {
     Html(u16, String),
     /// `303 See Other` to a path of the server (after a post).
     Redirect(String),
+    /// Bytes of a content type (the dashboard's logos).
+    Bytes(&'static str, Vec<u8>),
 }
 
 /// What a preview server does with a request.
 pub(crate) trait App {
     /// Answers one request.
     fn handle(&mut self, request: &Request) -> Reply;
+
+    /// Answers one request with the query string of its address (the
+    /// previews have no use for it; the dashboard's pages do).
+    fn handle_with_query(&mut self, request: &Request, _query: &str) -> Reply {
+        self.handle(request)
+    }
+
+    /// The stylesheet served at `/style.css`.
+    fn stylesheet(&self) -> &'static str {
+        html::STYLESHEET
+    }
+
+    /// The path of the address printed when the server starts.
+    fn home(&self) -> String {
+        "/".to_owned()
+    }
 }
 
 fn hex(b: u8) -> Option<u8> {
@@ -256,14 +274,11 @@ fn answer(raw: http::RawRequest, app: &mut dyn App, hosts: &[String]) -> http::R
             return refused;
         }
     }
-    let path = raw
-        .target
-        .split(['?', '#'])
-        .next()
-        .unwrap_or("/")
-        .to_owned();
+    let target = raw.target.split('#').next().unwrap_or("/");
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let path = path.to_owned();
     if method == Method::Get && path == "/style.css" {
-        return response(200, "text/css; charset=utf-8", html::STYLESHEET.to_owned());
+        return response(200, "text/css; charset=utf-8", app.stylesheet().to_owned());
     }
     let mut form = Vec::new();
     if method == Method::Post {
@@ -276,8 +291,13 @@ fn answer(raw: http::RawRequest, app: &mut dyn App, hosts: &[String]) -> http::R
         }
     }
     let request = Request { method, path, form };
-    match app.handle(&request) {
+    match app.handle_with_query(&request, query) {
         Reply::Html(status, body) => html_response(status, body),
+        Reply::Bytes(content_type, body) => {
+            let mut r = response(200, content_type, String::new());
+            r.body = body;
+            r
+        }
         Reply::Redirect(location) => {
             let mut r = response(303, "text/plain; charset=utf-8", String::new());
             r.headers.push(("Location".into(), location));
@@ -317,7 +337,10 @@ pub(crate) fn serve(port: u16, options: &ServeOptions, what: &str, app: &mut dyn
         }
     };
     let hosts = own_hosts(address.port());
-    outln!("Serving {what} at http://{address}/ (Ctrl-C to stop)");
+    outln!(
+        "Serving {what} at http://{address}{} (Ctrl-C to stop)",
+        app.home()
+    );
     for (raw, reply) in jobs {
         // A connection that went away is not the server's problem.
         let _ = reply.send(answer(raw, app, &hosts));

@@ -22,25 +22,32 @@ use super::wizard::{browser_defaults, load_ui, new_wizard, submit_step, LoadedUi
 use crate::serve::html::{error_page, escape, escape_lines, page};
 use crate::serve::{App, Method, Reply, Request};
 
-/// Preview a package's Dynamic UI in a browser: a local web server shows
-/// the wizard the dashboard would show, one step per form.
+/// Open a package's Dynamic UI wizard in the dashboard, in a browser.
 ///
 /// Example:
 ///
-///   murano ui serve path/to/package --cloud cloud.yaml
-///   Serving the wizard of path/to/package at http://127.0.0.1:38427/ (Ctrl-C to stop)
+///   murano ui serve path/to/package --cloud cloud.yaml --catalog path/to/core-library
+///   Serving the wizard of path/to/package in the dashboard at http://127.0.0.1:38427/environments/…/add/… (Ctrl-C to stop)
 ///
-/// Open the address: each step shows the form's fields with their labels,
-/// help texts, descriptions and required marks. "Next" cleans and
-/// validates the step as `murano ui --values` does and shows the errors
-/// next to their fields; "Back" keeps what was typed; the last step
-/// shows the object model the dashboard would send, and a "Dry-run
-/// deploy" button that runs `murano deploy --dry-run` on it (with the
-/// --catalog packages). The package is read again on every page load:
-/// edit ui.yaml and reload the page. The cloud file has the format of
-/// `murano ui --cloud`.
+/// A local server runs the dashboard of `murano serve` over an in-memory
+/// store: the package imported (the --catalog packages become the
+/// engine's system packages), an environment made for it, and the
+/// address printed opens the package's wizard there. Each step shows the
+/// form's fields with their labels, help texts, descriptions and required
+/// marks; "Next" cleans and validates the step as `murano ui --values`
+/// does and shows the errors next to their fields; "Back" keeps what was
+/// typed; the last step adds the application to the environment, whose
+/// page shows its object model (the same JSON as `murano ui --values`)
+/// and deploys it on the offline engine, with its reports, Heat
+/// templates and actions. The cloud file (format of `murano ui --cloud`)
+/// gives what the forms list. Nothing is written to disk.
 ///
-/// The server listens on 127.0.0.1 only and never writes a file. It
+/// With --preview, the older single-package preview is served instead:
+/// it reads the package again on every page load (edit ui.yaml and
+/// reload), shows a definition's load error with file:line:column, and
+/// ends with the object model and a dry-run deploy of it.
+///
+/// Either server listens on 127.0.0.1 only and never writes a file. It
 /// answers only requests naming it (Host 127.0.0.1:PORT or
 /// localhost:PORT; others get 421) and takes posts from its own pages
 /// only (another origin gets 403), so that a web page elsewhere can
@@ -68,13 +75,15 @@ pub(crate) struct ServeArgs {
     catalog: Vec<PathBuf>,
     #[command(flatten)]
     limits: crate::serve::ServeOptions,
-    /// Open the package in the dashboard of `murano serve` instead of
-    /// this preview: a server over an in-memory store with the package
-    /// imported (the --catalog packages as the engine's system packages),
-    /// an environment created for it, and the address of its
-    /// add-application wizard printed (the forms list the --cloud
-    /// resources). Deploys and actions run on the offline engine.
+    /// Serve the older single-package preview instead of the dashboard:
+    /// it reads the package again on every page load (edits show on
+    /// reload, a definition that no longer loads shows its error with
+    /// file:line:column) and ends with the object model and a dry-run
+    /// deploy of it.
     #[arg(long)]
+    preview: bool,
+    /// The default (kept for scripts written when it was an option).
+    #[arg(long, hide = true, conflicts_with = "preview")]
     dashboard: bool,
 }
 
@@ -673,7 +682,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    if args.dashboard {
+    if !args.preview {
         let cloud = match super::cloud::load_resources(args.cloud.as_deref()) {
             Ok(c) => args.cloud.as_ref().map(|_| c),
             Err(e) => {
@@ -686,7 +695,9 @@ pub(crate) fn run(args: &ServeArgs) -> ExitCode {
             package: &args.package,
             catalog: &args.catalog,
             port: args.port,
+            limits: &args.limits,
             opens: crate::dashboard_open::Opens::Wizard,
+            class: None,
             cloud,
         });
     }
