@@ -188,7 +188,10 @@ impl Db {
 
     fn init(conn: Connection) -> Result<Db, StoreError> {
         migrate::run(&conn)?;
-        conn.execute_batch(&package_list::sort_indexes())?;
+        conn.execute_batch(&format!("BEGIN; {} COMMIT;", package_list::sort_indexes()))
+            .inspect_err(|_| {
+                let _ = conn.execute_batch("ROLLBACK");
+            })?;
         // Reads are a few statement shapes run many times (a catalog
         // listing reads each package's links): parse each once.
         conn.set_prepared_statement_cache_capacity(64);
