@@ -116,13 +116,13 @@ pub fn unhex(s: &str) -> Vec<u8> {
     };
     s.as_bytes()
         .chunks(2)
-        .filter_map(|c| match c {
-            &[hi, lo] => match (digit(hi), digit(lo)) {
+        .filter_map(|c| match *c {
+            [hi, lo] => match (digit(hi), digit(lo)) {
                 (Some(h), Some(l)) => Some((h << 4) | l),
                 _ if hi == b'+' => digit(lo),
                 _ => None,
             },
-            &[one] => digit(one),
+            [one] => digit(one),
             _ => None,
         })
         .collect()
