@@ -106,12 +106,24 @@ pub fn hex(b: &[u8]) -> String {
 
 /// The bytes of a hex string (invalid pairs are dropped).
 pub fn unhex(s: &str) -> Vec<u8> {
+    // Byte by byte, not a parse per pair (every stored archive goes
+    // through here); a pair `u8::from_str_radix` would read (an
+    // optional `+` before one digit) reads the same.
+    let digit = |b: u8| {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    };
     s.as_bytes()
         .chunks(2)
-        .filter_map(|c| {
-            std::str::from_utf8(c)
-                .ok()
-                .and_then(|c| u8::from_str_radix(c, 16).ok())
+        .filter_map(|c| match *c {
+            [hi, lo] => match (digit(hi), digit(lo)) {
+                (Some(h), Some(l)) => Some((h << 4) | l),
+                _ if hi == b'+' => digit(lo),
+                _ => None,
+            },
+            [one] => digit(one),
+            _ => None,
         })
         .collect()
 }
@@ -159,9 +171,27 @@ impl Db {
         Ok(Some(Db { conn }))
     }
 
+    /// Another read-write connection to the file of `self` (`None` for a
+    /// database in memory), set up as [`Db::open`] sets one up but without
+    /// creating or migrating tables (`self` did): for a thread writing
+    /// beside the owner of `self`, such as a task's live status reports.
+    pub fn writer(&self) -> Result<Option<Db>, StoreError> {
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let conn = Connection::open(path)?;
+        conn.execute_batch("PRAGMA synchronous=NORMAL;")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.set_prepared_statement_cache_capacity(64);
+        Ok(Some(Db { conn }))
+    }
+
     fn init(conn: Connection) -> Result<Db, StoreError> {
         migrate::run(&conn)?;
-        conn.execute_batch(&package_list::sort_indexes())?;
+        conn.execute_batch(&format!("BEGIN; {} COMMIT;", package_list::sort_indexes()))
+            .inspect_err(|_| {
+                let _ = conn.execute_batch("ROLLBACK");
+            })?;
         // Reads are a few statement shapes run many times (a catalog
         // listing reads each package's links): parse each once.
         conn.set_prepared_statement_cache_capacity(64);
@@ -170,11 +200,29 @@ impl Db {
 
     /// Insert `row` (columns it lacks are NULL).
     pub fn insert(&self, table_name: &str, row: &Row) -> Result<(), StoreError> {
+        self.insert_with_blobs(table_name, row, &[])
+    }
+
+    /// [`Db::insert`] with the binary columns `blobs` given as bytes (an
+    /// archive not turned into hex and back), before the columns of `row`.
+    pub fn insert_with_blobs(
+        &self,
+        table_name: &str,
+        row: &Row,
+        blobs: &[(&str, &[u8])],
+    ) -> Result<(), StoreError> {
         let t = table(table_name)?;
-        let cols: Vec<_> = t
+        let blob_cols: Vec<_> = t
             .columns
             .iter()
-            .filter(|c| row.contains_key(c.name))
+            .filter(|c| blobs.iter().any(|(n, _)| *n == c.name))
+            .collect();
+        let cols: Vec<_> = blob_cols
+            .iter()
+            .copied()
+            .chain(t.columns.iter().filter(|c| {
+                row.contains_key(c.name) && !blob_cols.iter().any(|b| b.name == c.name)
+            }))
             .collect();
         let sql = format!(
             "INSERT INTO {} ({}) VALUES ({})",
@@ -185,8 +233,16 @@ impl Db {
                 .join(", "),
             vec!["?"; cols.len()].join(", ")
         );
-        let vals: Vec<SqlValue> = cols.iter().map(|c| to_sql(c.kind, &row[c.name])).collect();
-        self.conn.execute(&sql, params_from_iter(vals))?;
+        let vals: Vec<SqlValue> = cols
+            .iter()
+            .map(|c| match blobs.iter().find(|(n, _)| *n == c.name) {
+                Some((_, b)) => SqlValue::Blob(b.to_vec()),
+                None => to_sql(c.kind, &row[c.name]),
+            })
+            .collect();
+        self.conn
+            .prepare_cached(&sql)?
+            .execute(params_from_iter(vals))?;
         Ok(())
     }
 
@@ -410,6 +466,20 @@ mod tests {
         let bytes: Vec<u8> = (0..=255).collect();
         assert_eq!(unhex(&hex(&bytes)), bytes);
         assert_eq!(hex(&[0x0f, 0xa0]), "0fa0");
+        // Pairs that are not two hex digits read as `u8::from_str_radix`
+        // reads them (dropped, or a `+` sign before one digit).
+        for odd in ["0FzZ+a1", "é9", "+", "abc", "-1++0g"] {
+            let expected: Vec<u8> = odd
+                .as_bytes()
+                .chunks(2)
+                .filter_map(|c| {
+                    std::str::from_utf8(c)
+                        .ok()
+                        .and_then(|c| u8::from_str_radix(c, 16).ok())
+                })
+                .collect();
+            assert_eq!(unhex(odd), expected, "{odd}");
+        }
         let db = Db::in_memory().unwrap();
         let row = json!({"id": "p", "name": "n", "archive": {"$hex": "504b"}});
         db.insert("package", row.as_object().unwrap()).unwrap();

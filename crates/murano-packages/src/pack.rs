@@ -36,6 +36,34 @@ pub enum PackError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_zip(files: &FileMap) -> Result<Vec<u8>, PackError> {
+    write_zip_as(files, zip::CompressionMethod::Deflated, Some(6))
+}
+
+/// [`write_zip`] with the files stored, not compressed: as reproducible,
+/// larger, and nothing to deflate or inflate. For archives a store writes
+/// on every import and reads before every run (`murano catalog import`),
+/// not for packages to publish.
+///
+/// ```
+/// use murano_packages::{pack::write_zip_stored, source::{FileMap, PackageSource}};
+///
+/// let mut files = FileMap::new();
+/// files.insert("manifest.yaml", b"FullName: a.b\n".to_vec())?;
+/// let zip = write_zip_stored(&files)?;
+/// assert_eq!(zip, write_zip_stored(&files)?);
+/// let back = FileMap::from_zip(&zip, &Default::default())?;
+/// assert_eq!(back.read("manifest.yaml"), Some(&b"FullName: a.b\n"[..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_zip_stored(files: &FileMap) -> Result<Vec<u8>, PackError> {
+    write_zip_as(files, zip::CompressionMethod::Stored, None)
+}
+
+fn write_zip_as(
+    files: &FileMap,
+    method: zip::CompressionMethod,
+    level: Option<i64>,
+) -> Result<Vec<u8>, PackError> {
     use crate::source::PackageSource;
     if files.is_empty() {
         return Err(PackError::Empty);
@@ -45,8 +73,8 @@ pub fn write_zip(files: &FileMap) -> Result<Vec<u8>, PackError> {
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
     // The zip epoch: the earliest time the format stores, and no clock.
     let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(6))
+        .compression_method(method)
+        .compression_level(level)
         .last_modified_time(zip::DateTime::default())
         .unix_permissions(0o644)
         .large_file(false);

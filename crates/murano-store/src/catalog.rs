@@ -4,7 +4,7 @@
 //! from its archive.
 
 use murano_api::handlers::packages::{insert_package, remove_package, NewPackage};
-use murano_api::store::{key, unhex, Db, Row};
+use murano_api::store::{key, Db, Row};
 use murano_api::upload::{LoadedPackage, PackageLoader, ZipLoader};
 use murano_packages::archive::ArchiveLimits;
 use murano_packages::source::{FileMap, PackageSource};
@@ -41,18 +41,21 @@ fn text(row: &Row, col: &str) -> String {
         .to_owned()
 }
 
+/// A stored archive's bytes (none unless a blob), read as they are
+/// stored: not through a row's hex form.
+fn blob(v: rusqlite::types::ValueRef<'_>) -> Vec<u8> {
+    match v {
+        rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+        _ => Vec::new(),
+    }
+}
+
 fn archive_of(db: &Db, id: &str) -> Result<Vec<u8>> {
-    let row = db
-        .select_columns("package", &key("id", id), &["archive"], "")?
-        .into_iter()
-        .next()
-        .ok_or_else(|| StoreError::NotFound(format!("no package {id}")))?;
-    Ok(row
-        .get("archive")
-        .and_then(|a| a.get("$hex"))
-        .and_then(Json::as_str)
-        .map(unhex)
-        .unwrap_or_default())
+    db.connection()
+        .prepare_cached("SELECT archive FROM package WHERE id = ?1")?
+        .query_row([id], |r| Ok(blob(r.get_ref(0)?)))
+        .optional()?
+        .ok_or_else(|| StoreError::NotFound(format!("no package {id}")))
 }
 
 impl Store {
@@ -66,7 +69,9 @@ impl Store {
             map.insert(path, bytes.to_vec())
                 .map_err(|e| StoreError::Conflict(format!("{path}: {e}")))?;
         }
-        let archive = murano_packages::pack::write_zip(&map)
+        // Stored, not deflated: each import writes it and each run of
+        // the catalog's packages reads it back.
+        let archive = murano_packages::pack::write_zip_stored(&map)
             .map_err(|e| StoreError::Conflict(e.to_string()))?;
         // What the API's upload reads; a package its loader refuses but
         // the engine runs (a bare manifest) is listed by name and classes.
@@ -220,21 +225,22 @@ impl Store {
     /// Every package's files (name, files), by name; of several packages
     /// of one name (of different projects), the first stored.
     pub fn package_files(&self) -> Result<Vec<(String, Files)>> {
-        let rows = self
-            .db
-            .select("package", &Row::new(), "fully_qualified_name, rowid")?;
+        let conn = self.db.connection();
+        let mut st = conn.prepare_cached(
+            "SELECT fully_qualified_name, archive FROM package \
+             ORDER BY fully_qualified_name, rowid",
+        )?;
+        let mut rows = st.query([])?;
         let mut out: Vec<(String, Files)> = Vec::new();
-        for r in rows {
-            let name = text(&r, "fully_qualified_name");
+        while let Some(r) = rows.next()? {
+            let name = match r.get_ref(0)? {
+                rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                _ => String::new(),
+            };
             if out.last().is_some_and(|(n, _)| *n == name) {
                 continue;
             }
-            let archive = r
-                .get("archive")
-                .and_then(|a| a.get("$hex"))
-                .and_then(Json::as_str)
-                .map(unhex)
-                .unwrap_or_default();
+            let archive = blob(r.get_ref(1)?);
             out.push((name.clone(), archive_files(&name, &archive)?));
         }
         Ok(out)

@@ -27,10 +27,21 @@ fn tasks(db: &Db, env: &str) -> Result<Vec<Row>> {
     Ok(db.select("task", &key("environment_id", env), "created, rowid")?)
 }
 
+/// The ids and finish times of an environment's tasks, oldest first
+/// (their descriptions, whole environments, not decoded).
+fn task_heads(db: &Db, env: &str) -> Result<Vec<Row>> {
+    Ok(db.select_columns(
+        "task",
+        &key("environment_id", env),
+        &["id", "finished"],
+        "created, rowid",
+    )?)
+}
+
 /// What is running for `env`, described (`deployment 2, process 41`),
 /// if anything is.
 pub(crate) fn running(db: &Db, env: &str) -> Result<Option<String>> {
-    for (i, t) in tasks(db, env)?.iter().enumerate() {
+    for (i, t) in task_heads(db, env)?.iter().enumerate() {
         if !t["finished"].is_null() {
             continue;
         }
@@ -211,7 +222,7 @@ impl Store {
                 "INSERT INTO env_run (task_id, pid, kind, state) VALUES (?1, ?2, ?3, 'running')",
                 rusqlite::params![task_id, std::process::id(), kind],
             )?;
-            let number = tasks(db, env)?.len() as i64;
+            let number = task_heads(db, env)?.len() as i64;
             Ok((number, task_id))
         })
     }

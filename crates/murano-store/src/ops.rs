@@ -100,9 +100,7 @@ impl Store {
         // Each report reaches Murano's status table as it is made (over a
         // connection of its own: the engine reports from its thread), so
         // an API client polling the deployment follows it.
-        let live = murano_api::store::Db::open(&self.path)
-            .ok()
-            .map(std::sync::Mutex::new);
+        let live = self.db.writer().ok().flatten().map(std::sync::Mutex::new);
         let reports_stored = live.is_some();
         let env_id = env.id.clone();
         let recorder: ReportObserver = std::sync::Arc::new(move |r: &murano_yaql::eval::Value| {

@@ -105,7 +105,15 @@ pub fn sessions_of(db: &Db, env_id: &str, state: Option<&str>) -> Result<Vec<Row
 /// The derived status of an environment (Murano's `get_status`).
 pub fn env_status(db: &Db, env_id: &str) -> Result<&'static str, ApiError> {
     let mut has_opened = false;
-    for sess in sessions_of(db, env_id, None)? {
+    // The states only: the sessions' descriptions (whole environments)
+    // are not decoded for it.
+    let sessions = db.select_columns(
+        "session",
+        &key("environment_id", env_id),
+        &["id", "state"],
+        "version DESC, updated DESC",
+    )?;
+    for sess in sessions {
         match s(&sess, "state") {
             "deploying" => return Ok("deploying"),
             "deleting" => return Ok("deleting"),

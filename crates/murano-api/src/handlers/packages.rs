@@ -509,7 +509,6 @@ pub fn insert_package(db: &Db, p: &NewPackage<'_>) -> Result<String, ApiError> {
         ("id", json!(id)),
         ("created", json!(now)),
         ("updated", json!(now)),
-        ("archive", json!({"$hex": crate::store::hex(p.archive)})),
         ("fully_qualified_name", json!(pkg.full_name)),
         ("type", json!(pkg.package_type)),
         ("author", pkg.author.clone()),
@@ -529,7 +528,7 @@ pub fn insert_package(db: &Db, p: &NewPackage<'_>) -> Result<String, ApiError> {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    db.insert("package", &row)?;
+    db.insert_with_blobs("package", &row, &[("archive", p.archive)])?;
     for c in &pkg.classes {
         let class: Row = [
             ("id".to_owned(), json!(clock::new_id())),

@@ -9,12 +9,15 @@ use crate::fault::ApiError;
 use crate::store::{key, Db, Row};
 
 /// The environment's most recent task (Murano's `get_last_deployment`):
-/// the one reports and results belong to.
+/// the one reports and results belong to; its `id`, `environment_id` and
+/// times only (each report looks it up: the task's description, a whole
+/// environment, is not decoded for that).
 pub fn last_task(db: &Db, env_id: &str) -> Result<Option<Row>, ApiError> {
     Ok(db
-        .select(
+        .select_columns(
             "task",
             &key("environment_id", env_id),
+            &["id", "environment_id", "created", "updated", "finished"],
             "created DESC, rowid DESC",
         )?
         .into_iter()

@@ -75,7 +75,12 @@ pub(super) fn run(conn: &Connection) -> Result<(), StoreError> {
              refusing to open it"
         )));
     }
-    conn.execute_batch(&crate::schema::ddl())?;
+    // One transaction for every table and index: a new file gets them in
+    // one commit, not one per statement.
+    conn.execute_batch(&format!("BEGIN; {} COMMIT;", crate::schema::ddl()))
+        .inspect_err(|_| {
+            let _ = conn.execute_batch("ROLLBACK");
+        })?;
     for (to, sql) in MIGRATIONS.iter().filter(|(to, _)| *to > version) {
         conn.execute_batch(&format!(
             "BEGIN; {sql}; PRAGMA user_version = {to}; COMMIT;"
