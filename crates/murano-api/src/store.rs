@@ -371,8 +371,19 @@ impl Db {
             list.join(", "),
             quoted(t.name)
         );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(params_from_iter(wv))?;
+        self.query_rows(&sql, wv, &cols)
+    }
+
+    /// The rows `sql` selects with the values `vals` bound, its `i`-th
+    /// result column read as `cols[i]`.
+    fn query_rows(
+        &self,
+        sql: &str,
+        vals: Vec<SqlValue>,
+        cols: &[&Column],
+    ) -> Result<Vec<Row>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let mut rows = stmt.query(params_from_iter(vals))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let mut row = Row::new();

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use rusqlite::params_from_iter;
 use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
@@ -205,17 +204,7 @@ impl Db {
         skip: &[&str],
     ) -> Result<Vec<Row>, StoreError> {
         let (sql, vals, cols) = listing_sql(filter, page, skip)?;
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(params_from_iter(vals))?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            let mut row = Row::new();
-            for (i, c) in cols.iter().enumerate() {
-                row.insert(c.name.to_owned(), from_sql(c.kind, r.get_ref(i)?));
-            }
-            out.push(row);
-        }
-        Ok(out)
+        self.query_rows(&sql, vals, &cols)
     }
 
     /// The names linked to the packages `ids` (to every package when
@@ -389,7 +378,7 @@ mod tests {
                     .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
                     .unwrap();
                 let plan: Vec<String> = stmt
-                    .query_map(params_from_iter(vals), |r| r.get::<_, String>(3))
+                    .query_map(rusqlite::params_from_iter(vals), |r| r.get::<_, String>(3))
                     .unwrap()
                     .collect::<Result<_, _>>()
                     .unwrap();
