@@ -3,7 +3,8 @@
 //! then the public ones (the stored archives of the `package` table), then
 //! the system packages given at start (Murano's core library `io.murano`)
 //! for names the catalog does not hold. Archives are read once and kept
-//! while their package is unchanged.
+//! while their package is unchanged; so is the schema catalog built over
+//! a set of packages, for schema requests and the dashboard's forms.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -79,12 +80,21 @@ impl TenantPackages {
 /// (`None`: it did not load).
 type Cached = (String, Option<Arc<LoadedPackage>>);
 
+/// How many schema catalogs [`EngineCatalog::schema_catalog`] keeps (one
+/// per set of packages: tenants with private packages have their own).
+pub const SCHEMA_CATALOGS_KEPT: usize = 8;
+
+/// A schema catalog and the very packages it was built over.
+type BuiltSchemas = (Vec<Arc<LoadedPackage>>, Arc<Catalog>);
+
 /// The system packages and the cache of catalog archives.
 #[derive(Debug, Default)]
 pub struct EngineCatalog {
     system: Vec<Arc<LoadedPackage>>,
     // Package id → (its `updated`, what it read to).
     cache: Mutex<HashMap<String, Cached>>,
+    // The latest schema catalogs built, newest last.
+    schemas: Mutex<Vec<BuiltSchemas>>,
 }
 
 impl EngineCatalog {
@@ -93,7 +103,33 @@ impl EngineCatalog {
         EngineCatalog {
             system: system.into_iter().map(Arc::new).collect(),
             cache: Mutex::new(HashMap::new()),
+            schemas: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The schema catalog over `packages`
+    /// ([`TenantPackages::schema_catalog`]), built once per set of
+    /// packages: a package read again (changed, or gone from the archive
+    /// cache) is a new value, so a catalog is reused only over the very
+    /// packages it was built from. Keeps the [`SCHEMA_CATALOGS_KEPT`] last.
+    pub fn schema_catalog(&self, packages: &TenantPackages) -> Arc<Catalog> {
+        let same = |kept: &[Arc<LoadedPackage>]| {
+            kept.len() == packages.0.len()
+                && kept.iter().zip(&packages.0).all(|(a, b)| Arc::ptr_eq(a, b))
+        };
+        let lock = || self.schemas.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, catalog)) = lock().iter().find(|(kept, _)| same(kept)) {
+            return catalog.clone();
+        }
+        // Built without the lock held: another request may build the same
+        // one meanwhile, which only costs the time.
+        let catalog = Arc::new(packages.schema_catalog());
+        let mut kept = lock();
+        if kept.len() >= SCHEMA_CATALOGS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((packages.0.clone(), catalog.clone()));
+        catalog
     }
 
     /// The system packages.
@@ -138,5 +174,55 @@ impl EngineCatalog {
             }
         }
         Ok(TenantPackages(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn package(name: &str) -> Arc<LoadedPackage> {
+        let mut files = FileMap::new();
+        files
+            .insert(
+                "manifest.yaml",
+                format!(
+                    "Format: 1.0\nType: Application\nFullName: {name}\nName: {name}\n\
+                     Classes:\n  {name}: A.yaml\n"
+                )
+                .into_bytes(),
+            )
+            .unwrap();
+        files
+            .insert(
+                "Classes/A.yaml",
+                format!("Name: {name}\nProperties:\n  size:\n    Contract: $.int()\n").into_bytes(),
+            )
+            .unwrap();
+        Arc::new(LoadedPackage::from_source(name, files).unwrap())
+    }
+
+    #[test]
+    fn a_schema_catalog_is_built_once_per_set_of_packages() {
+        let catalog = EngineCatalog::default();
+        let (a, b) = (package("com.example.A"), package("com.example.B"));
+        let first = catalog.schema_catalog(&TenantPackages(vec![a.clone(), b.clone()]));
+        let again = catalog.schema_catalog(&TenantPackages(vec![a.clone(), b.clone()]));
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(first.registry().class_count() >= 2);
+        // Another set, or the same name read again (a changed package), is
+        // another catalog.
+        let fewer = catalog.schema_catalog(&TenantPackages(vec![a.clone()]));
+        assert!(!Arc::ptr_eq(&first, &fewer));
+        let reread =
+            catalog.schema_catalog(&TenantPackages(vec![a.clone(), package("com.example.B")]));
+        assert!(!Arc::ptr_eq(&first, &reread));
+        // Bounded: the oldest go first.
+        for i in 0..SCHEMA_CATALOGS_KEPT {
+            catalog.schema_catalog(&TenantPackages(vec![package(&format!("com.example.P{i}"))]));
+        }
+        assert_eq!(catalog.schemas.lock().unwrap().len(), SCHEMA_CATALOGS_KEPT);
+        let rebuilt = catalog.schema_catalog(&TenantPackages(vec![a, b]));
+        assert!(!Arc::ptr_eq(&first, &rebuilt));
     }
 }

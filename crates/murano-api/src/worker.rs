@@ -554,7 +554,7 @@ impl WorkerEngine {
     ) -> Result<Value, RemoteError> {
         let packages = self.tenant_packages(credentials["project_id"].as_str())?;
         let generated = self.on_engine_stack(|| {
-            generate(&packages.schema_catalog(), request)
+            generate(&self.shared.catalog.schema_catalog(&packages), request)
                 .map(|s| serde_json::to_value(&s).unwrap_or(Value::Null))
         })?;
         generated.map_err(|e| RemoteError {

@@ -60,7 +60,7 @@ pub struct StoreClasses(EngineCatalog);
 
 impl ClassCatalog for StoreClasses {
     fn classes(&self, app: &App, tenant: Option<&str>) -> Result<Vec<ClassInfo>, String> {
-        let catalog = self.0.for_tenant(app, tenant)?.schema_catalog();
+        let catalog = self.0.schema_catalog(&self.0.for_tenant(app, tenant)?);
         let registry = catalog.registry();
         let limit = registry.class_count() + 1;
         let mut out = Vec::new();
